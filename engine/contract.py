@@ -1,0 +1,353 @@
+"""Pydantic models of the v1 scheduling contract.
+
+Field names, types, ranges and defaults follow the v1 interface exactly; every object
+rejects unknown properties (``extra="forbid"``). Rules that relate several fields
+(lengths that depend on the period, references between ids, min <= max) are not checked
+here but in :mod:`engine.rules`, so that one pass reports every fault with its JSON path.
+
+Dates are exposed as :class:`datetime.date` but accepted only as ``YYYY-MM-DD`` strings,
+and times only as ``HH:MM``; pydantic's lenient parsing (timestamps, other formats) is
+switched off on purpose so that a request means one thing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIME_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+MAX_SHIFTS = 12
+MAX_DUTIES = 15
+MAX_EMPLOYEES = 50
+MAX_FAIRNESS_GROUPS = 4
+MAX_SKILL_LEVEL = 10
+MAX_WEEKLY_HOURS = 168
+DEFAULT_SOLVER_TIMEOUT_SECONDS = 30
+MAX_SOLVER_TIMEOUT_SECONDS = 300
+
+WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _parse_date(value: Any) -> Any:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    if not isinstance(value, str) or not DATE_PATTERN.match(value):
+        raise ValueError("must be a calendar date YYYY-MM-DD")
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(f"not a valid calendar date: {exc}") from None
+
+
+def _check_time(value: Any) -> Any:
+    if not isinstance(value, str) or not TIME_PATTERN.match(value):
+        raise ValueError("must be a 24-hour time HH:MM")
+    return value
+
+
+Date = Annotated[
+    dt.date,
+    BeforeValidator(_parse_date),
+    PlainSerializer(lambda d: d.isoformat(), return_type=str),
+    Field(json_schema_extra={"type": "string", "pattern": DATE_PATTERN.pattern}),
+]
+Time = Annotated[str, BeforeValidator(_check_time), Field(pattern=TIME_PATTERN.pattern)]
+Id = Annotated[str, Field(min_length=1, max_length=128)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+NonNegativeInt = Annotated[int, Field(ge=0, strict=True)]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+Enforcement = Literal["hard", "soft"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --------------------------------------------------------------------------- request
+
+
+class Range(_Model):
+    """Inclusive integer range; ``min <= max`` is checked by the rules."""
+
+    min: NonNegativeInt
+    max: NonNegativeInt
+
+
+class SchedulePeriod(_Model):
+    start_date: Date
+    end_date: Date
+    holidays: list[Date] = Field(default_factory=list)
+    timezone: Annotated[str, Field(min_length=1)] = "UTC"
+
+
+class WorkingHours(_Model):
+    start_time: Time
+    end_time: Time
+
+
+class Shift(_Model):
+    id: Id
+    name: Name
+    working_hours: WorkingHours | None = None
+    staffing_demand: Annotated[list[Range], Field(min_length=1)]
+    manager_demand: list[Range] | None = None
+
+
+class Duty(_Model):
+    id: Id
+    name: Name
+    staffing_demand_by_shift: dict[str, Annotated[list[Range], Field(min_length=1)]]
+
+
+class DayOffPreference(_Model):
+    type: Literal["day_off"]
+    date: Date
+
+
+class PreferredShiftPreference(_Model):
+    type: Literal["preferred_shift"]
+    date: Date
+    shift_id: Id
+
+
+class AvoidedShiftPreference(_Model):
+    type: Literal["avoided_shift"]
+    date: Date
+    shift_id: Id
+
+
+Preference = Annotated[
+    DayOffPreference | PreferredShiftPreference | AvoidedShiftPreference,
+    Field(discriminator="type"),
+]
+
+
+class FixedAssignment(_Model):
+    date: Date
+    shift_id: Id
+    duty_id: Id | None = None
+
+
+class ShiftCountLimit(_Model):
+    """Hard bounds on how often an employee works one shift over the period."""
+
+    shift_id: Id
+    min: NonNegativeInt | None = None
+    max: NonNegativeInt | None = None
+
+
+class WeeklyWorkingHoursLimit(_Model):
+    hours: Annotated[int, Field(gt=0, le=MAX_WEEKLY_HOURS, strict=True)]
+    enforcement: Enforcement = "hard"
+
+
+class Employee(_Model):
+    id: Id
+    name: Annotated[str, Field(max_length=200)] | None = None
+    is_manager: bool = False
+    assignable_shift_ids: Annotated[list[Id], Field(min_length=1)]
+    skill_levels: dict[str, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = (
+        Field(default_factory=dict)
+    )
+    preferences: list[Preference] = Field(default_factory=list)
+    fixed_assignments: list[FixedAssignment] = Field(default_factory=list)
+    working_days_per_month: Range | None = None
+    working_days_per_week: Range | None = None
+    available_weekdays: Annotated[list[Weekday], Field(min_length=1, max_length=7)] | None = None
+    shift_count_limits: list[ShiftCountLimit] = Field(default_factory=list)
+    weekly_working_hours_limit: WeeklyWorkingHoursLimit | None = None
+
+
+class ShiftTransition(_Model):
+    from_shift_id: Id
+    to_shift_id: Id
+    rule: Literal["forbid", "require"]
+    enforcement: Enforcement = "hard"
+
+
+class EmployeePairing(_Model):
+    employee_ids: Annotated[list[Id], Field(min_length=2)]
+    rule: Literal["exclude", "require"]
+
+
+class SkillSupport(_Model):
+    scope: Literal["shift", "duty"]
+    enforcement: Enforcement = "soft"
+
+
+class CrossShiftDemand(_Model):
+    date: Date
+    shift_ids: Annotated[list[Id], Field(min_length=1)]
+    duty_id: Id | None = None
+    managers_only: bool = False
+    min: NonNegativeInt | None = None
+    max: NonNegativeInt | None = None
+
+
+class FairnessGroup(_Model):
+    target_shift_ids: Annotated[list[Id], Field(min_length=1)]
+    policy: Literal["proportional", "equal"] = "proportional"
+    penalty_weight: Annotated[int, Field(gt=0, strict=True)] | None = None
+
+
+class Constraints(_Model):
+    shift_transitions: list[ShiftTransition] = Field(default_factory=list)
+    max_consecutive_working_days: Annotated[int, Field(gt=0, strict=True)] | None = None
+    employee_pairings: list[EmployeePairing] = Field(default_factory=list)
+    skill_support: SkillSupport | None = None
+    cross_shift_demands: list[CrossShiftDemand] = Field(default_factory=list)
+    fairness_groups: Annotated[list[FairnessGroup], Field(max_length=MAX_FAIRNESS_GROUPS)] = (
+        Field(default_factory=list)
+    )
+
+
+class Options(_Model):
+    solver_timeout_seconds: Annotated[
+        int, Field(ge=1, le=MAX_SOLVER_TIMEOUT_SECONDS, strict=True)
+    ] = DEFAULT_SOLVER_TIMEOUT_SECONDS
+
+
+class SolveRequest(_Model):
+    """Body of POST /solve and POST /solve/validate."""
+
+    schedule_period: SchedulePeriod
+    shifts: Annotated[list[Shift], Field(min_length=1, max_length=MAX_SHIFTS)]
+    duties: Annotated[list[Duty], Field(max_length=MAX_DUTIES)] = Field(default_factory=list)
+    employees: Annotated[list[Employee], Field(min_length=1, max_length=MAX_EMPLOYEES)]
+    constraints: Constraints = Field(default_factory=Constraints)
+    options: Options = Field(default_factory=Options)
+
+
+# -------------------------------------------------------------------------- response
+
+
+class Assignment(_Model):
+    employee_id: str
+    date: Date
+    shift_id: str
+    duty_id: str | None = None
+
+
+class SoftConstraintViolation(_Model):
+    name: str
+    penalty: float
+    violated_by: float | None = None
+
+
+class Shortage(_Model):
+    """A demand minimum that the roster could not meet (understaffing is not an error)."""
+
+    kind: Literal["staffing", "manager", "duty", "cross_shift"]
+    date: Date
+    shift_id: str | None = None
+    shift_ids: list[str] | None = None
+    duty_id: str | None = None
+    required: int
+    assigned: int
+    missing: int
+
+
+class SolverInfo(_Model):
+    """What produced the result, so that a figure can be reproduced."""
+
+    ortools_version: str
+    num_workers: int
+    random_seed: int
+    time_limit_seconds: float
+    cp_sat_status: str
+    time_to_first_solution_seconds: float | None = None
+    solutions_found: int = 0
+
+
+class Metrics(_Model):
+    solver_runtime_seconds: Annotated[float, Field(ge=0)]
+    objective_value: float | None = None
+    soft_constraint_violations: list[SoftConstraintViolation] = Field(default_factory=list)
+    status: Literal["optimal", "feasible"] | None = None
+    best_bound: float | None = None
+    gap: float | None = None
+    solver: SolverInfo | None = None
+
+
+class Solution(_Model):
+    assignments: list[Assignment]
+    metrics: Metrics
+    shortages: list[Shortage] = Field(default_factory=list)
+
+
+class Cause(_Model):
+    cause_type: str
+    field: str
+    message: str
+
+
+class Diagnosis(_Model):
+    status: Literal["identified", "no_cause_identified"]
+    causes: list[Cause]
+    probes: NonNegativeInt
+
+
+class ErrorInfo(_Model):
+    code: str
+    message: str | None = None
+    solver_status: str | None = None
+    diagnosis: Diagnosis | None = None
+
+
+class Usage(_Model):
+    units_consumed: NonNegativeInt
+    units_remaining: NonNegativeInt
+
+
+class SolveResponse(_Model):
+    job_id: str
+    status: Literal["completed", "running", "failed"]
+    solution: Solution | None
+    usage: Usage | None = None
+    error: ErrorInfo | None = None
+
+
+class Hint(_Model):
+    field: str
+    hint: str
+
+
+class ValidateResponse(_Model):
+    valid: Literal[True] = True
+    schedule_days: Annotated[int, Field(gt=0)]
+    shift_count: NonNegativeInt
+    duty_count: NonNegativeInt
+    employee_count: NonNegativeInt
+    hints: list[Hint] = Field(default_factory=list)
+
+
+class UsageResponse(_Model):
+    free_quota_remaining: NonNegativeInt
+    balance_units: NonNegativeInt
+    available_units: NonNegativeInt
+
+
+class FieldErrorModel(_Model):
+    """One fault in a request: where (JSON path), what, and a stable snake_case code."""
+
+    path: list[str | int]
+    message: str
+    code: str | None = None
+
+
+class ProblemDetails(_Model):
+    type: str
+    title: str
+    status: Annotated[int, Field(ge=400, le=599)]
+    detail: str | None = None
+    instance: str | None = None
+    request_id: str | None = None
+    errors: list[FieldErrorModel] | None = None
+    solver_status: str | None = None
+    diagnosis: Diagnosis | None = None
+    accepts: list[dict[str, Any]] | None = None

@@ -1,0 +1,57 @@
+"""Exceptions raised by the engine.
+
+    EngineError
+    ├── InvalidRequest   the request breaks a field or cross-field rule (carries every fault)
+    ├── ModelInvalid     CP-SAT refused the model (carries Validate()'s text); a bug, not user input
+    ├── SolveTimeout     the time limit passed before any roster was found
+    └── Infeasible       the hard rules admit no roster
+
+Faces (CLI, HTTP, MCP) map these to exit codes and problem+json; the engine never formats
+HTTP itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One fault in a request: JSON path of the offending value, message, stable code."""
+
+    path: tuple[str | int, ...]
+    message: str
+    code: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": list(self.path), "message": self.message, "code": self.code}
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class InvalidRequest(EngineError):
+    """The request breaks one or more rules of the contract."""
+
+    def __init__(self, errors: list[FieldError]) -> None:
+        self.errors = errors
+        first = errors[0] if errors else None
+        summary = f"{len(errors)} error(s)" + (
+            f"; first at {'/'.join(map(str, first.path)) or '(root)'}: {first.message}"
+            if first
+            else ""
+        )
+        super().__init__(summary)
+
+
+class ModelInvalid(EngineError):
+    """CP-SAT rejected the model; the text is Validate()'s explanation."""
+
+
+class SolveTimeout(EngineError):
+    """No roster was found before the time limit."""
+
+
+class Infeasible(EngineError):
+    """The hard rules admit no roster."""
