@@ -1,0 +1,1 @@
+"""Request -> CP-SAT model, one module per constraint family (see build.FAMILIES)."""

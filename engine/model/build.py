@@ -1,0 +1,168 @@
+"""Creates the decision variables and runs every constraint family over them.
+
+Variables exist only where they can be 1: ``x[e, d, s]`` for each shift option of an
+employee on a day (see :mod:`engine.problem`), ``y[e, d, s, k]`` for each duty the
+employee may hold on that shift. Assignability, weekdays, holidays, skill level 0 and
+duties missing from a shift are therefore enforced by absence, which also keeps the model
+small. Two structural rules hold everywhere: at most one shift per employee and date, and
+at most one duty per assignment.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot
+from engine.problem import Problem
+
+Var = cp_model.IntVar
+
+
+@dataclass
+class ModelContext:
+    """The model under construction and indexed views of its variables."""
+
+    problem: Problem
+    model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
+    x: dict[tuple[int, int, int], Var] = field(default_factory=dict)
+    y: dict[tuple[int, int, int, int], Var] = field(default_factory=dict)
+    work: dict[tuple[int, int], Var] = field(default_factory=dict)
+    staff: dict[tuple[int, int], list[tuple[int, Var]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    holders: dict[tuple[int, int, int], list[tuple[int, Var]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    hard_groups: list[HardGroup] = field(default_factory=list)
+    terms: list[PenaltyTerm] = field(default_factory=list)
+    shortages: list[ShortageSlot] = field(default_factory=list)
+
+    def hard_group(self, family: str, field_path: str, employee: str | None = None) -> Var:
+        """A new enforcement literal for one input item's hard rule."""
+        literal = self.model.new_bool_var(f"hard[{family}:{field_path}:{employee or ''}]")
+        self.hard_groups.append(HardGroup(family, field_path, literal, employee))
+        return literal
+
+    def shift_var(self, e: int, d: int, s: int) -> Var | None:
+        return self.x.get((e, d, s))
+
+    def works(self, e: int, d: int) -> Var | None:
+        """Literal 'employee e works on day d', or None when e has no option that day."""
+        return self.work.get((e, d))
+
+    def penalize(self, name: str, family: str, weight: int, magnitude: Expr, unit: str) -> None:
+        self.terms.append(PenaltyTerm(name, family, weight, magnitude, unit))
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """A built model: CP-SAT model, decision variables, hard groups, penalty terms."""
+
+    model: cp_model.CpModel
+    problem: Problem
+    x: dict[tuple[int, int, int], Var]
+    y: dict[tuple[int, int, int, int], Var]
+    hard_groups: list[HardGroup]
+    terms: list[PenaltyTerm]
+    shortages: list[ShortageSlot]
+
+    def objective(self) -> cp_model.LinearExpr:
+        return cp_model.LinearExpr.weighted_sum(
+            [t.magnitude for t in self.terms], [t.weight for t in self.terms]
+        )
+
+    def decision_vars(self) -> list[Var]:
+        return [*self.x.values(), *self.y.values()]
+
+
+Family = Callable[[ModelContext], None]
+
+
+def _families() -> tuple[tuple[str, Family], ...]:
+    from engine.model import (
+        coverage,
+        eligibility,
+        fairness,
+        preferences,
+        sequences,
+        teams,
+        workload,
+    )
+
+    return (
+        # Hard
+        ("fixed_assignments", eligibility.add_fixed_assignments),
+        ("shift_count_limits", workload.add_shift_count_limits),
+        ("pairing_exclude", teams.add_pairing_exclude),
+        # Hard and soft
+        ("consecutive_days", sequences.add_consecutive_days),
+        ("shift_transitions", sequences.add_shift_transitions),
+        ("days_per_month", workload.add_days_per_month),
+        ("weekly_hours", workload.add_weekly_hours),
+        ("skill_support", teams.add_skill_support),
+        # Soft
+        ("coverage", coverage.add_coverage),
+        ("days_per_week", workload.add_days_per_week),
+        ("pairing_require", teams.add_pairing_require),
+        ("fairness", fairness.add_fairness),
+        ("preferences", preferences.add_preferences),
+    )
+
+
+def build(problem: Problem, skip: Iterable[str] = ()) -> CompiledModel:
+    """Build the full model; ``skip`` leaves out whole families (used by probes)."""
+    ctx = ModelContext(problem)
+    _add_variables(ctx)
+    skipped = set(skip)
+    for name, add_family in _families():
+        if name not in skipped:
+            add_family(ctx)
+    ctx.model.minimize(
+        cp_model.LinearExpr.weighted_sum(
+            [t.magnitude for t in ctx.terms], [t.weight for t in ctx.terms]
+        )
+    )
+    return CompiledModel(
+        ctx.model, problem, ctx.x, ctx.y, ctx.hard_groups, ctx.terms, ctx.shortages
+    )
+
+
+def family_names() -> list[str]:
+    return [name for name, _ in _families()]
+
+
+def _add_variables(ctx: ModelContext) -> None:
+    model, problem = ctx.model, ctx.problem
+    new_bool = model.new_bool_var
+    for e, employee in enumerate(problem.employees):
+        duty_options = employee.duty_options
+        for d, options in enumerate(employee.day_options):
+            if not options:
+                continue
+            day_vars = []
+            for s in options:
+                x = new_bool(f"x[{employee.id},{d},{s}]")
+                ctx.x[e, d, s] = x
+                ctx.staff[d, s].append((e, x))
+                day_vars.append(x)
+                duties = duty_options.get(s, ())
+                if duties:
+                    ys = []
+                    for k in duties:
+                        y = new_bool("")
+                        ctx.y[e, d, s, k] = y
+                        ctx.holders[d, s, k].append((e, y))
+                        ys.append(y)
+                    # At most one duty per assignment, and only while assigned.
+                    model.add(cp_model.LinearExpr.sum(ys) <= x)
+            if len(day_vars) == 1:
+                ctx.work[e, d] = day_vars[0]
+            else:
+                # works == sum of shift literals: at most one shift per date.
+                w = new_bool(f"w[{employee.id},{d}]")
+                model.add_exactly_one([*day_vars, ~w])
+                ctx.work[e, d] = w

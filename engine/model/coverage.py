@@ -1,0 +1,108 @@
+"""Demand: staffing, manager, duty and cross-shift headcounts.
+
+A minimum is hard in the contract but never makes a problem infeasible: each missing
+head is slack in a ``missing`` variable priced at SHORTAGE, reported as a shortage marker
+and under ``<kind>_shortage``. A maximum is soft: each head above it costs DEMAND_EXCESS
+under ``<kind>_excess:...``. Holidays have zero demand (engine.problem zeroes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ortools.sat.python import cp_model
+
+from engine.model import weights
+from engine.model.build import ModelContext, Var
+from engine.model.terms import ShortageKind, ShortageSlot
+
+
+def add_coverage(ctx: ModelContext) -> None:
+    problem = ctx.problem
+    for s, shift in enumerate(problem.shifts):
+        for d in range(problem.num_days):
+            staff = ctx.staff.get((d, s), [])
+            key = f"{shift.id}:{problem.date_key(d)}"
+            slot = dict(day=d, shift=s, shifts=None, duty=None, order=0)
+            _bound(
+                ctx,
+                "staffing",
+                [v for _, v in staff],
+                shift.staffing.mins[d],
+                shift.staffing.maxs[d],
+                f"staffing_excess:{key}",
+                slot,
+            )
+            if shift.managers is not None:
+                managers = [v for e, v in staff if problem.employees[e].is_manager]
+                _bound(
+                    ctx,
+                    "manager",
+                    managers,
+                    shift.managers.mins[d],
+                    shift.managers.maxs[d],
+                    f"manager_excess:{key}",
+                    slot,
+                )
+    for k, duty in enumerate(problem.duties):
+        for s, demand in duty.demand.items():
+            for d in range(problem.num_days):
+                holders = [v for _, v in ctx.holders.get((d, s, k), [])]
+                slot = dict(day=d, shift=s, shifts=None, duty=k, order=0)
+                _bound(
+                    ctx,
+                    "duty",
+                    holders,
+                    demand.mins[d],
+                    demand.maxs[d],
+                    f"duty_excess:{duty.id}:{problem.shifts[s].id}:{problem.date_key(d)}",
+                    slot,
+                )
+    for cross in problem.cross_shift:
+        heads: list[Var] = []
+        for s in cross.shifts:
+            if cross.duty is None:
+                pool = ctx.staff.get((cross.day, s), [])
+            else:
+                pool = ctx.holders.get((cross.day, s, cross.duty), [])
+            heads.extend(
+                v for e, v in pool if not cross.managers_only or problem.employees[e].is_manager
+            )
+        slot = dict(
+            day=cross.day, shift=None, shifts=cross.shifts, duty=cross.duty, order=cross.index
+        )
+        _bound(
+            ctx,
+            "cross_shift",
+            heads,
+            cross.min,
+            cross.max,
+            f"cross_shift_excess:{cross.index}",
+            slot,
+        )
+
+
+def _bound(
+    ctx: ModelContext,
+    kind: ShortageKind,
+    heads: Sequence[Var],
+    minimum: int,
+    maximum: int | None,
+    excess_name: str,
+    slot: dict,  # type: ignore[type-arg]
+) -> None:
+    """Post ``minimum <= len(heads) <= maximum`` with priced slack on both sides."""
+    model = ctx.model
+    assigned = cp_model.LinearExpr.sum(list(heads))
+    available = len(heads)
+    if minimum > 0:
+        missing = model.new_int_var(max(0, minimum - available), minimum, f"missing[{kind}]")
+        model.add(assigned + missing >= minimum)
+        ctx.penalize(f"{kind}_shortage", kind + "_shortage", weights.SHORTAGE, missing, "head")
+        ctx.shortages.append(
+            ShortageSlot(kind=kind, required=minimum, assigned=assigned, missing=missing, **slot)
+        )
+    if maximum is not None and available > maximum:
+        excess = model.new_int_var(0, available - maximum, f"excess[{excess_name}]")
+        model.add(assigned - excess <= maximum)
+        ctx.penalize(excess_name, kind + "_excess", weights.DEMAND_EXCESS, excess, "head")

@@ -1,0 +1,69 @@
+"""Fairness groups: burdensome shifts shared in proportion (soft).
+
+For a group with target shifts T, the eligible employees are those with a shift of T in
+their assignable shifts; ``count_e`` is e's assignments to T and ``total`` their sum.
+Each eligible employee has a weight ``w_e`` (policy ``equal``: 1; ``proportional``:
+``min + max`` of working_days_per_month when given, else twice the number of dates on
+which e may work a shift of T), so e's fair share is ``total * w_e / W``. The penalty is
+``penalty_weight`` per unit of total excess over the fair shares, rounded up:
+
+    scaled_e >= count_e * W - total * w_e,  scaled_e >= 0
+    W * excess >= sum_e scaled_e
+
+Both weights are fixed inputs, so the rule stays linear.
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from engine.model.build import ModelContext
+from engine.problem import EmployeeSpec, FairnessSpec
+
+
+def fairness_weights(group: FairnessSpec, employees: tuple[EmployeeSpec, ...]) -> dict[int, int]:
+    """Weight of each eligible employee (index -> w_e); an all-zero set becomes all ones."""
+    eligible = {
+        e: employee for e, employee in enumerate(employees) if group.shifts & employee.assignable
+    }
+    if group.equal:
+        return dict.fromkeys(eligible, 1)
+    found = {
+        e: (
+            sum(employee.days_per_month)
+            if employee.days_per_month is not None
+            else 2 * sum(1 for opts in employee.day_options if group.shifts.intersection(opts))
+        )
+        for e, employee in eligible.items()
+    }
+    return found if sum(found.values()) > 0 else dict.fromkeys(eligible, 1)
+
+
+def add_fairness(ctx: ModelContext) -> None:
+    model, problem = ctx.model, ctx.problem
+    for group in problem.fairness:
+        shares = fairness_weights(group, problem.employees)
+        if len(shares) < 2:
+            continue  # one eligible employee is always exactly at their share
+        total_weight = sum(shares.values())
+        counts = {
+            e: cp_model.LinearExpr.sum(
+                [
+                    x
+                    for d, opts in enumerate(problem.employees[e].day_options)
+                    for s in opts
+                    if s in group.shifts and (x := ctx.x.get((e, d, s))) is not None
+                ]
+            )
+            for e in shares
+        }
+        total = cp_model.LinearExpr.sum(list(counts.values()))
+        upper = problem.num_days * len(shares) * total_weight
+        scaled = []
+        for e, w in shares.items():
+            v = model.new_int_var(0, upper, "")
+            model.add(v >= counts[e] * total_weight - total * w)
+            scaled.append(v)
+        excess = model.new_int_var(0, upper, f"fairness_excess[{group.index}]")
+        model.add(total_weight * excess >= cp_model.LinearExpr.sum(scaled))
+        ctx.penalize(f"fairness:{group.index}", "fairness", group.weight, excess, "assignment")

@@ -1,0 +1,32 @@
+"""Preferences (soft, weight PREFERENCE per unmet item).
+
+- ``day_off``: 1 when the employee works that date.
+- ``preferred_shift``: 1 when the employee is not on that shift that date (an unmeetable
+  preference, e.g. on a holiday, always costs its weight: the wish was not granted).
+- ``avoided_shift``: 1 when the employee is on that shift that date.
+"""
+
+from __future__ import annotations
+
+from engine.model import weights
+from engine.model.build import ModelContext
+from engine.model.terms import Expr
+
+FAMILY = "preference"
+
+
+def add_preferences(ctx: ModelContext) -> None:
+    for e, employee in enumerate(ctx.problem.employees):
+        for pref in employee.preferences:
+            magnitude: Expr
+            if pref.kind == "day_off":
+                works = ctx.works(e, pref.day)
+                magnitude = 0 if works is None else works
+            else:
+                assert pref.shift is not None
+                x = ctx.shift_var(e, pref.day, pref.shift)
+                if pref.kind == "preferred_shift":
+                    magnitude = 1 if x is None else 1 - x
+                else:
+                    magnitude = 0 if x is None else x
+            ctx.penalize(pref.name, FAMILY, weights.PREFERENCE, magnitude, "preference")

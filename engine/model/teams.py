@@ -1,0 +1,111 @@
+"""Who works together: employee pairings and skill support.
+
+- Pairing ``exclude`` (hard, group ``constraints.employee_pairings[i]``): at most one of
+  the listed employees on each (shift, date).
+- Pairing ``require`` (soft): for each (shift, date) and each listed employee on it,
+  every other listed employee missing from it costs PAIRING_REQUIRE under
+  ``pairing_require:<i>``.
+- Skill support: beginner = level 1..3, senior = level 7..10. Scope ``duty`` groups the
+  holders of a duty on a (date, shift) by their level for that duty; scope ``shift``
+  groups everyone on a (date, shift) by their highest level. A group with a beginner
+  needs a senior: hard (group ``constraints.skill_support``) or soft, SKILL_SUPPORT per
+  unsupported group under ``skill_support:<date>:<shift>[:<duty>]``.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from ortools.sat.python import cp_model
+
+from engine.model import weights
+from engine.model.build import ModelContext, Var
+from engine.model.terms import Expr
+
+BEGINNER_LEVELS = range(1, 4)
+SENIOR_LEVELS = range(7, 11)
+
+
+def add_pairing_exclude(ctx: ModelContext) -> None:
+    model, problem = ctx.model, ctx.problem
+    for pairing in problem.pairings:
+        if not pairing.exclude:
+            continue
+        literal: Var | None = None
+        for d in range(problem.num_days):
+            for s in range(len(problem.shifts)):
+                xs = [x for e in pairing.employees if (x := ctx.shift_var(e, d, s)) is not None]
+                if len(xs) < 2:
+                    continue
+                if literal is None:
+                    literal = ctx.hard_group(
+                        "pairing_exclude", f"constraints.employee_pairings[{pairing.index}]"
+                    )
+                model.add(cp_model.LinearExpr.sum(xs) <= 1).only_enforce_if(literal)
+
+
+def add_pairing_require(ctx: ModelContext) -> None:
+    model, problem = ctx.model, ctx.problem
+    for pairing in problem.pairings:
+        if pairing.exclude:
+            continue
+        missing: list[Expr] = []
+        for d in range(problem.num_days):
+            for s in range(len(problem.shifts)):
+                for a, b in permutations(pairing.employees, 2):
+                    xa = ctx.shift_var(a, d, s)
+                    if xa is None:
+                        continue
+                    xb = ctx.shift_var(b, d, s)
+                    if xb is None:  # the partner can never join: every time a works, 1 missing
+                        missing.append(xa)
+                        continue
+                    v = model.new_bool_var("")
+                    model.add_bool_or([~xa, xb, v])
+                    missing.append(v)
+        if missing:
+            ctx.penalize(
+                f"pairing_require:{pairing.index}",
+                "pairing_require",
+                weights.PAIRING_REQUIRE,
+                cp_model.LinearExpr.sum(missing),
+                "partner",
+            )
+
+
+def add_skill_support(ctx: ModelContext) -> None:
+    support = ctx.problem.skill_support
+    if support is None:
+        return
+    problem = ctx.problem
+    literal = ctx.hard_group("skill_support", "constraints.skill_support") if support.hard else None
+    if support.by_duty:
+        for (d, s, k), holders in ctx.holders.items():
+            levels = [(problem.employees[e].skills.get(k), v) for e, v in holders]
+            name = (
+                f"skill_support:{problem.date_key(d)}:{problem.shifts[s].id}:{problem.duties[k].id}"
+            )
+            _support_group(ctx, levels, name, literal)
+    else:
+        for (d, s), staff in ctx.staff.items():
+            levels = [(problem.employees[e].top_level(), v) for e, v in staff]
+            name = f"skill_support:{problem.date_key(d)}:{problem.shifts[s].id}"
+            _support_group(ctx, levels, name, literal)
+
+
+def _support_group(
+    ctx: ModelContext, levels: list[tuple[int | None, Var]], name: str, literal: Var | None
+) -> None:
+    beginners = [v for level, v in levels if level in BEGINNER_LEVELS]
+    if not beginners:
+        return
+    seniors = cp_model.LinearExpr.sum([v for level, v in levels if level in SENIOR_LEVELS])
+    model = ctx.model
+    if literal is not None:
+        for b in beginners:
+            model.add(seniors >= b).only_enforce_if(literal)
+        return
+    unsupported = model.new_bool_var("")
+    for b in beginners:
+        model.add(seniors + unsupported >= b)
+    ctx.penalize(name, "skill_support", weights.SKILL_SUPPORT, unsupported, "group")

@@ -1,0 +1,371 @@
+"""The internal problem: plain frozen dataclasses with integer indices.
+
+The CP-SAT model is built from a :class:`Problem`, never from the v1 JSON shape, so other
+sources (benchmark importers, notebooks, generators) can feed the same model. Everything
+that only depends on the input is computed here once: per-day demand arrays with holidays
+zeroed, and each employee's *options*: the shifts they may work on each day, and the
+duties they may hold on each shift. The model creates variables for options only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from engine.calendar import Horizon, shift_minutes
+from engine.contract import (
+    WEEKDAYS,
+    AvoidedShiftPreference,
+    DayOffPreference,
+    Employee,
+    PreferredShiftPreference,
+    Range,
+    SolveRequest,
+)
+
+DEFAULT_MAX_CONSECUTIVE_DAYS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """Per-day headcount bounds; a day with ``max`` None has no upper bound."""
+
+    mins: tuple[int, ...]
+    maxs: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftSpec:
+    id: str
+    name: str
+    minutes: int | None
+    staffing: Demand
+    managers: Demand | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DutySpec:
+    id: str
+    name: str
+    demand: Mapping[int, Demand]  # shift index -> per-day demand; the duty exists only there
+
+
+@dataclass(frozen=True, slots=True)
+class FixedSpec:
+    day: int
+    shift: int
+    duty: int | None
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceSpec:
+    kind: Literal["day_off", "preferred_shift", "avoided_shift"]
+    day: int
+    shift: int | None
+    name: str  # the violation name, e.g. preference:day_off:e7:2026-03-04
+
+
+@dataclass(frozen=True, slots=True)
+class CountLimitSpec:
+    shift: int
+    min: int | None
+    max: int | None
+    field: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmployeeSpec:
+    id: str
+    is_manager: bool
+    assignable: frozenset[int]
+    skills: Mapping[int, int]  # duty index -> level (absent: no level)
+    day_options: tuple[tuple[int, ...], ...]  # per day: shift indices the employee may work
+    duty_options: Mapping[int, tuple[int, ...]]  # shift index -> duty indices allowed on it
+    fixed: tuple[FixedSpec, ...] = ()
+    preferences: tuple[PreferenceSpec, ...] = ()
+    days_per_month: tuple[int, int] | None = None
+    days_per_week: tuple[int, int] | None = None
+    count_limits: tuple[CountLimitSpec, ...] = ()
+    weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
+    field: str = ""
+
+    def top_level(self) -> int | None:
+        """Highest skill level over all duties (scope ``shift`` of skill support)."""
+        return max(self.skills.values()) if self.skills else None
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionSpec:
+    index: int
+    from_shift: int
+    to_shift: int
+    forbid: bool
+    hard: bool
+    name: str  # shift_transition:<rule>:<from>:<to>
+
+
+@dataclass(frozen=True, slots=True)
+class PairingSpec:
+    index: int
+    employees: tuple[int, ...]
+    exclude: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CrossShiftSpec:
+    index: int
+    day: int
+    shifts: tuple[int, ...]
+    duty: int | None
+    managers_only: bool
+    min: int
+    max: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSpec:
+    index: int
+    shifts: frozenset[int]
+    equal: bool
+    weight: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSupportSpec:
+    by_duty: bool
+    hard: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    horizon: Horizon
+    shifts: tuple[ShiftSpec, ...]
+    duties: tuple[DutySpec, ...]
+    employees: tuple[EmployeeSpec, ...]
+    max_consecutive_days: int = DEFAULT_MAX_CONSECUTIVE_DAYS
+    transitions: tuple[TransitionSpec, ...] = ()
+    pairings: tuple[PairingSpec, ...] = ()
+    skill_support: SkillSupportSpec | None = None
+    cross_shift: tuple[CrossShiftSpec, ...] = ()
+    fairness: tuple[FairnessSpec, ...] = ()
+    timezone: str = "UTC"
+    extras: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def num_days(self) -> int:
+        return self.horizon.num_days
+
+    def date_key(self, day: int) -> str:
+        return self.horizon.dates[day].isoformat()
+
+
+# ----------------------------------------------------------------- from a v1 request
+
+FAIRNESS_DEFAULT_WEIGHT = 10
+
+
+def _demand(ranges: list[Range], horizon: Horizon) -> Demand:
+    closed = horizon.is_holiday
+    return Demand(
+        mins=tuple(0 if closed[d] else r.min for d, r in enumerate(ranges)),
+        maxs=tuple(0 if closed[d] else r.max for d, r in enumerate(ranges)),
+    )
+
+
+def from_request(request: SolveRequest) -> Problem:
+    """Normalize a (validated) v1 request into the internal problem."""
+    period = request.schedule_period
+    horizon = Horizon(period.start_date, period.end_date, frozenset(period.holidays))
+    shift_index = {s.id: i for i, s in enumerate(request.shifts)}
+    duty_index = {k.id: i for i, k in enumerate(request.duties)}
+    employee_index = {e.id: i for i, e in enumerate(request.employees)}
+
+    shifts = tuple(
+        ShiftSpec(
+            id=s.id,
+            name=s.name,
+            minutes=(
+                shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
+                if s.working_hours
+                else None
+            ),
+            staffing=_demand(s.staffing_demand, horizon),
+            managers=_demand(s.manager_demand, horizon) if s.manager_demand else None,
+        )
+        for s in request.shifts
+    )
+    duties = tuple(
+        DutySpec(
+            id=k.id,
+            name=k.name,
+            demand={
+                shift_index[sid]: _demand(r, horizon)
+                for sid, r in k.staffing_demand_by_shift.items()
+            },
+        )
+        for k in request.duties
+    )
+    employees = tuple(
+        _employee(i, e, horizon, shift_index, duty_index, duties)
+        for i, e in enumerate(request.employees)
+    )
+    c = request.constraints
+    return Problem(
+        horizon=horizon,
+        shifts=shifts,
+        duties=duties,
+        employees=employees,
+        max_consecutive_days=(
+            c.max_consecutive_working_days
+            if c.max_consecutive_working_days is not None
+            else DEFAULT_MAX_CONSECUTIVE_DAYS
+        ),
+        transitions=tuple(
+            TransitionSpec(
+                index=i,
+                from_shift=shift_index[t.from_shift_id],
+                to_shift=shift_index[t.to_shift_id],
+                forbid=t.rule == "forbid",
+                hard=t.enforcement == "hard",
+                name=f"shift_transition:{t.rule}:{t.from_shift_id}:{t.to_shift_id}",
+            )
+            for i, t in enumerate(c.shift_transitions)
+        ),
+        pairings=tuple(
+            PairingSpec(
+                index=i,
+                employees=tuple(dict.fromkeys(employee_index[x] for x in p.employee_ids)),
+                exclude=p.rule == "exclude",
+            )
+            for i, p in enumerate(c.employee_pairings)
+        ),
+        skill_support=(
+            SkillSupportSpec(
+                by_duty=c.skill_support.scope == "duty", hard=c.skill_support.enforcement == "hard"
+            )
+            if c.skill_support
+            else None
+        ),
+        cross_shift=tuple(
+            CrossShiftSpec(
+                index=i,
+                day=_day(horizon, x.date),
+                shifts=tuple(dict.fromkeys(shift_index[s] for s in x.shift_ids)),
+                duty=duty_index[x.duty_id] if x.duty_id is not None else None,
+                managers_only=x.managers_only,
+                min=0 if horizon.is_holiday[_day(horizon, x.date)] or x.min is None else x.min,
+                max=0 if horizon.is_holiday[_day(horizon, x.date)] else x.max,
+            )
+            for i, x in enumerate(c.cross_shift_demands)
+        ),
+        fairness=tuple(
+            FairnessSpec(
+                index=i,
+                shifts=frozenset(shift_index[s] for s in g.target_shift_ids),
+                equal=g.policy == "equal",
+                weight=g.penalty_weight or FAIRNESS_DEFAULT_WEIGHT,
+            )
+            for i, g in enumerate(c.fairness_groups)
+        ),
+        timezone=period.timezone,
+    )
+
+
+def _day(horizon: Horizon, date: dt.date) -> int:
+    index = horizon.index_of(date)
+    if index is None:  # excluded by validation; importers must not produce it either
+        raise ValueError(f"date {date} lies outside the period")
+    return index
+
+
+def _employee(
+    position: int,
+    e: Employee,
+    horizon: Horizon,
+    shift_index: Mapping[str, int],
+    duty_index: Mapping[str, int],
+    duties: tuple[DutySpec, ...],
+) -> EmployeeSpec:
+    path = f"employees[{position}]"
+    assignable = sorted({shift_index[s] for s in e.assignable_shift_ids})
+    weekdays = (
+        None if e.available_weekdays is None else {WEEKDAYS.index(w) for w in e.available_weekdays}
+    )
+    fixed = tuple(
+        FixedSpec(
+            day=_day(horizon, f.date),
+            shift=shift_index[f.shift_id],
+            duty=duty_index[f.duty_id] if f.duty_id is not None else None,
+            field=f"{path}.fixed_assignments[{i}]",
+        )
+        for i, f in enumerate(e.fixed_assignments)
+    )
+    fixed_shift_of_day: dict[int, set[int]] = {}
+    for f in fixed:
+        fixed_shift_of_day.setdefault(f.day, set()).add(f.shift)
+
+    day_options = []
+    for d in range(horizon.num_days):
+        if horizon.is_holiday[d] or (weekdays is not None and horizon.weekdays[d] not in weekdays):
+            day_options.append(())
+            continue
+        allowed = fixed_shift_of_day.get(d)
+        day_options.append(tuple(s for s in assignable if allowed is None or s in allowed))
+
+    skills = {duty_index[k]: level for k, level in e.skill_levels.items()}
+    duty_options = {
+        s: tuple(k for k, duty in enumerate(duties) if s in duty.demand and skills.get(k) != 0)
+        for s in assignable
+    }
+    return EmployeeSpec(
+        id=e.id,
+        is_manager=e.is_manager,
+        assignable=frozenset(assignable),
+        skills=skills,
+        day_options=tuple(day_options),
+        duty_options=duty_options,
+        fixed=fixed,
+        preferences=tuple(_preference(e.id, p, horizon, shift_index) for p in e.preferences),
+        days_per_month=(
+            (e.working_days_per_month.min, e.working_days_per_month.max)
+            if e.working_days_per_month
+            else None
+        ),
+        days_per_week=(
+            (e.working_days_per_week.min, e.working_days_per_week.max)
+            if e.working_days_per_week
+            else None
+        ),
+        count_limits=tuple(
+            CountLimitSpec(shift_index[c.shift_id], c.min, c.max, f"{path}.shift_count_limits[{i}]")
+            for i, c in enumerate(e.shift_count_limits)
+        ),
+        weekly_hours=(
+            (e.weekly_working_hours_limit.hours, e.weekly_working_hours_limit.enforcement == "hard")
+            if e.weekly_working_hours_limit
+            else None
+        ),
+        field=path,
+    )
+
+
+def _preference(
+    employee_id: str,
+    p: DayOffPreference | PreferredShiftPreference | AvoidedShiftPreference,
+    horizon: Horizon,
+    shift_index: Mapping[str, int],
+) -> PreferenceSpec:
+    date = p.date.isoformat()
+    if isinstance(p, DayOffPreference):
+        return PreferenceSpec(
+            "day_off", _day(horizon, p.date), None, f"preference:day_off:{employee_id}:{date}"
+        )
+    return PreferenceSpec(
+        p.type,
+        _day(horizon, p.date),
+        shift_index[p.shift_id],
+        f"preference:{p.type}:{employee_id}:{date}:{p.shift_id}",
+    )

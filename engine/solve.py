@@ -1,0 +1,334 @@
+"""Solve a problem with CP-SAT and read the roster and its explanation back.
+
+The pipeline is ``from_request -> build -> enforce hard groups -> CP-SAT -> extract``.
+Every CP-SAT status maps to an outcome (an unknown one fails loudly); MODEL_INVALID
+carries ``Validate()``'s text. The worker count is always set explicitly, and the
+OR-Tools version, parameters and seed are recorded with each result.
+
+A time-limited (FEASIBLE) answer may carry slack variables that are not yet tight,
+which would overstate a penalty. Such a roster is *polished*: its decisions are fixed
+and the slack alone minimized, a trivial solve, so reported penalties are exact.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+import ortools
+from ortools.sat.python import cp_model
+
+from engine.contract import (
+    Assignment,
+    ErrorInfo,
+    Metrics,
+    Shortage,
+    SoftConstraintViolation,
+    Solution,
+    SolveRequest,
+    SolveResponse,
+    SolverInfo,
+)
+from engine.model.build import CompiledModel, build
+from engine.problem import Problem, from_request
+
+OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
+
+POLISH_TIME_LIMIT_SECONDS = 10.0
+SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class SolveLimits:
+    """How to run the solver. ``time_limit_seconds`` None: the request's own timeout.
+
+    Results are reproducible with ``num_workers=1`` and a fixed ``random_seed`` when the
+    solve ends before its time limit (a wall-clock limit makes any run timing-dependent).
+    """
+
+    time_limit_seconds: float | None = None
+    num_workers: int | None = None  # None: every available core
+    random_seed: int = 0
+    log_search: bool = False
+
+
+@dataclass
+class SolveOutcome:
+    """Everything a solve produced, before it is shaped into a v1 response."""
+
+    status: OutcomeStatus
+    cp_sat_status: str
+    runtime_seconds: float
+    solver: SolverInfo
+    assignments: list[Assignment] = field(default_factory=list)
+    shortages: list[Shortage] = field(default_factory=list)
+    violations: list[SoftConstraintViolation] = field(default_factory=list)
+    objective_value: float | None = None
+    best_bound: float | None = None
+    message: str | None = None
+
+    @property
+    def has_solution(self) -> bool:
+        return self.status in ("optimal", "feasible")
+
+    @property
+    def gap(self) -> float | None:
+        if self.objective_value is None or self.best_bound is None:
+            return None
+        return max(0.0, self.objective_value - self.best_bound) / max(
+            1.0, abs(self.objective_value)
+        )
+
+
+class _Progress(cp_model.CpSolverSolutionCallback):
+    """Records when solutions arrive; never raises inside the solver (errors are kept)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first_solution_seconds: float | None = None
+        self.solutions = 0
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def on_solution_callback(self) -> None:
+        try:
+            with self._lock:
+                self.solutions += 1
+                if self.first_solution_seconds is None:
+                    self.first_solution_seconds = self.wall_time
+        except BaseException as exc:
+            self.error = exc
+            self.stop_search()
+
+
+def solve(
+    request: SolveRequest, limits: SolveLimits | None = None, job_id: str | None = None
+) -> SolveResponse:
+    """Solve a validated v1 request and shape the result as a v1 SolveResponse."""
+    limits = limits or SolveLimits()
+    if limits.time_limit_seconds is None:
+        limits = SolveLimits(
+            float(request.options.solver_timeout_seconds),
+            limits.num_workers,
+            limits.random_seed,
+            limits.log_search,
+        )
+    outcome = solve_problem(from_request(request), limits)
+    return to_response(outcome, job_id or uuid.uuid4().hex)
+
+
+def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:
+    if outcome.has_solution:
+        metrics = Metrics(
+            solver_runtime_seconds=outcome.runtime_seconds,
+            objective_value=outcome.objective_value,
+            soft_constraint_violations=outcome.violations,
+            status=outcome.status,  # type: ignore[arg-type]
+            best_bound=outcome.best_bound,
+            gap=outcome.gap,
+            solver=outcome.solver,
+        )
+        solution = Solution(
+            assignments=outcome.assignments, metrics=metrics, shortages=outcome.shortages
+        )
+        return SolveResponse(job_id=job_id, status="completed", solution=solution)
+    code = {"infeasible": "no_solution", "timeout": "solver_timeout"}.get(
+        outcome.status, outcome.status
+    )
+    error = ErrorInfo(code=code, message=outcome.message, solver_status=outcome.cp_sat_status)
+    return SolveResponse(job_id=job_id, status="failed", solution=None, error=error)
+
+
+def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
+    """Build, solve and extract; the engine-level entry point for any problem source."""
+    started = time.perf_counter()
+    compiled = build(problem)
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    return run(compiled, limits, started)
+
+
+def _parameters(solver: cp_model.CpSolver, limits: SolveLimits, workers: int) -> None:
+    p = solver.parameters
+    p.num_workers = workers
+    p.random_seed = limits.random_seed
+    if limits.time_limit_seconds is not None:
+        p.max_time_in_seconds = limits.time_limit_seconds
+    p.log_search_progress = limits.log_search
+
+
+def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = None) -> SolveOutcome:
+    """Solve a compiled model and extract the roster (hard groups as the caller left them)."""
+    started = time.perf_counter() if started is None else started
+    workers = limits.num_workers or available_cores()
+    solver = cp_model.CpSolver()
+    _parameters(solver, limits, workers)
+    progress = _Progress()
+
+    def info(status_name: str) -> SolverInfo:
+        return SolverInfo(
+            ortools_version=ortools.__version__,
+            num_workers=workers,
+            random_seed=limits.random_seed,
+            time_limit_seconds=limits.time_limit_seconds or 0.0,
+            cp_sat_status=status_name,
+            time_to_first_solution_seconds=progress.first_solution_seconds,
+            solutions_found=progress.solutions,
+        )
+
+    invalid = compiled.model.validate()
+    if invalid:
+        return SolveOutcome(
+            "model_invalid",
+            "MODEL_INVALID",
+            time.perf_counter() - started,
+            info("MODEL_INVALID"),
+            message=invalid,
+        )
+    status = solver.solve(compiled.model, progress)
+    if progress.error is not None:
+        raise progress.error
+    name = solver.status_name(status)
+    elapsed = time.perf_counter() - started
+    if status == cp_model.OPTIMAL or status == cp_model.FEASIBLE:
+        best_bound = solver.best_objective_bound
+        if status == cp_model.FEASIBLE:
+            solver = _polish(compiled, solver)
+        assignments, violations, shortages = _extract(compiled, solver)
+        return SolveOutcome(
+            status="optimal" if status == cp_model.OPTIMAL else "feasible",
+            cp_sat_status=name,
+            runtime_seconds=time.perf_counter() - started,
+            solver=info(name),
+            assignments=assignments,
+            shortages=shortages,
+            violations=violations,
+            objective_value=float(sum(v.penalty for v in violations)),
+            best_bound=float(best_bound),
+        )
+    if status == cp_model.INFEASIBLE:
+        return SolveOutcome(
+            "infeasible",
+            name,
+            elapsed,
+            info(name),
+            message="the hard rules admit no roster",
+        )
+    if status == cp_model.MODEL_INVALID:
+        return SolveOutcome(
+            "model_invalid",
+            name,
+            elapsed,
+            info(name),
+            message=compiled.model.validate() or "CP-SAT reported MODEL_INVALID",
+        )
+    if status == cp_model.UNKNOWN:
+        return SolveOutcome(
+            "timeout",
+            name,
+            elapsed,
+            info(name),
+            message=f"no roster found within {limits.time_limit_seconds} s",
+        )
+    raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
+
+
+def _polish(compiled: CompiledModel, solver: cp_model.CpSolver) -> cp_model.CpSolver:
+    """Fix the roster and minimize the slack alone, so every penalty is tight."""
+    model = compiled.model.clone()
+    values = solver.response_proto.solution
+    model.clear_hints()
+    for var in compiled.decision_vars():
+        model.add_hint(var, values[var.index])
+    polisher = cp_model.CpSolver()
+    polisher.parameters.fix_variables_to_their_hinted_value = True
+    polisher.parameters.num_workers = 1
+    polisher.parameters.max_time_in_seconds = POLISH_TIME_LIMIT_SECONDS
+    status = polisher.solve(model)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return polisher
+    return solver
+
+
+def _extract(
+    compiled: CompiledModel, solver: cp_model.CpSolver
+) -> tuple[list[Assignment], list[SoftConstraintViolation], list[Shortage]]:
+    """The roster, its merged soft violations and its shortage markers."""
+    problem = compiled.problem
+    values = solver.response_proto.solution
+    duty_of: dict[tuple[int, int, int], int] = {}
+    for (e, d, s, k), y in compiled.y.items():
+        if values[y.index]:
+            duty_of[e, d, s] = k
+    assignments = [
+        Assignment(
+            employee_id=problem.employees[e].id,
+            date=problem.horizon.dates[d],
+            shift_id=problem.shifts[s].id,
+            duty_id=problem.duties[duty_of[e, d, s]].id if (e, d, s) in duty_of else None,
+        )
+        for (e, d, s), x in compiled.x.items()
+        if values[x.index]
+    ]
+    assignments.sort(key=lambda a: (a.date, a.shift_id, a.employee_id))
+
+    magnitude: dict[str, int] = defaultdict(int)
+    weight_of: dict[str, int] = {}
+    for term in compiled.terms:
+        value = int(solver.value(term.magnitude))
+        magnitude[term.name] += value
+        weight_of[term.name] = term.weight
+    violations = [
+        SoftConstraintViolation(name=name, penalty=float(weight_of[name] * m), violated_by=float(m))
+        for name, m in sorted(magnitude.items())
+        if m > 0
+    ]
+    return assignments, violations, _shortages(compiled, solver)
+
+
+def _shortages(compiled: CompiledModel, solver: cp_model.CpSolver) -> list[Shortage]:
+    problem = compiled.problem
+    found = []
+    for slot in compiled.shortages:
+        missing = int(solver.value(slot.missing))
+        if missing <= 0:
+            continue
+        found.append(
+            (
+                (
+                    SHORTAGE_KIND_ORDER[slot.kind],
+                    slot.day,
+                    problem.shifts[slot.shift].id if slot.shift is not None else "",
+                    problem.duties[slot.duty].id if slot.duty is not None else "",
+                    slot.order,
+                ),
+                Shortage(
+                    kind=slot.kind,
+                    date=problem.horizon.dates[slot.day],
+                    shift_id=problem.shifts[slot.shift].id if slot.shift is not None else None,
+                    shift_ids=(
+                        [problem.shifts[s].id for s in slot.shifts]
+                        if slot.shifts is not None
+                        else None
+                    ),
+                    duty_id=problem.duties[slot.duty].id if slot.duty is not None else None,
+                    required=slot.required,
+                    assigned=int(solver.value(slot.assigned)),
+                    missing=missing,
+                ),
+            )
+        )
+    found.sort(key=lambda pair: pair[0])
+    return [shortage for _, shortage in found]
