@@ -151,8 +151,8 @@ class Employee(_Model):
     name: Annotated[str, Field(max_length=200)] | None = None
     is_manager: bool = False
     assignable_shift_ids: Annotated[list[Id], Field(min_length=1)]
-    skill_levels: dict[str, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = (
-        Field(default_factory=dict)
+    skill_levels: dict[str, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = Field(
+        default_factory=dict
     )
     preferences: list[Preference] = Field(default_factory=list)
     fixed_assignments: list[FixedAssignment] = Field(default_factory=list)
@@ -201,8 +201,8 @@ class Constraints(_Model):
     employee_pairings: list[EmployeePairing] = Field(default_factory=list)
     skill_support: SkillSupport | None = None
     cross_shift_demands: list[CrossShiftDemand] = Field(default_factory=list)
-    fairness_groups: Annotated[list[FairnessGroup], Field(max_length=MAX_FAIRNESS_GROUPS)] = (
-        Field(default_factory=list)
+    fairness_groups: Annotated[list[FairnessGroup], Field(max_length=MAX_FAIRNESS_GROUPS)] = Field(
+        default_factory=list
     )
 
 
