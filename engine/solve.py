@@ -13,6 +13,7 @@ and the slack alone minimized, a trivial solve, so reported penalties are exact.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 import uuid
@@ -166,7 +167,10 @@ def _parameters(solver: cp_model.CpSolver, limits: SolveLimits, workers: int) ->
     p.random_seed = limits.random_seed
     if limits.time_limit_seconds is not None:
         p.max_time_in_seconds = limits.time_limit_seconds
-    p.log_search_progress = limits.log_search
+    if limits.log_search:  # the log goes to stderr: stdout carries the JSON result
+        p.log_search_progress = True
+        p.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
 
 
 def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = None) -> SolveOutcome:
