@@ -1,0 +1,1065 @@
+"""Independent evaluator of a roster against docs/semantics.md.
+
+This is the test oracle of the CP-SAT model. Both are written from the same semantics
+page but share no code: this module does its own date arithmetic (periods, ISO weeks,
+calendar months, proration, shift lengths) with :mod:`datetime` and plain loops, and it
+never imports ``engine.calendar``, ``engine.problem`` or ``engine.model``. When the two
+disagree, one of them misreads the page.
+
+:func:`audit` returns every broken hard rule (code from the semantics table, with who,
+when and what), every soft term with a positive magnitude (merged by name, sorted by
+name), the objective value and the shortage markers. :func:`compare_with_metrics` and
+:func:`compare_shortages` list the differences between an audit and what a solver
+reported.
+
+Readings chosen where the page leaves room:
+
+- An assignment with an ``unknown_reference`` (employee, shift, duty or date) is reported
+  once and then left out of every other rule: it cannot be placed on the calendar or
+  priced. All other assignments count as listed, even those that break a hard rule (an
+  employee listed twice on one date counts twice for heads, shift counts and hours).
+- Heads, managers and duty holders count assignments on ``(shift, date)``.
+- A fixed assignment dated outside the period is not part of this roster and is ignored.
+- A ``preferred_shift`` whose date is outside the period, or whose shift is unknown, is
+  unmeetable and so always costs its weight (the page: "priced as written").
+- Scope ``shift`` of skill support takes the highest value of ``skill_levels``, whatever
+  its keys; a highest level of 0 is neither beginner nor senior.
+- A ``require`` transition whose next date is a holiday still counts (``to`` is not
+  worked on d+1); only the last date of the period is exempt.
+- ``employee_pairings`` lists are read as sets (a repeated id counts once).
+- A shift without ``working_hours`` lasts 0 minutes (the contract requires hours on every
+  shift assignable to an employee with a weekly limit).
+- Shortage markers sort by kind, date, shift ids, duty id, cross-shift index; ids compare
+  as strings, and a cross-shift marker's "shift" is its ``shift_ids`` list as given.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.contract import (
+    Assignment,
+    Date,
+    Duty,
+    Employee,
+    Metrics,
+    Range,
+    Shift,
+    Shortage,
+    SoftConstraintViolation,
+    SolveRequest,
+)
+
+# ----------------------------------------------------------------------------- weights
+# Duplicated on purpose from the table in docs/semantics.md (the model keeps its own).
+
+SHORTAGE: Final = 10_000  # per missing head, all four demand kinds
+PREFERENCE: Final = 100  # per unmet preference
+SKILL_SUPPORT: Final = 50  # per unsupported (date, shift[, duty]) group
+SHIFT_TRANSITION: Final = 40  # per soft transition occurrence
+PAIRING_REQUIRE: Final = 40  # per missing partner
+DAYS_PER_MONTH_MIN: Final = 30  # per day below the prorated monthly minimum
+CONSECUTIVE_DAYS: Final = 20  # per window of N consecutive worked dates
+DAYS_PER_WEEK: Final = 15  # per day below the prorated weekly min or above the max
+DEMAND_EXCESS: Final = 10  # per head above a demand maximum
+WEEKLY_HOURS: Final = 10  # per hour over a soft weekly limit, rounded up
+FAIRNESS_DEFAULT: Final = 10  # per unit of fairness excess, unless penalty_weight
+
+DEFAULT_MAX_CONSECUTIVE_DAYS: Final = 6
+
+#: Weight of each soft-term family, keyed by the name (or name prefix) of the table.
+WEIGHTS: Final[Mapping[str, int]] = {
+    "staffing_shortage": SHORTAGE,
+    "manager_shortage": SHORTAGE,
+    "duty_shortage": SHORTAGE,
+    "cross_shift_shortage": SHORTAGE,
+    "preference:day_off": PREFERENCE,
+    "preference:preferred_shift": PREFERENCE,
+    "preference:avoided_shift": PREFERENCE,
+    "skill_support": SKILL_SUPPORT,
+    "shift_transition": SHIFT_TRANSITION,
+    "pairing_require": PAIRING_REQUIRE,
+    "days_per_month_min": DAYS_PER_MONTH_MIN,
+    "consecutive_days": CONSECUTIVE_DAYS,
+    "days_per_week": DAYS_PER_WEEK,
+    "staffing_excess": DEMAND_EXCESS,
+    "manager_excess": DEMAND_EXCESS,
+    "duty_excess": DEMAND_EXCESS,
+    "cross_shift_excess": DEMAND_EXCESS,
+    "weekly_hours": WEEKLY_HOURS,
+    "fairness": FAIRNESS_DEFAULT,
+}
+
+HardCode = Literal[
+    "unknown_reference",
+    "one_shift_per_date",
+    "assignable_shift",
+    "holiday",
+    "available_weekday",
+    "duty_not_on_shift",
+    "skill_level",
+    "fixed_assignment",
+    "shift_count_limit",
+    "max_consecutive_days",
+    "days_per_month_max",
+    "weekly_hours",
+    "shift_transition",
+    "pairing_exclude",
+    "skill_support",
+]
+HARD_CODES: Final[tuple[str, ...]] = get_args(HardCode)
+
+WEEKDAY_NAMES: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+SHORTAGE_KINDS: Final = ("staffing", "manager", "duty", "cross_shift")
+MINUTES_PER_DAY: Final = 24 * 60
+_TOLERANCE: Final = 1e-6
+
+
+# ----------------------------------------------------------------------------- report
+
+
+class HardViolation(BaseModel):
+    """One broken hard rule: which rule, and who/when/what in words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: HardCode
+    message: str
+    employee_id: str | None = None
+    date: Date | None = None
+    shift_id: str | None = None
+
+
+class AuditReport(BaseModel):
+    """What a roster costs and breaks, in the shape of the solver's own metrics."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hard_violations: list[HardViolation]
+    soft_constraint_violations: list[SoftConstraintViolation]
+    objective_value: float
+    shortages: list[Shortage]
+
+    @property
+    def feasible(self) -> bool:
+        """True when no hard rule is broken (shortages and soft terms do not count)."""
+        return not self.hard_violations
+
+    def violation(self, name: str) -> SoftConstraintViolation | None:
+        """The soft term called ``name``, or None when it is not violated."""
+        return next((v for v in self.soft_constraint_violations if v.name == name), None)
+
+
+# ---------------------------------------------------------------------- calendar helpers
+
+
+def _period_dates(start: dt.date, end: dt.date) -> list[dt.date]:
+    """Every date of the period, in order (day index = position)."""
+    return [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def _week_key(day: dt.date) -> str:
+    """ISO week key ``YYYY-Www`` (the ISO year, which may differ from the calendar year)."""
+    iso_year, iso_week, _ = day.isocalendar()
+    return f"{iso_year:04d}-W{iso_week:02d}"
+
+
+def _month_key(day: dt.date) -> str:
+    return f"{day.year:04d}-{day.month:02d}"
+
+
+def _days_in_month(day: dt.date) -> int:
+    return calendar.monthrange(day.year, day.month)[1]
+
+
+def _weekday_name(day: dt.date) -> str:
+    return WEEKDAY_NAMES[day.weekday()]
+
+
+def _group_dates(dates: Sequence[dt.date], key: Any) -> dict[str, list[dt.date]]:
+    """Period dates grouped by week or month key, in calendar order."""
+    groups: dict[str, list[dt.date]] = {}
+    for day in dates:
+        groups.setdefault(key(day), []).append(day)
+    return groups
+
+
+def _prorate(minimum: int, days_inside: int, days_total: int) -> int:
+    """``floor(min * days_inside / days_total)``: a minimum scaled to a partial week/month."""
+    return minimum * days_inside // days_total
+
+
+def _minutes(hhmm: str) -> int:
+    hours, minutes = hhmm.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def shift_minutes(shift: Shift) -> int:
+    """Length of a shift: end - start, plus 24 h when end <= start (night or 24-hour)."""
+    if shift.working_hours is None:
+        return 0
+    start = _minutes(shift.working_hours.start_time)
+    end = _minutes(shift.working_hours.end_time)
+    length = end - start
+    if end <= start:
+        length += MINUTES_PER_DAY
+    return length
+
+
+def _ceil_div(numerator: int, denominator: int) -> int:
+    return -(-numerator // denominator)
+
+
+def _describe(a: Assignment) -> str:
+    duty = f" duty {a.duty_id}" if a.duty_id is not None else ""
+    return f"{a.employee_id} on {a.date.isoformat()} shift {a.shift_id}{duty}"
+
+
+# ---------------------------------------------------------------------- working state
+
+
+@dataclass
+class _Context:
+    """The request with lookups, and the assignments that name known things."""
+
+    request: SolveRequest
+    assignments: list[Assignment]
+    dates: list[dt.date] = field(init=False)
+    holidays: set[dt.date] = field(init=False)
+    shifts: dict[str, Shift] = field(init=False)
+    duties: dict[str, Duty] = field(init=False)
+    employees: dict[str, Employee] = field(init=False)
+    _by_employee: dict[str, list[Assignment]] = field(init=False)
+    _by_employee_date: dict[tuple[str, dt.date], list[Assignment]] = field(init=False)
+    _by_shift_date: dict[tuple[str, dt.date], list[Assignment]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        period = self.request.schedule_period
+        self.dates = _period_dates(period.start_date, period.end_date)
+        self.holidays = set(period.holidays)
+        self.shifts = {s.id: s for s in self.request.shifts}
+        self.duties = {k.id: k for k in self.request.duties}
+        self.employees = {e.id: e for e in self.request.employees}
+        self._by_employee = defaultdict(list)
+        self._by_employee_date = defaultdict(list)
+        self._by_shift_date = defaultdict(list)
+        for a in self.assignments:
+            self._by_employee[a.employee_id].append(a)
+            self._by_employee_date[(a.employee_id, a.date)].append(a)
+            self._by_shift_date[(a.shift_id, a.date)].append(a)
+
+    def day_index(self, day: dt.date) -> int:
+        return (day - self.request.schedule_period.start_date).days
+
+    def of(self, employee_id: str) -> list[Assignment]:
+        return self._by_employee.get(employee_id, [])
+
+    def of_on(self, employee_id: str, day: dt.date) -> list[Assignment]:
+        return self._by_employee_date.get((employee_id, day), [])
+
+    def shifts_of_on(self, employee_id: str, day: dt.date) -> set[str]:
+        return {a.shift_id for a in self.of_on(employee_id, day)}
+
+    def works(self, employee_id: str, day: dt.date) -> bool:
+        return bool(self.of_on(employee_id, day))
+
+    def on(self, shift_id: str, day: dt.date) -> list[Assignment]:
+        return self._by_shift_date.get((shift_id, day), [])
+
+    def occupied(self) -> list[tuple[str, dt.date]]:
+        """Every (shift, date) with at least one assignment, sorted by date then shift."""
+        return sorted(self._by_shift_date, key=lambda key: (key[1], key[0]))
+
+
+@dataclass
+class _Findings:
+    """Accumulates hard violations, soft magnitudes (merged by name) and shortages."""
+
+    hard: list[HardViolation] = field(default_factory=list)
+    _penalty: dict[str, int] = field(default_factory=dict)
+    _magnitude: dict[str, int] = field(default_factory=dict)
+    _shortages: list[tuple[tuple[Any, ...], Shortage]] = field(default_factory=list)
+
+    def broken(
+        self,
+        code: HardCode,
+        message: str,
+        employee_id: str | None = None,
+        day: dt.date | None = None,
+        shift_id: str | None = None,
+    ) -> None:
+        self.hard.append(
+            HardViolation(
+                code=code, message=message, employee_id=employee_id, date=day, shift_id=shift_id
+            )
+        )
+
+    def soft(self, name: str, weight: int, magnitude: int) -> None:
+        """Adds ``weight x magnitude`` to the term ``name``; zero magnitudes are dropped."""
+        if magnitude <= 0:
+            return
+        self._penalty[name] = self._penalty.get(name, 0) + weight * magnitude
+        self._magnitude[name] = self._magnitude.get(name, 0) + magnitude
+
+    def shortage(self, marker: Shortage, cross_index: int = -1) -> None:
+        shift_key = tuple(marker.shift_ids) if marker.shift_ids is not None else ()
+        if marker.shift_id is not None:
+            shift_key = (marker.shift_id,)
+        key = (
+            SHORTAGE_KINDS.index(marker.kind),
+            marker.date,
+            shift_key,
+            marker.duty_id or "",
+            cross_index,
+        )
+        self._shortages.append((key, marker))
+
+    def violations(self) -> list[SoftConstraintViolation]:
+        return [
+            SoftConstraintViolation(
+                name=name,
+                penalty=float(self._penalty[name]),
+                violated_by=float(self._magnitude[name]),
+            )
+            for name in sorted(self._penalty)
+        ]
+
+    def objective(self) -> float:
+        return float(sum(self._penalty.values()))
+
+    def shortages(self) -> list[Shortage]:
+        return [marker for _, marker in sorted(self._shortages, key=lambda item: item[0])]
+
+
+# ---------------------------------------------------------------- assignment-level rules
+
+
+def _check_references(
+    request: SolveRequest, assignments: Sequence[Assignment], out: _Findings
+) -> list[Assignment]:
+    """unknown_reference; returns the assignments that can be placed and priced."""
+    period = request.schedule_period
+    employees = {e.id for e in request.employees}
+    shifts = {s.id for s in request.shifts}
+    duties = {k.id for k in request.duties}
+    known: list[Assignment] = []
+    for a in assignments:
+        problems: list[str] = []
+        if a.employee_id not in employees:
+            problems.append(f"unknown employee {a.employee_id!r}")
+        if a.shift_id not in shifts:
+            problems.append(f"unknown shift {a.shift_id!r}")
+        if a.duty_id is not None and a.duty_id not in duties:
+            problems.append(f"unknown duty {a.duty_id!r}")
+        if not period.start_date <= a.date <= period.end_date:
+            problems.append(
+                f"date outside the period {period.start_date.isoformat()}.."
+                f"{period.end_date.isoformat()}"
+            )
+        if problems:
+            out.broken(
+                "unknown_reference",
+                f"{_describe(a)}: {'; '.join(problems)}",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+        else:
+            known.append(a)
+    return known
+
+
+def _check_one_shift_per_date(ctx: _Context, out: _Findings) -> None:
+    """An employee works at most one shift per date."""
+    counts = Counter((a.employee_id, a.date) for a in ctx.assignments)
+    for (employee_id, day), count in sorted(counts.items(), key=lambda item: item[0]):
+        if count > 1:
+            shifts = ", ".join(a.shift_id for a in ctx.of_on(employee_id, day))
+            out.broken(
+                "one_shift_per_date",
+                f"{employee_id} has {count} assignments on {day.isoformat()} ({shifts})",
+                employee_id,
+                day,
+            )
+
+
+def _check_assignable_shift(ctx: _Context, out: _Findings) -> None:
+    for a in ctx.assignments:
+        if a.shift_id not in ctx.employees[a.employee_id].assignable_shift_ids:
+            out.broken(
+                "assignable_shift",
+                f"{_describe(a)}: shift not in the employee's assignable_shift_ids",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+
+
+def _check_holiday(ctx: _Context, out: _Findings) -> None:
+    for a in ctx.assignments:
+        if a.date in ctx.holidays:
+            out.broken(
+                "holiday",
+                f"{_describe(a)}: the date is a holiday",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+
+
+def _check_available_weekday(ctx: _Context, out: _Findings) -> None:
+    """Judged on the start date, so a night shift counts for the day it starts."""
+    for a in ctx.assignments:
+        allowed = ctx.employees[a.employee_id].available_weekdays
+        if allowed is not None and _weekday_name(a.date) not in allowed:
+            out.broken(
+                "available_weekday",
+                f"{_describe(a)}: {_weekday_name(a.date)} is not an available weekday",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+
+
+def _check_duty_on_shift(ctx: _Context, out: _Findings) -> None:
+    """A duty exists only on the shifts keyed in its staffing_demand_by_shift."""
+    for a in ctx.assignments:
+        if a.duty_id is None:
+            continue
+        if a.shift_id not in ctx.duties[a.duty_id].staffing_demand_by_shift:
+            out.broken(
+                "duty_not_on_shift",
+                f"{_describe(a)}: duty {a.duty_id} is not defined on shift {a.shift_id}",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+
+
+def _check_skill_level(ctx: _Context, out: _Findings) -> None:
+    """Level 0 forbids the duty; a duty absent from skill_levels is allowed."""
+    for a in ctx.assignments:
+        if a.duty_id is None:
+            continue
+        if ctx.employees[a.employee_id].skill_levels.get(a.duty_id) == 0:
+            out.broken(
+                "skill_level",
+                f"{_describe(a)}: skill level 0 for duty {a.duty_id}",
+                a.employee_id,
+                a.date,
+                a.shift_id,
+            )
+
+
+def _check_fixed_assignments(ctx: _Context, out: _Findings) -> None:
+    """Each fixed assignment inside the period is worked, with its duty when named."""
+    period = ctx.request.schedule_period
+    for employee in ctx.request.employees:
+        for fixed in employee.fixed_assignments:
+            if not period.start_date <= fixed.date <= period.end_date:
+                continue
+            worked = any(
+                a.shift_id == fixed.shift_id
+                and (fixed.duty_id is None or a.duty_id == fixed.duty_id)
+                for a in ctx.of_on(employee.id, fixed.date)
+            )
+            if not worked:
+                duty = f" with duty {fixed.duty_id}" if fixed.duty_id is not None else ""
+                out.broken(
+                    "fixed_assignment",
+                    f"{employee.id} is fixed to shift {fixed.shift_id}{duty} on "
+                    f"{fixed.date.isoformat()} but does not work it",
+                    employee.id,
+                    fixed.date,
+                    fixed.shift_id,
+                )
+
+
+def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
+    """Per employee and shift, the count over the whole period lies in [min, max]."""
+    for employee in ctx.request.employees:
+        for limit in employee.shift_count_limits:
+            count = sum(1 for a in ctx.of(employee.id) if a.shift_id == limit.shift_id)
+            if limit.min is not None and count < limit.min:
+                out.broken(
+                    "shift_count_limit",
+                    f"{employee.id} works shift {limit.shift_id} {count} times, "
+                    f"below the minimum {limit.min}",
+                    employee.id,
+                    shift_id=limit.shift_id,
+                )
+            if limit.max is not None and count > limit.max:
+                out.broken(
+                    "shift_count_limit",
+                    f"{employee.id} works shift {limit.shift_id} {count} times, "
+                    f"above the maximum {limit.max}",
+                    employee.id,
+                    shift_id=limit.shift_id,
+                )
+
+
+# ------------------------------------------------------------------------- sequences
+
+
+def _consecutive_days(ctx: _Context, out: _Findings) -> None:
+    """Hard: no run longer than N. Soft (N >= 2): each window of N worked dates costs 1."""
+    limit = ctx.request.constraints.max_consecutive_working_days
+    n = DEFAULT_MAX_CONSECUTIVE_DAYS if limit is None else limit
+    for employee in ctx.request.employees:
+        worked = [ctx.works(employee.id, day) for day in ctx.dates]
+
+        run_start = 0
+        for i in range(len(worked) + 1):
+            if i < len(worked) and worked[i]:
+                continue
+            run_length = i - run_start
+            if run_length > n:
+                first, last = ctx.dates[run_start], ctx.dates[i - 1]
+                out.broken(
+                    "max_consecutive_days",
+                    f"{employee.id} works {run_length} consecutive dates "
+                    f"{first.isoformat()}..{last.isoformat()}, more than {n}",
+                    employee.id,
+                    first,
+                )
+            run_start = i + 1
+
+        if n >= 2:
+            windows = sum(
+                1 for i in range(len(worked) - n + 1) if all(worked[i + j] for j in range(n))
+            )
+            out.soft(f"consecutive_days:{employee.id}", CONSECUTIVE_DAYS, windows)
+
+
+def _shift_transitions(ctx: _Context, out: _Findings) -> None:
+    """Consecutive dates d, d+1 of the period; the last date has no d+1."""
+    for transition in ctx.request.constraints.shift_transitions:
+        for employee in ctx.request.employees:
+            occurrences: list[dt.date] = []
+            for day, next_day in zip(ctx.dates, ctx.dates[1:], strict=False):
+                if transition.from_shift_id not in ctx.shifts_of_on(employee.id, day):
+                    continue
+                to_next = transition.to_shift_id in ctx.shifts_of_on(employee.id, next_day)
+                if transition.rule == "forbid" and to_next:
+                    occurrences.append(day)
+                if transition.rule == "require" and not to_next:
+                    occurrences.append(day)
+
+            if transition.enforcement == "soft":
+                name = (
+                    f"shift_transition:{transition.rule}:{transition.from_shift_id}:"
+                    f"{transition.to_shift_id}:{employee.id}"
+                )
+                out.soft(name, SHIFT_TRANSITION, len(occurrences))
+                continue
+            for day in occurrences:
+                verb = "followed by" if transition.rule == "forbid" else "not followed by"
+                out.broken(
+                    "shift_transition",
+                    f"{employee.id} works {transition.from_shift_id} on {day.isoformat()} "
+                    f"{verb} {transition.to_shift_id} the next date ({transition.rule})",
+                    employee.id,
+                    day,
+                    transition.from_shift_id,
+                )
+
+
+# -------------------------------------------------------------------------- workload
+
+
+def _days_per_month(ctx: _Context, out: _Findings) -> None:
+    """Max hard per month (not prorated); min soft, prorated for partial months."""
+    months = _group_dates(ctx.dates, _month_key)
+    for employee in ctx.request.employees:
+        bounds = employee.working_days_per_month
+        if bounds is None:
+            continue
+        for key, days in months.items():
+            worked = sum(1 for day in days if ctx.works(employee.id, day))
+            if worked > bounds.max:
+                out.broken(
+                    "days_per_month_max",
+                    f"{employee.id} works {worked} dates in {key}, more than {bounds.max}",
+                    employee.id,
+                    days[0],
+                )
+            minimum = _prorate(bounds.min, len(days), _days_in_month(days[0]))
+            out.soft(
+                f"days_per_month_min:{employee.id}:{key}",
+                DAYS_PER_MONTH_MIN,
+                max(0, minimum - worked),
+            )
+
+
+def _days_per_week(ctx: _Context, out: _Findings) -> None:
+    """Both soft: days below the prorated minimum plus days above the maximum."""
+    weeks = _group_dates(ctx.dates, _week_key)
+    for employee in ctx.request.employees:
+        bounds = employee.working_days_per_week
+        if bounds is None:
+            continue
+        for key, days in weeks.items():
+            worked = sum(1 for day in days if ctx.works(employee.id, day))
+            minimum = _prorate(bounds.min, len(days), 7)
+            magnitude = max(0, minimum - worked) + max(0, worked - bounds.max)
+            out.soft(f"days_per_week:{employee.id}:{key}", DAYS_PER_WEEK, magnitude)
+
+
+def _weekly_hours(ctx: _Context, out: _Findings) -> None:
+    """Minutes per ISO week (of each shift's start date) against 60 x hours."""
+    weeks = _group_dates(ctx.dates, _week_key)
+    for employee in ctx.request.employees:
+        limit = employee.weekly_working_hours_limit
+        if limit is None:
+            continue
+        for key, days in weeks.items():
+            minutes = sum(
+                shift_minutes(ctx.shifts[a.shift_id])
+                for day in days
+                for a in ctx.of_on(employee.id, day)
+            )
+            over = minutes - 60 * limit.hours
+            if over <= 0:
+                continue
+            if limit.enforcement == "soft":
+                out.soft(f"weekly_hours:{employee.id}:{key}", WEEKLY_HOURS, _ceil_div(over, 60))
+            else:
+                out.broken(
+                    "weekly_hours",
+                    f"{employee.id} works {minutes} minutes in {key}, more than "
+                    f"{limit.hours} h ({60 * limit.hours} minutes)",
+                    employee.id,
+                    days[0],
+                )
+
+
+# ----------------------------------------------------------------------------- teams
+
+
+def _unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _pairings(ctx: _Context, out: _Findings) -> None:
+    """exclude: at most one listed employee per (shift, date). require: missing partners."""
+    for index, pairing in enumerate(ctx.request.constraints.employee_pairings):
+        members = _unique(pairing.employee_ids)
+        missing = 0
+        for shift_id, day in ctx.occupied():
+            present = [m for m in members if any(a.employee_id == m for a in ctx.on(shift_id, day))]
+            if pairing.rule == "exclude" and len(present) > 1:
+                out.broken(
+                    "pairing_exclude",
+                    f"{', '.join(present)} work together on shift {shift_id} on "
+                    f"{day.isoformat()} (employee_pairings[{index}] excludes it)",
+                    None,
+                    day,
+                    shift_id,
+                )
+            if pairing.rule == "require":
+                missing += len(present) * (len(members) - len(present))
+        if pairing.rule == "require":
+            out.soft(f"pairing_require:{index}", PAIRING_REQUIRE, missing)
+
+
+def _is_beginner(level: int | None) -> bool:
+    return level is not None and 1 <= level <= 3
+
+
+def _is_senior(level: int | None) -> bool:
+    return level is not None and 7 <= level <= 10
+
+
+def _highest_level(employee: Employee) -> int | None:
+    return max(employee.skill_levels.values()) if employee.skill_levels else None
+
+
+def _skill_support(ctx: _Context, out: _Findings) -> None:
+    """A group with a beginner (1..3) and no senior (7..10) is unsupported."""
+    support = ctx.request.constraints.skill_support
+    if support is None:
+        return
+    groups: list[tuple[dt.date, str, str | None, list[int | None]]] = []
+    for shift_id, day in ctx.occupied():
+        on_shift = ctx.on(shift_id, day)
+        if support.scope == "shift":
+            levels = [_highest_level(ctx.employees[a.employee_id]) for a in on_shift]
+            groups.append((day, shift_id, None, levels))
+            continue
+        for duty_id in sorted({a.duty_id for a in on_shift if a.duty_id is not None}):
+            levels = [
+                ctx.employees[a.employee_id].skill_levels.get(duty_id)
+                for a in on_shift
+                if a.duty_id == duty_id
+            ]
+            groups.append((day, shift_id, duty_id, levels))
+
+    for day, shift_id, duty_id, levels in groups:
+        if not any(map(_is_beginner, levels)) or any(map(_is_senior, levels)):
+            continue
+        name = f"skill_support:{day.isoformat()}:{shift_id}"
+        if duty_id is not None:
+            name += f":{duty_id}"
+        if support.enforcement == "soft":
+            out.soft(name, SKILL_SUPPORT, 1)
+        else:
+            where = f"shift {shift_id}" + (f" duty {duty_id}" if duty_id else "")
+            out.broken(
+                "skill_support",
+                f"{where} on {day.isoformat()} has a beginner and no senior",
+                None,
+                day,
+                shift_id,
+            )
+
+
+# ---------------------------------------------------------------------------- demand
+
+
+def _range_on(ranges: Sequence[Range] | None, index: int) -> Range | None:
+    if ranges is None or index >= len(ranges):
+        return None
+    return ranges[index]
+
+
+def _demand(ctx: _Context, out: _Findings) -> None:
+    """Staffing, manager and duty demand per (shift, date); holidays demand nothing."""
+    staffing_missing = manager_missing = duty_missing = 0
+    for day in ctx.dates:
+        if day in ctx.holidays:
+            continue
+        index = ctx.day_index(day)
+        for shift in ctx.request.shifts:
+            on_shift = ctx.on(shift.id, day)
+
+            demand = _range_on(shift.staffing_demand, index)
+            heads = len(on_shift)
+            if demand is not None:
+                staffing_missing += _missing(out, "staffing", day, demand, heads, shift.id)
+                out.soft(
+                    f"staffing_excess:{shift.id}:{day.isoformat()}",
+                    DEMAND_EXCESS,
+                    heads - demand.max,
+                )
+
+            demand = _range_on(shift.manager_demand, index)
+            managers = sum(1 for a in on_shift if ctx.employees[a.employee_id].is_manager)
+            if demand is not None:
+                manager_missing += _missing(out, "manager", day, demand, managers, shift.id)
+                out.soft(
+                    f"manager_excess:{shift.id}:{day.isoformat()}",
+                    DEMAND_EXCESS,
+                    managers - demand.max,
+                )
+
+        for duty in ctx.request.duties:
+            for shift_id, ranges in duty.staffing_demand_by_shift.items():
+                demand = _range_on(ranges, index)
+                if demand is None:
+                    continue
+                holders = sum(1 for a in ctx.on(shift_id, day) if a.duty_id == duty.id)
+                duty_missing += _missing(out, "duty", day, demand, holders, shift_id, duty.id)
+                out.soft(
+                    f"duty_excess:{duty.id}:{shift_id}:{day.isoformat()}",
+                    DEMAND_EXCESS,
+                    holders - demand.max,
+                )
+
+    out.soft("staffing_shortage", SHORTAGE, staffing_missing)
+    out.soft("manager_shortage", SHORTAGE, manager_missing)
+    out.soft("duty_shortage", SHORTAGE, duty_missing)
+
+
+def _missing(
+    out: _Findings,
+    kind: Literal["staffing", "manager", "duty"],
+    day: dt.date,
+    demand: Range,
+    assigned: int,
+    shift_id: str,
+    duty_id: str | None = None,
+) -> int:
+    """Records a shortage marker when ``assigned < min``; returns the missing heads."""
+    missing = max(0, demand.min - assigned)
+    if missing:
+        out.shortage(
+            Shortage(
+                kind=kind,
+                date=day,
+                shift_id=shift_id,
+                duty_id=duty_id,
+                required=demand.min,
+                assigned=assigned,
+                missing=missing,
+            )
+        )
+    return missing
+
+
+def _cross_shift_demand(ctx: _Context, out: _Findings) -> None:
+    """Heads on one date over several shifts, optionally only duty holders or managers."""
+    total_missing = 0
+    for index, demand in enumerate(ctx.request.constraints.cross_shift_demands):
+        if demand.date not in ctx.dates or demand.date in ctx.holidays:
+            continue
+        heads = 0
+        for shift_id in _unique(demand.shift_ids):
+            for a in ctx.on(shift_id, demand.date):
+                if demand.duty_id is not None and a.duty_id != demand.duty_id:
+                    continue
+                if demand.managers_only and not ctx.employees[a.employee_id].is_manager:
+                    continue
+                heads += 1
+        if demand.min is not None and heads < demand.min:
+            missing = demand.min - heads
+            total_missing += missing
+            out.shortage(
+                Shortage(
+                    kind="cross_shift",
+                    date=demand.date,
+                    shift_ids=list(demand.shift_ids),
+                    duty_id=demand.duty_id,
+                    required=demand.min,
+                    assigned=heads,
+                    missing=missing,
+                ),
+                cross_index=index,
+            )
+        if demand.max is not None:
+            out.soft(f"cross_shift_excess:{index}", DEMAND_EXCESS, heads - demand.max)
+    out.soft("cross_shift_shortage", SHORTAGE, total_missing)
+
+
+# -------------------------------------------------------------------------- fairness
+
+
+def _proportional_weight(ctx: _Context, employee: Employee, targets: set[str]) -> int:
+    """min + max of working_days_per_month, else 2 x the dates e may work a target shift."""
+    if employee.working_days_per_month is not None:
+        return employee.working_days_per_month.min + employee.working_days_per_month.max
+    fixed_elsewhere = {f.date for f in employee.fixed_assignments if f.shift_id not in targets}
+    available = employee.available_weekdays
+    open_dates = 0
+    for day in ctx.dates:
+        if day in ctx.holidays:
+            continue
+        if available is not None and _weekday_name(day) not in available:
+            continue
+        if day in fixed_elsewhere:
+            continue
+        open_dates += 1
+    return 2 * open_dates
+
+
+def _fairness(ctx: _Context, out: _Findings) -> None:
+    """excess = ceil(sum_e max(0, count_e x W - total x w_e) / W) per group."""
+    for index, group in enumerate(ctx.request.constraints.fairness_groups):
+        targets = set(group.target_shift_ids)
+        eligible = [e for e in ctx.request.employees if targets & set(e.assignable_shift_ids)]
+        if not eligible:
+            continue
+        counts = {e.id: sum(1 for a in ctx.of(e.id) if a.shift_id in targets) for e in eligible}
+        total = sum(counts.values())
+        if group.policy == "equal":
+            weights = {e.id: 1 for e in eligible}
+        else:
+            weights = {e.id: _proportional_weight(ctx, e, targets) for e in eligible}
+        if sum(weights.values()) == 0:
+            weights = {e.id: 1 for e in eligible}
+        weight_sum = sum(weights.values())
+        over = sum(max(0, counts[e.id] * weight_sum - total * weights[e.id]) for e in eligible)
+        penalty_weight = group.penalty_weight or FAIRNESS_DEFAULT
+        out.soft(f"fairness:{index}", penalty_weight, _ceil_div(over, weight_sum))
+
+
+# ----------------------------------------------------------------------- preferences
+
+
+def _preferences(ctx: _Context, out: _Findings) -> None:
+    """Priced as written, even on holidays or for shifts the employee can never work."""
+    for employee in ctx.request.employees:
+        for pref in employee.preferences:
+            worked_shifts = ctx.shifts_of_on(employee.id, pref.date)
+            day = pref.date.isoformat()
+            if pref.type == "day_off":
+                name = f"preference:day_off:{employee.id}:{day}"
+                out.soft(name, PREFERENCE, 1 if worked_shifts else 0)
+            elif pref.type == "preferred_shift":
+                name = f"preference:preferred_shift:{employee.id}:{day}:{pref.shift_id}"
+                out.soft(name, PREFERENCE, 0 if pref.shift_id in worked_shifts else 1)
+            else:
+                name = f"preference:avoided_shift:{employee.id}:{day}:{pref.shift_id}"
+                out.soft(name, PREFERENCE, 1 if pref.shift_id in worked_shifts else 0)
+
+
+# ------------------------------------------------------------------------------ audit
+
+_RULES = (
+    _check_one_shift_per_date,
+    _check_assignable_shift,
+    _check_holiday,
+    _check_available_weekday,
+    _check_duty_on_shift,
+    _check_skill_level,
+    _check_fixed_assignments,
+    _check_shift_count_limits,
+    _consecutive_days,
+    _days_per_month,
+    _weekly_hours,
+    _shift_transitions,
+    _pairings,
+    _skill_support,
+    _days_per_week,
+    _demand,
+    _cross_shift_demand,
+    _fairness,
+    _preferences,
+)
+
+
+def audit(request: SolveRequest, assignments: Sequence[Assignment]) -> AuditReport:
+    """Evaluates a roster: hard violations, soft terms, objective value and shortages."""
+    out = _Findings()
+    known = _check_references(request, assignments, out)
+    ctx = _Context(request, known)
+    for rule in _RULES:
+        rule(ctx, out)
+    return AuditReport(
+        hard_violations=out.hard,
+        soft_constraint_violations=out.violations(),
+        objective_value=out.objective(),
+        shortages=out.shortages(),
+    )
+
+
+def _assignments_from(response_data: Any) -> list[Assignment]:
+    if isinstance(response_data, Mapping):
+        if "solution" in response_data:
+            solution = response_data["solution"]
+            if solution is None:
+                raise ValueError("the response has no solution to audit")
+            raw = solution["assignments"]
+        elif "assignments" in response_data:
+            raw = response_data["assignments"]
+        else:
+            raise ValueError("expected a SolveResponse, {'assignments': [...]} or a list")
+    else:
+        raw = response_data
+    return [Assignment.model_validate(item) for item in raw]
+
+
+def audit_json(
+    request_data: Mapping[str, Any],
+    response_data: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+) -> AuditReport:
+    """Audits JSON-shaped data: a SolveResponse, ``{"assignments": [...]}`` or a list."""
+    request = SolveRequest.model_validate(request_data)
+    return audit(request, _assignments_from(response_data))
+
+
+# ---------------------------------------------------------------------------- compare
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=0.0, abs_tol=_TOLERANCE)
+
+
+def compare_with_metrics(
+    report: AuditReport,
+    metrics: Metrics | Mapping[str, Any],
+    shortages: Sequence[Shortage | Mapping[str, Any]] | None = None,
+) -> list[str]:
+    """Differences between the audit and a solver's ``solution.metrics`` (empty: agree).
+
+    Violations are compared as multisets keyed by name: a name reported twice, missing on
+    one side, or with another penalty/violated_by is a difference. When ``shortages`` is
+    given, the reported markers are compared too (see :func:`compare_shortages`).
+    """
+    reported = metrics if isinstance(metrics, Metrics) else Metrics.model_validate(metrics)
+    differences: list[str] = []
+
+    if reported.objective_value is None:
+        differences.append(f"objective_value: audit {report.objective_value}, reported none")
+    elif not _close(reported.objective_value, report.objective_value):
+        differences.append(
+            f"objective_value: audit {report.objective_value}, reported {reported.objective_value}"
+        )
+
+    audited_by_name: dict[str, list[SoftConstraintViolation]] = defaultdict(list)
+    for v in report.soft_constraint_violations:
+        audited_by_name[v.name].append(v)
+    reported_by_name: dict[str, list[SoftConstraintViolation]] = defaultdict(list)
+    for v in reported.soft_constraint_violations:
+        reported_by_name[v.name].append(v)
+
+    for name in sorted(set(audited_by_name) | set(reported_by_name)):
+        mine, theirs = audited_by_name.get(name, []), reported_by_name.get(name, [])
+        if len(mine) != len(theirs):
+            differences.append(
+                f"{name}: audit has {len(mine)} entr{'y' if len(mine) == 1 else 'ies'}, "
+                f"reported {len(theirs)}"
+                + (f" (audit penalty {mine[0].penalty})" if mine else "")
+                + (f" (reported penalty {theirs[0].penalty})" if theirs else "")
+            )
+            continue
+        for a, r in zip(mine, theirs, strict=True):
+            if not _close(a.penalty, r.penalty):
+                differences.append(f"{name}: penalty audit {a.penalty}, reported {r.penalty}")
+            if r.violated_by is None or a.violated_by is None:
+                if r.violated_by != a.violated_by:
+                    differences.append(
+                        f"{name}: violated_by audit {a.violated_by}, reported {r.violated_by}"
+                    )
+            elif not _close(a.violated_by, r.violated_by):
+                differences.append(
+                    f"{name}: violated_by audit {a.violated_by}, reported {r.violated_by}"
+                )
+
+    if shortages is not None:
+        differences.extend(compare_shortages(report, shortages))
+    return differences
+
+
+def _shortage_key(marker: Shortage) -> tuple[Any, ...]:
+    return (
+        marker.kind,
+        marker.date.isoformat(),
+        marker.shift_id,
+        tuple(marker.shift_ids) if marker.shift_ids is not None else None,
+        marker.duty_id,
+        marker.required,
+        marker.assigned,
+        marker.missing,
+    )
+
+
+def compare_shortages(
+    report: AuditReport,
+    shortages: Sequence[Shortage | Mapping[str, Any]],
+    *,
+    check_order: bool = True,
+) -> list[str]:
+    """Differences between audited and reported shortage markers (multiset, then order)."""
+    reported = [m if isinstance(m, Shortage) else Shortage.model_validate(m) for m in shortages]
+    mine = Counter(_shortage_key(m) for m in report.shortages)
+    theirs = Counter(_shortage_key(m) for m in reported)
+    differences = [
+        f"shortage only in the audit: {key}" for key in sorted((mine - theirs).elements(), key=repr)
+    ]
+    differences += [
+        f"shortage only in the report: {key}"
+        for key in sorted((theirs - mine).elements(), key=repr)
+    ]
+    reported_order = [_shortage_key(m) for m in reported]
+    audited_order = [_shortage_key(m) for m in report.shortages]
+    if check_order and not differences and reported_order != audited_order:
+        differences.append("shortages: same markers, reported in another order")
+    return differences
