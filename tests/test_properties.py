@@ -1,0 +1,39 @@
+"""Property: any roster the engine returns passes the independent audit, to the unit.
+
+Random small requests touching every family are solved; the auditor (plain Python, no
+CP-SAT) must find no hard violation, and its recomputed penalties, objective and
+shortage markers must equal what the solver reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+
+from engine.audit import audit, compare_with_metrics
+from engine.rules import parse_request
+from engine.solve import SolveLimits, solve
+from tests.strategies import requests
+
+LIMITS = SolveLimits(time_limit_seconds=5, num_workers=1, random_seed=0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests())
+def test_solutions_pass_the_audit(data: dict[str, Any]) -> None:
+    request = parse_request(data)
+    response = solve(request, LIMITS)
+    if response.status == "failed":
+        assert response.error is not None
+        assert response.error.code == "no_solution", response.error
+        assert response.error.solver_status == "INFEASIBLE"
+        return
+    assert response.solution is not None
+    report = audit(request, response.solution.assignments)
+    assert report.hard_violations == []
+    metrics = response.solution.metrics
+    assert compare_with_metrics(report, metrics) == []
+    assert metrics.objective_value == sum(v.penalty for v in metrics.soft_constraint_violations)
+    assert metrics.objective_value == report.objective_value
+    assert response.solution.shortages == report.shortages
