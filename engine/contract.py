@@ -7,7 +7,8 @@ here but in :mod:`engine.rules`, so that one pass reports every fault with its J
 
 Dates are exposed as :class:`datetime.date` but accepted only as ``YYYY-MM-DD`` strings,
 and times only as ``HH:MM``; pydantic's lenient parsing (timestamps, other formats) is
-switched off on purpose so that a request means one thing.
+switched off on purpose so that a request means one thing. For the same reason integers
+and booleans are strict: ``"1"``, ``1.0`` or ``"yes"`` are rejected, not coerced.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictBool
 
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TIME_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -149,7 +150,7 @@ class WeeklyWorkingHoursLimit(_Model):
 class Employee(_Model):
     id: Id
     name: Annotated[str, Field(max_length=200)] | None = None
-    is_manager: bool = False
+    is_manager: StrictBool = False
     assignable_shift_ids: Annotated[list[Id], Field(min_length=1)]
     skill_levels: dict[str, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = Field(
         default_factory=dict
@@ -184,7 +185,7 @@ class CrossShiftDemand(_Model):
     date: Date
     shift_ids: Annotated[list[Id], Field(min_length=1)]
     duty_id: Id | None = None
-    managers_only: bool = False
+    managers_only: StrictBool = False
     min: NonNegativeInt | None = None
     max: NonNegativeInt | None = None
 
