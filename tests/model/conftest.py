@@ -1,0 +1,180 @@
+"""Shared helpers of the per-family model tests.
+
+Instances are tiny and built from named constants: a period starting on Monday
+2026-03-02 (ISO week 2026-W10), shifts with a per-day demand, employees with the fields
+under test. Every roster the engine returns is checked by the independent auditor
+(:func:`solve_and_audit`): no hard violation, and the reported objective, soft
+violations and shortage markers equal the audited ones to the unit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.audit import AuditReport, audit, compare_with_metrics
+from engine.contract import Shortage, Solution, SolveRequest, SolveResponse
+from engine.rules import parse_request
+from engine.solve import SolveLimits, solve
+
+START = "2026-03-02"  # a Monday, first day of ISO week 2026-W10
+TIME_LIMIT_SECONDS = 10.0
+SEED = 0
+OPEN_MAX = 9  # a demand maximum no tiny instance reaches: no excess unless a test wants it
+
+DAY_HOURS = ("08:00", "16:00")  # 8 h
+NIGHT_HOURS = ("22:00", "06:00")  # 8 h, ends the next day
+
+Json = dict[str, Any]
+
+
+def date(index: int, start: str = START) -> str:
+    """ISO date of day ``index`` of a period starting at ``start``."""
+    return (dt.date.fromisoformat(start) + dt.timedelta(days=index)).isoformat()
+
+
+def demand(
+    days: int, min_: int = 0, max_: int = OPEN_MAX, on: Mapping[int, tuple[int, int]] | None = None
+) -> list[Json]:
+    """One range per day: ``(min_, max_)``, except the days listed in ``on``."""
+    on = on or {}
+    return [
+        {"min": on.get(d, (min_, max_))[0], "max": on.get(d, (min_, max_))[1]} for d in range(days)
+    ]
+
+
+def shift(
+    shift_id: str,
+    days: int,
+    min_: int = 0,
+    max_: int = OPEN_MAX,
+    *,
+    on: Mapping[int, tuple[int, int]] | None = None,
+    hours: tuple[str, str] | None = DAY_HOURS,
+    managers: list[Json] | None = None,
+) -> Json:
+    """A shift with a per-day staffing demand (and working hours unless ``hours`` is None)."""
+    data: Json = {
+        "id": shift_id,
+        "name": shift_id,
+        "staffing_demand": demand(days, min_, max_, on),
+    }
+    if hours is not None:
+        data["working_hours"] = {"start_time": hours[0], "end_time": hours[1]}
+    if managers is not None:
+        data["manager_demand"] = managers
+    return data
+
+
+def duty(duty_id: str, by_shift: Mapping[str, list[Json]]) -> Json:
+    return {"id": duty_id, "name": duty_id, "staffing_demand_by_shift": dict(by_shift)}
+
+
+def employee(employee_id: str, shift_ids: Iterable[str], **fields: Any) -> Json:
+    return {"id": employee_id, "assignable_shift_ids": list(shift_ids), **fields}
+
+
+def request(
+    days: int,
+    shifts: Sequence[Json],
+    employees: Sequence[Json],
+    *,
+    start: str = START,
+    duties: Sequence[Json] = (),
+    holidays: Sequence[str] = (),
+    **constraints: Any,
+) -> Json:
+    """A v1 request dict over ``days`` dates from ``start``; keywords are ``constraints``."""
+    return {
+        "schedule_period": {
+            "start_date": start,
+            "end_date": date(days - 1, start),
+            "holidays": list(holidays),
+        },
+        "shifts": list(shifts),
+        "duties": list(duties),
+        "employees": list(employees),
+        "constraints": constraints,
+    }
+
+
+# ------------------------------------------------------------------------------ solving
+
+
+def parse(request_dict: Json) -> SolveRequest:
+    """The request through the contract's own validation: test instances must be valid."""
+    return parse_request(request_dict)
+
+
+def solve_request(
+    request_dict: Json, *, time_limit_seconds: float = TIME_LIMIT_SECONDS, random_seed: int = SEED
+) -> SolveResponse:
+    """Solve single-threaded with a fixed seed (reproducible)."""
+    limits = SolveLimits(
+        time_limit_seconds=time_limit_seconds, num_workers=1, random_seed=random_seed
+    )
+    return solve(parse(request_dict), limits)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A solved, audited roster with lookups for assertions."""
+
+    solution: Solution
+    report: AuditReport
+
+    @property
+    def violations(self) -> dict[str, tuple[float, float | None]]:
+        """Reported soft violations: name -> (penalty, violated_by)."""
+        return {
+            v.name: (v.penalty, v.violated_by)
+            for v in self.solution.metrics.soft_constraint_violations
+        }
+
+    @property
+    def objective(self) -> float | None:
+        return self.solution.metrics.objective_value
+
+    @property
+    def shortages(self) -> list[Shortage]:
+        return self.solution.shortages
+
+    def roster(self, employee_id: str) -> dict[str, str]:
+        """The employee's worked dates: ISO date -> shift id."""
+        return {
+            a.date.isoformat(): a.shift_id
+            for a in self.solution.assignments
+            if a.employee_id == employee_id
+        }
+
+    def duties(self, employee_id: str) -> dict[str, str | None]:
+        """The employee's worked dates: ISO date -> duty id (None: no duty)."""
+        return {
+            a.date.isoformat(): a.duty_id
+            for a in self.solution.assignments
+            if a.employee_id == employee_id
+        }
+
+    def on(self, shift_id: str, day: str) -> set[str]:
+        """Employees on a shift on a date."""
+        return {
+            a.employee_id
+            for a in self.solution.assignments
+            if a.shift_id == shift_id and a.date.isoformat() == day
+        }
+
+
+def solve_and_audit(request_dict: Json, **limits: Any) -> Result:
+    """Solve, then require the auditor to accept the roster and agree with the metrics."""
+    request = parse(request_dict)
+    response = solve_request(request_dict, **limits)
+    assert response.status == "completed", response.error
+    assert response.solution is not None
+    solution = response.solution
+    report = audit(request, solution.assignments)
+    assert [v.code for v in report.hard_violations] == [], report.hard_violations
+    differences = compare_with_metrics(report, solution.metrics, solution.shortages)
+    assert differences == [], differences
+    return Result(solution, report)
