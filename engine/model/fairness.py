@@ -57,7 +57,11 @@ def add_fairness(ctx: ModelContext) -> None:
             )
             for e in shares
         }
-        total = cp_model.LinearExpr.sum(list(counts.values()))
+        # One variable for the total keeps each employee's row short.
+        total = model.new_int_var(
+            0, problem.num_days * len(shares), f"fairness_total[{group.index}]"
+        )
+        model.add(total == cp_model.LinearExpr.sum(list(counts.values())))
         upper = problem.num_days * len(shares) * total_weight
         scaled = []
         for e, w in shares.items():

@@ -96,16 +96,21 @@ def add_skill_support(ctx: ModelContext) -> None:
 def _support_group(
     ctx: ModelContext, levels: list[tuple[int | None, Var]], name: str, literal: Var | None
 ) -> None:
+    """One linear row per group: a beginner present implies a senior (or the penalty)."""
     beginners = [v for level, v in levels if level in BEGINNER_LEVELS]
     if not beginners:
         return
     seniors = cp_model.LinearExpr.sum([v for level, v in levels if level in SENIOR_LEVELS])
     model = ctx.model
-    if literal is not None:
+    if len(beginners) == 1:
+        needs_senior = beginners[0]
+    else:
+        needs_senior = model.new_bool_var("")
         for b in beginners:
-            model.add(seniors >= b).only_enforce_if(literal)
+            model.add_implication(b, needs_senior)
+    if literal is not None:
+        model.add(seniors >= needs_senior).only_enforce_if(literal)
         return
     unsupported = model.new_bool_var("")
-    for b in beginners:
-        model.add(seniors + unsupported >= b)
+    model.add(seniors + unsupported >= needs_senior)
     ctx.penalize(name, "skill_support", weights.SKILL_SUPPORT, unsupported, "group")
