@@ -29,8 +29,9 @@ Readings chosen where the page leaves room:
 - ``employee_pairings`` lists are read as sets (a repeated id counts once).
 - A shift without ``working_hours`` lasts 0 minutes (the contract requires hours on every
   shift assignable to an employee with a weekly limit).
-- Shortage markers sort by kind, date, shift ids, duty id, cross-shift index; ids compare
-  as strings, and a cross-shift marker's "shift" is its ``shift_ids`` list as given.
+- Shortage markers sort by kind, date, ``shift_id``, ``duty_id``, cross-shift index; ids
+  compare as strings and an absent id sorts first. A cross-shift marker has no
+  ``shift_id``, so markers of one date sort by duty id, then by their index.
 """
 
 from __future__ import annotations
@@ -310,13 +311,11 @@ class _Findings:
         self._magnitude[name] = self._magnitude.get(name, 0) + magnitude
 
     def shortage(self, marker: Shortage, cross_index: int = -1) -> None:
-        shift_key = tuple(marker.shift_ids) if marker.shift_ids is not None else ()
-        if marker.shift_id is not None:
-            shift_key = (marker.shift_id,)
+        """Keeps a marker with its sort key: kind, date, shift id, duty id, cross index."""
         key = (
             SHORTAGE_KINDS.index(marker.kind),
             marker.date,
-            shift_key,
+            marker.shift_id or "",
             marker.duty_id or "",
             cross_index,
         )

@@ -761,6 +761,27 @@ def test_shortages_sort_by_date_then_shift_id() -> None:
     assert soft(report) == {"staffing_shortage": (40000.0, 4.0)}
 
 
+def test_cross_shift_shortages_of_one_date_sort_by_duty_then_index() -> None:
+    # A cross-shift marker has no shift_id: same date -> duty id ("" first) -> index.
+    req = request(
+        [employee("e1")],
+        days=1,
+        duties=[duty("k", ("D", "N"))],
+        cross_shift_demands=[
+            {"date": day(0), "shift_ids": ["N"], "duty_id": "k", "min": 1},
+            {"date": day(0), "shift_ids": ["D"], "min": 1},
+            {"date": day(0), "shift_ids": ["N"], "min": 1},
+        ],
+    )
+    report = audit(req, [])
+    assert [(m.shift_ids, m.duty_id) for m in report.shortages] == [
+        (["D"], None),
+        (["N"], None),
+        (["N"], "k"),
+    ]
+    assert soft(report) == {"cross_shift_shortage": (30000.0, 3.0)}
+
+
 def test_demand_met_exactly_reports_nothing() -> None:
     req = request(
         [employee("m1", is_manager=True), employee("e1")],
