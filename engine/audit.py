@@ -693,13 +693,13 @@ def _skill_support(ctx: _Context, out: _Findings) -> None:
             levels = [_highest_level(ctx.employees[a.employee_id]) for a in on_shift]
             groups.append((day, shift_id, None, levels))
             continue
-        for duty_id in sorted({a.duty_id for a in on_shift if a.duty_id is not None}):
+        for held in sorted({a.duty_id for a in on_shift if a.duty_id is not None}):
             levels = [
-                ctx.employees[a.employee_id].skill_levels.get(duty_id)
+                ctx.employees[a.employee_id].skill_levels.get(held)
                 for a in on_shift
-                if a.duty_id == duty_id
+                if a.duty_id == held
             ]
-            groups.append((day, shift_id, duty_id, levels))
+            groups.append((day, shift_id, held, levels))
 
     for day, shift_id, duty_id, levels in groups:
         if not any(map(_is_beginner, levels)) or any(map(_is_senior, levels)):
