@@ -307,7 +307,7 @@ def _employee(
     for f in fixed:
         fixed_shift_of_day.setdefault(f.day, set()).add(f.shift)
 
-    day_options = []
+    day_options: list[tuple[int, ...]] = []
     for d in range(horizon.num_days):
         if horizon.is_holiday[d] or (weekdays is not None and horizon.weekdays[d] not in weekdays):
             day_options.append(())

@@ -19,9 +19,9 @@ import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
+from importlib.metadata import version as package_version
 from typing import Literal
 
-import ortools
 from ortools.sat.python import cp_model
 
 from engine.contract import (
@@ -41,6 +41,7 @@ from engine.problem import Problem, from_request
 OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
 
 POLISH_TIME_LIMIT_SECONDS = 10.0
+ORTOOLS_VERSION = package_version("ortools")
 SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
 
 
@@ -136,7 +137,7 @@ def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:
             solver_runtime_seconds=outcome.runtime_seconds,
             objective_value=outcome.objective_value,
             soft_constraint_violations=outcome.violations,
-            status=outcome.status,  # type: ignore[arg-type]
+            status=outcome.status,
             best_bound=outcome.best_bound,
             gap=outcome.gap,
             solver=outcome.solver,
@@ -183,7 +184,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
 
     def info(status_name: str) -> SolverInfo:
         return SolverInfo(
-            ortools_version=ortools.__version__,
+            ortools_version=ORTOOLS_VERSION,
             num_workers=workers,
             random_seed=limits.random_seed,
             time_limit_seconds=limits.time_limit_seconds or 0.0,
@@ -253,7 +254,6 @@ def _polish(compiled: CompiledModel, solver: cp_model.CpSolver) -> cp_model.CpSo
     """Fix the roster and minimize the slack alone, so every penalty is tight."""
     model = compiled.model.clone()
     values = solver.response_proto.solution
-    model.clear_hints()
     for var in compiled.decision_vars():
         model.add_hint(var, values[var.index])
     polisher = cp_model.CpSolver()

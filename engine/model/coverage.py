@@ -9,6 +9,7 @@ under ``<kind>_excess:...``. Holidays have zero demand (engine.problem zeroes th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
@@ -23,7 +24,7 @@ def add_coverage(ctx: ModelContext) -> None:
         for d in range(problem.num_days):
             staff = ctx.staff.get((d, s), [])
             key = f"{shift.id}:{problem.date_key(d)}"
-            slot = dict(day=d, shift=s, shifts=None, duty=None, order=0)
+            where = _Where(day=d, shift=s)
             _bound(
                 ctx,
                 "staffing",
@@ -31,7 +32,7 @@ def add_coverage(ctx: ModelContext) -> None:
                 shift.staffing.mins[d],
                 shift.staffing.maxs[d],
                 f"staffing_excess:{key}",
-                slot,
+                where,
             )
             if shift.managers is not None:
                 managers = [v for e, v in staff if problem.employees[e].is_manager]
@@ -42,13 +43,13 @@ def add_coverage(ctx: ModelContext) -> None:
                     shift.managers.mins[d],
                     shift.managers.maxs[d],
                     f"manager_excess:{key}",
-                    slot,
+                    where,
                 )
     for k, duty in enumerate(problem.duties):
         for s, demand in duty.demand.items():
             for d in range(problem.num_days):
                 holders = [v for _, v in ctx.holders.get((d, s, k), [])]
-                slot = dict(day=d, shift=s, shifts=None, duty=k, order=0)
+                where = _Where(day=d, shift=s, duty=k)
                 _bound(
                     ctx,
                     "duty",
@@ -56,7 +57,7 @@ def add_coverage(ctx: ModelContext) -> None:
                     demand.mins[d],
                     demand.maxs[d],
                     f"duty_excess:{duty.id}:{problem.shifts[s].id}:{problem.date_key(d)}",
-                    slot,
+                    where,
                 )
     for cross in problem.cross_shift:
         heads: list[Var] = []
@@ -68,9 +69,7 @@ def add_coverage(ctx: ModelContext) -> None:
             heads.extend(
                 v for e, v in pool if not cross.managers_only or problem.employees[e].is_manager
             )
-        slot = dict(
-            day=cross.day, shift=None, shifts=cross.shifts, duty=cross.duty, order=cross.index
-        )
+        where = _Where(day=cross.day, shifts=cross.shifts, duty=cross.duty, order=cross.index)
         _bound(
             ctx,
             "cross_shift",
@@ -78,8 +77,19 @@ def add_coverage(ctx: ModelContext) -> None:
             cross.min,
             cross.max,
             f"cross_shift_excess:{cross.index}",
-            slot,
+            where,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """Which demand a bound belongs to (for its shortage marker)."""
+
+    day: int
+    shift: int | None = None
+    shifts: tuple[int, ...] | None = None
+    duty: int | None = None
+    order: int = 0
 
 
 def _bound(
@@ -89,7 +99,7 @@ def _bound(
     minimum: int,
     maximum: int | None,
     excess_name: str,
-    slot: dict,  # type: ignore[type-arg]
+    where: _Where,
 ) -> None:
     """Post ``minimum <= len(heads) <= maximum`` with priced slack on both sides."""
     model = ctx.model
@@ -100,7 +110,17 @@ def _bound(
         model.add(assigned + missing >= minimum)
         ctx.penalize(f"{kind}_shortage", kind + "_shortage", weights.SHORTAGE, missing, "head")
         ctx.shortages.append(
-            ShortageSlot(kind=kind, required=minimum, assigned=assigned, missing=missing, **slot)
+            ShortageSlot(
+                kind=kind,
+                day=where.day,
+                shift=where.shift,
+                shifts=where.shifts,
+                duty=where.duty,
+                order=where.order,
+                required=minimum,
+                assigned=assigned,
+                missing=missing,
+            )
         )
     if maximum is not None and available > maximum:
         excess = model.new_int_var(0, available - maximum, f"excess[{excess_name}]")

@@ -84,10 +84,9 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         for d in range(problem.num_days - 1)
     ]
     # Only pairs where an occurrence is possible matter.
-    if t.forbid:
-        live = [(a, b) for a, b in pairs if a is not None and b is not None]
-    else:
-        live = [(a, b) for a, b in pairs if a is not None]
+    live: list[tuple[Var, Var | None]] = [
+        (a, b) for a, b in pairs if a is not None and (b is not None or not t.forbid)
+    ]
     if not live:
         return
     if t.hard:
