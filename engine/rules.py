@@ -139,6 +139,7 @@ def _is_preference_tag(before: Sequence[str | int], node: Any, segment: str | in
 
 
 _ABSENT = object()
+_KEY_SEGMENT = "[key]"  # pydantic's marker for a fault in a mapping key rather than its value
 
 
 def _child(node: Any, segment: str | int) -> Any:
@@ -162,7 +163,9 @@ def _json_path(loc: Sequence[str | int], data: object) -> Path:
         if _is_preference_tag(loc[:position], node, segment):
             continue
         child = _child(node, segment)
-        is_missing_property = position == len(loc) - 1 and isinstance(node, dict)
+        is_missing_property = (
+            position == len(loc) - 1 and isinstance(node, dict) and segment != _KEY_SEGMENT
+        )
         if child is _ABSENT and not is_missing_property:
             continue
         path.append(segment)
