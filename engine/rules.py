@@ -123,7 +123,15 @@ _PYDANTIC_CODES: Mapping[str, ErrorCode] = {
 
 _DISCRIMINATOR = "type"
 _PREFERENCE_TAGS = frozenset({"day_off", "preferred_shift", "avoided_shift"})
-_OBJECT_TYPES = frozenset({"model_type", "model_attributes_type", "dict_type"})
+_JSON_TYPE_MESSAGES: Mapping[str, str] = {
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "dict_type": "must be an object",
+    "list_type": "must be an array",
+    "string_type": "must be a string",
+    "int_type": "must be an integer",
+    "bool_type": "must be a boolean",
+}
 
 
 def _is_preference_tag(before: Sequence[str | int], node: Any, segment: str | int) -> bool:
@@ -181,8 +189,8 @@ def _message(error: ErrorDetails) -> str:
         return f"required property '{last}' is missing"
     if kind == "extra_forbidden":
         return f"unknown property '{last}'"
-    if kind in _OBJECT_TYPES:
-        return "must be an object"
+    if kind in _JSON_TYPE_MESSAGES:
+        return _JSON_TYPE_MESSAGES[kind]
     if kind == "union_tag_not_found":
         return f"required property 'type' is missing (one of {', '.join(sorted(_PREFERENCE_TAGS))})"
     if kind == "union_tag_invalid":

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from engine.contract import SolveRequest
+from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from tests.factories import (
     DELETE,
@@ -496,3 +497,31 @@ def test_every_fault_is_reported_at_once() -> None:
         (("options", "solver_timeout_seconds"), "out_of_range"),
         ((*CONSTRAINTS, "skill_support", "scope"), "missing_field"),
     }
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("shifts",), {}, "must be an array"),
+        (("options",), [], "must be an object"),
+        ((*E0, "id"), 7, "must be a string"),
+        (("options", "solver_timeout_seconds"), "30", "must be an integer"),
+        ((*E0, "is_manager"), "yes", "must be a boolean"),
+        ((*E0, "bogus"), 1, "unknown property 'bogus'"),
+        (
+            (*PERIOD, "start_date"),
+            "2026-02-30",
+            "not a valid calendar date: day is out of range for month",
+        ),
+    ],
+)
+def test_messages_speak_json(path: tuple[str | int, ...], value: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(replaced(full_request_dict(), path, value))
+    assert [(e.path, e.message) for e in caught.value.errors] == [(path, message)]
+
+
+def test_a_missing_property_names_itself() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(deleted(full_request_dict(), (*E0, "assignable_shift_ids")))
+    assert caught.value.errors[0].message == "required property 'assignable_shift_ids' is missing"
