@@ -42,7 +42,9 @@ def requests(draw: Draw) -> dict[str, Any]:
     iso = [d.isoformat() for d in dates]
     holidays = draw(st.lists(st.sampled_from(iso), max_size=1, unique=True))
 
-    templates = draw(st.lists(st.sampled_from(SHIFT_TEMPLATES), min_size=1, max_size=3, unique=True))
+    templates = draw(
+        st.lists(st.sampled_from(SHIFT_TEMPLATES), min_size=1, max_size=3, unique=True)
+    )
     shift_ids = [t[0] for t in templates]
     shifts = []
     for sid, begin, end in templates:
@@ -91,9 +93,7 @@ def _employee(
         "id": eid,
         "is_manager": draw(st.booleans()),
         "assignable_shift_ids": assignable,
-        "skill_levels": {
-            k: draw(st.integers(0, 10)) for k in duty_ids if draw(st.booleans())
-        },
+        "skill_levels": {k: draw(st.integers(0, 10)) for k in duty_ids if draw(st.booleans())},
         "preferences": [_preference(draw, iso, shift_ids) for _ in range(draw(st.integers(0, 2)))],
     }
     if _maybe(draw, 1):
@@ -113,7 +113,11 @@ def _employee(
     if _maybe(draw, 2):
         low = draw(st.integers(0, 1))
         employee["shift_count_limits"] = [
-            {"shift_id": draw(st.sampled_from(assignable)), "min": low, "max": low + draw(st.integers(0, 4))}
+            {
+                "shift_id": draw(st.sampled_from(assignable)),
+                "min": low,
+                "max": low + draw(st.integers(0, 4)),
+            }
         ]
     if _maybe(draw, 3):
         employee["weekly_working_hours_limit"] = {
@@ -156,7 +160,9 @@ def _constraints(
         "cross_shift_demands": [],
         "fairness_groups": [
             {
-                "target_shift_ids": draw(st.lists(st.sampled_from(shift_ids), min_size=1, unique=True)),
+                "target_shift_ids": draw(
+                    st.lists(st.sampled_from(shift_ids), min_size=1, unique=True)
+                ),
                 "policy": draw(st.sampled_from(["proportional", "equal"])),
                 **({"penalty_weight": draw(st.integers(1, 30))} if draw(st.booleans()) else {}),
             }
