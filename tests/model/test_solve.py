@@ -1,0 +1,166 @@
+"""Solving: status map, time limits, determinism, recorded solver info, objective."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import ortools
+import pytest
+
+from engine import audit as audit_module
+from engine.model import weights
+from tests.model.conftest import (
+    NIGHT_HOURS,
+    date,
+    employee,
+    request,
+    shift,
+    solve_and_audit,
+    solve_request,
+)
+
+DAY, LATE, NIGHT = "D", "L", "N"
+A, B = "A", "B"
+SEED = 7
+WEIGHT_NAMES = [
+    "SHORTAGE",
+    "PREFERENCE",
+    "SKILL_SUPPORT",
+    "SHIFT_TRANSITION",
+    "PAIRING_REQUIRE",
+    "DAYS_PER_MONTH_MIN",
+    "CONSECUTIVE_DAYS",
+    "DAYS_PER_WEEK",
+    "DEMAND_EXCESS",
+    "WEEKLY_HOURS",
+    "FAIRNESS_DEFAULT",
+]
+
+
+@pytest.mark.parametrize("name", WEIGHT_NAMES)
+def test_model_weights_equal_the_audit_weights(name: str) -> None:
+    assert getattr(weights, name) == getattr(audit_module, name)
+
+
+def _tiny() -> dict[str, Any]:
+    return request(
+        2,
+        [shift(DAY, 2, 1, 1)],
+        [
+            employee(A, [DAY], preferences=[{"type": "day_off", "date": date(0)}]),
+            employee(B, [DAY]),
+        ],
+    )
+
+
+def _busy(employees: int = 6, days: int = 7, wishes: int = 2) -> dict[str, Any]:
+    """A denser instance with ties, soft rules of several families and random wishes."""
+    rng = random.Random(SEED)
+    shift_ids = [DAY, LATE, NIGHT]
+    staff = []
+    for i in range(employees):
+        prefs = [
+            {"type": "preferred_shift", "date": date(rng.randrange(days)), "shift_id": s}
+            for s in rng.sample(shift_ids, wishes)
+        ]
+        staff.append(
+            employee(
+                f"e{i}",
+                shift_ids,
+                preferences=prefs,
+                working_days_per_week={"min": 3, "max": 5},
+            )
+        )
+    return request(
+        days,
+        [
+            shift(DAY, days, 1, 2),
+            shift(LATE, days, 1, 2, hours=("14:00", "22:00")),
+            shift(NIGHT, days, 1, 1, hours=NIGHT_HOURS),
+        ],
+        staff,
+        shift_transitions=[
+            {"from_shift_id": NIGHT, "to_shift_id": DAY, "rule": "forbid"},
+            {"from_shift_id": NIGHT, "to_shift_id": LATE, "rule": "forbid", "enforcement": "soft"},
+        ],
+        fairness_groups=[{"target_shift_ids": [NIGHT], "policy": "equal"}],
+    )
+
+
+# ------------------------------------------------------------------------- status map
+
+
+def test_tiny_instance_is_solved_to_proven_optimality() -> None:
+    result = solve_and_audit(_tiny())
+    metrics = result.solution.metrics
+    assert metrics.status == "optimal"
+    assert metrics.gap == 0
+    assert metrics.best_bound == metrics.objective_value == 0
+    assert metrics.solver is not None and metrics.solver.cp_sat_status == "OPTIMAL"
+    assert date(0) not in result.roster(A)
+
+
+def test_infeasible_request_fails_with_no_solution() -> None:
+    data = request(
+        1,
+        [shift(DAY, 1)],
+        [employee(A, [DAY], fixed_assignments=[{"date": date(0), "shift_id": DAY}])],
+        holidays=[date(0)],
+    )
+    response = solve_request(data)
+    assert response.status == "failed"
+    assert response.solution is None
+    assert response.error is not None
+    assert response.error.code == "no_solution"
+    assert response.error.solver_status == "INFEASIBLE"
+
+
+def test_a_one_second_limit_still_returns_an_audited_roster() -> None:
+    data = _busy(employees=12, days=28, wishes=3)
+    result = solve_and_audit(data, time_limit_seconds=1.0)
+    metrics = result.solution.metrics
+    assert metrics.status in {"optimal", "feasible"}
+    assert metrics.best_bound is not None and metrics.objective_value is not None
+    assert metrics.best_bound <= metrics.objective_value + 1e-6
+    assert metrics.solver is not None and metrics.solver.time_limit_seconds == 1.0
+
+
+# ------------------------------------------------------------------------ reproducible
+
+
+def test_same_seed_single_worker_gives_identical_rosters() -> None:
+    data = _busy()
+    first = solve_and_audit(data, random_seed=SEED)
+    second = solve_and_audit(data, random_seed=SEED)
+    assert first.solution.metrics.status == "optimal"
+    assert first.solution.assignments == second.solution.assignments
+    assert first.solution.metrics.soft_constraint_violations == (
+        second.solution.metrics.soft_constraint_violations
+    )
+
+
+def test_solver_info_is_recorded() -> None:
+    result = solve_and_audit(_tiny(), random_seed=SEED, time_limit_seconds=5.0)
+    metrics = result.solution.metrics
+    assert metrics.solver is not None
+    assert metrics.solver.ortools_version == ortools.__version__
+    assert metrics.solver.num_workers == 1
+    assert metrics.solver.random_seed == SEED
+    assert metrics.solver.time_limit_seconds == 5.0
+    assert metrics.solver.solutions_found >= 1
+    assert metrics.solver_runtime_seconds >= 0
+
+
+# -------------------------------------------------------------------------- objective
+
+
+def test_objective_value_is_the_sum_of_violation_penalties() -> None:
+    result = solve_and_audit(_busy())
+    violations = result.solution.metrics.soft_constraint_violations
+    assert violations, "the instance is meant to violate some soft terms"
+    assert result.objective == sum(v.penalty for v in violations)
+    assert result.objective == result.report.objective_value
+    for v in violations:
+        assert v.violated_by is not None and v.violated_by > 0
+        assert v.penalty % v.violated_by == 0
