@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine.contract import Shortage
 from engine.model.weights import DEMAND_EXCESS, SHORTAGE
 from tests.model.conftest import (
@@ -167,6 +169,24 @@ def test_cross_shift_with_duty_counts_holders_only() -> None:
     assert [(s.kind, s.duty_id, s.assigned, s.missing) for s in result.shortages] == [
         ("cross_shift", LEAD, 1, 1)
     ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "cross-shift marker echoes shift_ids deduplicated (['D']) while the request, which "
+        "validation accepts, lists ['D', 'D']; the audit reports them as given"
+    ),
+)
+def test_cross_shift_marker_echoes_the_listed_shift_ids() -> None:
+    data = request(
+        1,
+        [shift(DAY, 1)],
+        [employee(A, [DAY])],
+        cross_shift_demands=[{"date": date(0), "shift_ids": [DAY, DAY], "min": 2}],
+    )
+    result = solve_and_audit(data)
+    assert [(s.shift_ids, s.assigned, s.missing) for s in result.shortages] == [([DAY, DAY], 1, 1)]
 
 
 def test_shortage_markers_sort_by_kind_then_date() -> None:

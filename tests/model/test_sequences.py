@@ -86,6 +86,31 @@ def test_cap_of_one_is_hard_only() -> None:
     assert result.violations == {"staffing_shortage": (SHORTAGE, 1)}
 
 
+def test_a_holiday_breaks_a_run() -> None:
+    fixed = _fixed((0, DAY), (1, DAY), (3, DAY), (4, DAY))
+    data = request(
+        5,
+        [shift(DAY, 5)],
+        [employee(A, [DAY], fixed_assignments=fixed)],
+        holidays=[date(2)],
+        max_consecutive_working_days=3,
+    )
+    result = solve_and_audit(data)
+    assert result.violations == {}
+
+
+def test_a_run_counts_worked_dates_whatever_the_shift() -> None:
+    fixed = _fixed((0, DAY), (1, NIGHT), (2, DAY))
+    data = request(
+        3,
+        [shift(DAY, 3), shift(NIGHT, 3, hours=NIGHT_HOURS)],
+        [employee(A, [DAY, NIGHT], fixed_assignments=fixed)],
+        max_consecutive_working_days=3,
+    )
+    result = solve_and_audit(data)
+    assert result.violations == {f"consecutive_days:{A}": (CONSECUTIVE_DAYS, 1)}
+
+
 def test_hard_cap_against_fixed_assignments_has_no_solution() -> None:
     data = request(
         3,

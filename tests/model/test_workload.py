@@ -214,3 +214,15 @@ def test_unreachable_shift_count_min_has_no_solution() -> None:
     response = solve_request(_counted({"shift_id": NIGHT, "min": 4}))
     assert response.status == "failed"
     assert response.error is not None and response.error.code == "no_solution"
+
+
+def test_week_key_is_the_iso_week_across_new_year() -> None:
+    # 2026-12-31 and 2027-01-01 both fall in ISO week 2026-W53.
+    data = request(
+        2,
+        [shift(DAY, 2, 1)],
+        [employee(A, [DAY], working_days_per_week={"min": 0, "max": 0})],
+        start="2026-12-31",
+    )
+    result = solve_and_audit(data)
+    assert result.violations == {f"days_per_week:{A}:2026-W53": (2 * DAYS_PER_WEEK, 2)}
