@@ -112,10 +112,14 @@ def solve_request(
     request_dict: Json, *, time_limit_seconds: float = TIME_LIMIT_SECONDS, random_seed: int = SEED
 ) -> SolveResponse:
     """Solve single-threaded with a fixed seed (reproducible)."""
+    return _solve(parse(request_dict), time_limit_seconds, random_seed)
+
+
+def _solve(request: SolveRequest, time_limit_seconds: float, random_seed: int) -> SolveResponse:
     limits = SolveLimits(
         time_limit_seconds=time_limit_seconds, num_workers=1, random_seed=random_seed
     )
-    return solve(parse(request_dict), limits)
+    return solve(request, limits)
 
 
 @dataclass(frozen=True)
@@ -166,10 +170,12 @@ class Result:
         }
 
 
-def solve_and_audit(request_dict: Json, **limits: Any) -> Result:
+def solve_and_audit(
+    request_dict: Json, *, time_limit_seconds: float = TIME_LIMIT_SECONDS, random_seed: int = SEED
+) -> Result:
     """Solve, then require the auditor to accept the roster and agree with the metrics."""
     request = parse(request_dict)
-    response = solve_request(request_dict, **limits)
+    response = _solve(request, time_limit_seconds, random_seed)
     assert response.status == "completed", response.error
     assert response.solution is not None
     solution = response.solution

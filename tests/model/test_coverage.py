@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.contract import Shortage
@@ -60,7 +62,7 @@ def test_fully_staffed_has_no_shortage() -> None:
 # ------------------------------------------------------------------------------- manager
 
 
-def _manager_request(*, a_is_manager: bool) -> dict:
+def _manager_request(*, a_is_manager: bool) -> dict[str, Any]:
     managers = demand(1, 1, 1)
     return request(
         1,
@@ -87,7 +89,7 @@ def test_manager_demand_met_by_a_manager() -> None:
 # ---------------------------------------------------------------------------------- duty
 
 
-def _duty_request(level: int) -> dict:
+def _duty_request(level: int) -> dict[str, Any]:
     return request(
         1,
         [shift(DAY, 1, 1)],
@@ -210,7 +212,7 @@ def test_shortage_markers_sort_by_kind_then_date() -> None:
 # -------------------------------------------------------------------------------- maxima
 
 
-def _fixed(day: int, shift_id: str, duty_id: str | None = None) -> dict:
+def _fixed(day: int, shift_id: str, duty_id: str | None = None) -> dict[str, Any]:
     fixed = {"date": date(day), "shift_id": shift_id}
     return fixed if duty_id is None else {**fixed, "duty_id": duty_id}
 

@@ -126,7 +126,9 @@ def test_days_per_week_min_shortfall_is_penalized_per_day() -> None:
 # ------------------------------------------------------------------ weekly hours
 
 
-def _nights(hours: int, enforcement: str, shift_hours: tuple[str, str] = NIGHT_HOURS) -> dict:
+def _nights(
+    hours: int, enforcement: str, shift_hours: tuple[str, str] = NIGHT_HOURS
+) -> dict[str, Any]:
     limit = {"hours": hours, "enforcement": enforcement}
     return request(
         3,
