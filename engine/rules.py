@@ -68,7 +68,7 @@ class ErrorCode(StrEnum):
     INVALID_TIMEZONE = "invalid_timezone"  # not an IANA time zone name
     DATE_OUTSIDE_PERIOD = "date_outside_period"  # a date not within start_date..end_date
     DUPLICATE_ID = "duplicate_id"  # two shifts, duties or employees share an id
-    DUPLICATE_REFERENCE = "duplicate_reference"  # an employee listed twice in one pairing
+    DUPLICATE_REFERENCE = "duplicate_reference"  # an id listed twice in a pairing / cross-shift
     DEMAND_LENGTH_MISMATCH = "demand_length_mismatch"  # demand array length != days in period
     MIN_GREATER_THAN_MAX = "min_greater_than_max"  # a {min, max} with min > max
     MISSING_BOUND = "missing_bound"  # shift count limit / cross-shift demand without min or max
@@ -496,8 +496,16 @@ def _cross_shift_demands(request: SolveRequest, index: _Index) -> Iterator[Field
         path: Path = ("constraints", "cross_shift_demands", c)
         yield from _bounds(path, demand)
         yield from _date_in_period((*path, "date"), demand.date, index)
+        seen: set[str] = set()
         for j, shift_id in enumerate(demand.shift_ids):
             yield from _shift_ref((*path, "shift_ids", j), shift_id, index)
+            if shift_id in seen:
+                yield _fault(
+                    (*path, "shift_ids", j),
+                    ErrorCode.DUPLICATE_REFERENCE,
+                    f"'{shift_id}' is listed twice",
+                )
+            seen.add(shift_id)
         if demand.duty_id is not None:
             yield from _duty_ref((*path, "duty_id"), demand.duty_id, index)
 

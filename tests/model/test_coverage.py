@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from engine.contract import Shortage
+from engine.errors import InvalidRequest
 from engine.model.weights import DEMAND_EXCESS, SHORTAGE
+from engine.rules import parse_request
 from tests.model.conftest import (
     OPEN_MAX,
     date,
@@ -173,22 +175,18 @@ def test_cross_shift_with_duty_counts_holders_only() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "cross-shift marker echoes shift_ids deduplicated (['D']) while the request, which "
-        "validation accepts, lists ['D', 'D']; the audit reports them as given"
-    ),
-)
-def test_cross_shift_marker_echoes_the_listed_shift_ids() -> None:
+def test_cross_shift_demand_listing_a_shift_twice_is_rejected() -> None:
     data = request(
         1,
         [shift(DAY, 1)],
         [employee(A, [DAY])],
         cross_shift_demands=[{"date": date(0), "shift_ids": [DAY, DAY], "min": 2}],
     )
-    result = solve_and_audit(data)
-    assert [(s.shift_ids, s.assigned, s.missing) for s in result.shortages] == [([DAY, DAY], 1, 1)]
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(data)
+    assert [(e.path, e.code) for e in caught.value.errors] == [
+        (("constraints", "cross_shift_demands", 0, "shift_ids", 1), "duplicate_reference")
+    ]
 
 
 def test_shortage_markers_sort_by_kind_then_date() -> None:
