@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
+from engine.calendar import Horizon
 from engine.contract import (
     WEEKDAYS,
     Employee,
@@ -46,7 +46,7 @@ def validate(data: object | SolveRequest) -> ValidateResponse:
 
 def hints(request: SolveRequest) -> list[Hint]:
     """Every hint about a valid request, in a stable order."""
-    period = _Period.of(request)
+    period = _horizon(request)
     return [hint for source in _HINTS for hint in source(request, period)]
 
 
@@ -58,29 +58,23 @@ def field_name(path: Path) -> str:
     return text.removeprefix(".")
 
 
-@dataclass(frozen=True, slots=True)
-class _Period:
-    """The dates of the period and which of them are holidays."""
-
-    dates: tuple[dt.date, ...]
-    holidays: frozenset[dt.date]
-
-    @classmethod
-    def of(cls, request: SolveRequest) -> _Period:
-        period = request.schedule_period
-        start, count = period.start_date, schedule_days(period)
-        dates = tuple(start + dt.timedelta(days=i) for i in range(count))
-        return cls(dates=dates, holidays=frozenset(period.holidays))
-
-    def working_days(self) -> list[int]:
-        """Indices of the dates that are not holidays."""
-        return [i for i, day in enumerate(self.dates) if day not in self.holidays]
-
-    def index_of(self, day: dt.date) -> int:
-        return (day - self.dates[0]).days
+def _horizon(request: SolveRequest) -> Horizon:
+    period = request.schedule_period
+    return Horizon(period.start_date, period.end_date, frozenset(period.holidays))
 
 
-HintSource = Callable[[SolveRequest, _Period], Iterator[Hint]]
+def _working_days(period: Horizon) -> list[int]:
+    """Indices of the dates that are not holidays."""
+    return [i for i, closed in enumerate(period.is_holiday) if not closed]
+
+
+HintSource = Callable[[SolveRequest, Horizon], Iterator[Hint]]
+
+
+def _holiday_index(period: Horizon, day: dt.date) -> int:
+    index = period.index_of(day)
+    assert index is not None, "the rules keep holidays inside the period"
+    return index
 
 
 def _hint(path: Path, text: str) -> Hint:
@@ -92,9 +86,9 @@ def _is_available(employee: Employee, day: dt.date) -> bool:
     return weekdays is None or WEEKDAYS[day.weekday()] in weekdays
 
 
-def _eligible_days(employee: Employee, period: _Period) -> int:
+def _eligible_days(employee: Employee, period: Horizon) -> int:
     """Dates the employee may work at all: not a holiday, an available weekday."""
-    return sum(_is_available(employee, period.dates[i]) for i in period.working_days())
+    return sum(_is_available(employee, period.dates[i]) for i in _working_days(period))
 
 
 def _demand_sources(request: SolveRequest, day: dt.date, index: int) -> list[str]:
@@ -118,13 +112,13 @@ def _demand_sources(request: SolveRequest, day: dt.date, index: int) -> list[str
     return sources
 
 
-def _holiday_demand(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _holiday_demand(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     seen: set[dt.date] = set()
     for h, holiday in enumerate(request.schedule_period.holidays):
         if holiday in seen:
             continue
         seen.add(holiday)
-        sources = _demand_sources(request, holiday, period.index_of(holiday))
+        sources = _demand_sources(request, holiday, _holiday_index(period, holiday))
         if sources:
             yield _hint(
                 ("schedule_period", "holidays", h),
@@ -133,7 +127,7 @@ def _holiday_demand(request: SolveRequest, period: _Period) -> Iterator[Hint]:
             )
 
 
-def _employees_without_days(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _employees_without_days(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     for e, employee in enumerate(request.employees):
         if _eligible_days(employee, period) == 0:
             yield _hint(
@@ -143,9 +137,9 @@ def _employees_without_days(request: SolveRequest, period: _Period) -> Iterator[
             )
 
 
-def _capacity(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _capacity(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     """Fewer employee-days than required heads: some shortage is unavoidable."""
-    working = period.working_days()
+    working = _working_days(period)
     required = sum(shift.staffing_demand[i].min for shift in request.shifts for i in working)
     capacity = sum(_eligible_days(employee, period) for employee in request.employees)
     if required > capacity:
@@ -157,7 +151,7 @@ def _capacity(request: SolveRequest, period: _Period) -> Iterator[Hint]:
         )
 
 
-def _fixed_assignment_problem(employee: Employee, fixed: FixedAssignment, period: _Period) -> str:
+def _fixed_assignment_problem(employee: Employee, fixed: FixedAssignment, period: Horizon) -> str:
     """Why a fixed assignment cannot be worked, or '' when nothing in the input forbids it."""
     day = fixed.date.isoformat()
     if fixed.date in period.holidays:
@@ -171,7 +165,7 @@ def _fixed_assignment_problem(employee: Employee, fixed: FixedAssignment, period
     return ""
 
 
-def _impossible_fixed_assignments(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _impossible_fixed_assignments(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     for e, employee in enumerate(request.employees):
         for j, fixed in enumerate(employee.fixed_assignments):
             problem = _fixed_assignment_problem(employee, fixed, period)
@@ -182,7 +176,7 @@ def _impossible_fixed_assignments(request: SolveRequest, period: _Period) -> Ite
                 )
 
 
-def _skill_support_without_duties(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _skill_support_without_duties(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     support = request.constraints.skill_support
     if support is not None and support.scope == "duty" and not request.duties:
         yield _hint(
@@ -191,7 +185,7 @@ def _skill_support_without_duties(request: SolveRequest, period: _Period) -> Ite
         )
 
 
-def _preferences_on_holidays(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _preferences_on_holidays(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     for e, employee in enumerate(request.employees):
         for j, preference in enumerate(employee.preferences):
             if preference.date in period.holidays:
@@ -206,7 +200,7 @@ def _preferences_on_holidays(request: SolveRequest, period: _Period) -> Iterator
                 )
 
 
-def _size(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _size(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     size = request_size(request)
     units = units_for(size)
     kind = size_class(size)
@@ -224,7 +218,7 @@ def _size(request: SolveRequest, period: _Period) -> Iterator[Hint]:
     )
 
 
-def _long_timeout(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _long_timeout(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     timeout = request.options.solver_timeout_seconds
     if timeout > SYNC_TIMEOUT_LIMIT_SECONDS:
         yield _hint(
@@ -234,7 +228,7 @@ def _long_timeout(request: SolveRequest, period: _Period) -> Iterator[Hint]:
         )
 
 
-def _default_consecutive_days(request: SolveRequest, period: _Period) -> Iterator[Hint]:
+def _default_consecutive_days(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     if request.constraints.max_consecutive_working_days is None:
         cap = DEFAULT_MAX_CONSECUTIVE_DAYS
         yield _hint(
