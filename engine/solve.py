@@ -41,6 +41,7 @@ from engine.problem import Problem, from_request
 OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
 
 POLISH_TIME_LIMIT_SECONDS = 10.0
+WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
 SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
 
@@ -202,7 +203,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             info("MODEL_INVALID"),
             message=invalid,
         )
-    status = solver.solve(compiled.model, progress)
+    status = _solve_with_watchdog(solver, compiled.model, progress, limits.time_limit_seconds)
     if progress.error is not None:
         raise progress.error
     name = solver.status_name(status)
@@ -248,6 +249,24 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             message=f"no roster found within {limits.time_limit_seconds} s",
         )
     raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
+
+
+def _solve_with_watchdog(
+    solver: cp_model.CpSolver,
+    model: cp_model.CpModel,
+    progress: _Progress,
+    time_limit: float | None,
+) -> cp_model.CpSolverStatus:
+    """Solve, and stop the search from outside if CP-SAT overruns its own time limit."""
+    if time_limit is None:
+        return solver.solve(model, progress)
+    watchdog = threading.Timer(time_limit + WATCHDOG_GRACE_SECONDS, solver.stop_search)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        return solver.solve(model, progress)
+    finally:
+        watchdog.cancel()
 
 
 def _polish(compiled: CompiledModel, solver: cp_model.CpSolver) -> cp_model.CpSolver:
