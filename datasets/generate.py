@@ -457,9 +457,10 @@ def call_centre_duties() -> Json:
     Agents hold one duty per shift: phones, chat, e-mail or (team leads only) floor
     supervision, each with its own demand per shift; a skills matrix says who may take
     what (0 = not trained). Beginners on a duty should have a senior on the same duty
-    (soft). Mondays need extra phone cover across early and midday, a marketing
-    campaign day needs extra chat cover, and a trainee should always sit with her
-    mentor. Two weeks, twenty-five agents.
+    (soft). Mondays need more phone cover across early and midday than the two shifts'
+    usual maximum, a marketing campaign day needs extra chat cover, the team leads meet
+    on Friday 5th, a trainee should always sit with her mentor, and a third of the
+    agents ask for the town festival Friday off. Two weeks, twenty-five agents.
     """
     rng = random.Random(2403)
     dates = period("2026-06-01", "2026-06-14")
@@ -581,12 +582,16 @@ def call_centre_duties() -> Json:
                 weekly_working_hours_limit=hours_limit(40),
             )
         )
+    festival = {"type": "day_off", "date": "2026-06-12"}  # many ask for the festival Friday
+    for e in rng.sample(staff[4:], 8):
+        e.setdefault("preferences", []).append(festival)
+        e["preferences"].sort(key=lambda w: w["date"])
     constraints = {
         "shift_transitions": [transition("late", "early", enforcement="soft")],
         "employee_pairings": [{"employee_ids": ["agent-24", "agent-05"], "rule": "require"}],
         "skill_support": {"scope": "duty", "enforcement": "soft"},
         "cross_shift_demands": [
-            {"date": day, "shift_ids": ["early", "mid"], "duty_id": "phones", "min": 10}
+            {"date": day, "shift_ids": ["early", "mid"], "duty_id": "phones", "min": 11}
             for day in ("2026-06-01", "2026-06-08")
         ]
         + [
@@ -773,7 +778,7 @@ def two_month_period() -> Json:
         "working_days_per_month": rng_range(9, 12),
         "working_days_per_week": rng_range(2, 3),
     }
-    easter_break = [d for d in dates if "2026-03-30" <= d.isoformat() <= "2026-04-10"]
+    easter_break = [d for d in business_days if "2026-03-30" <= d.isoformat() <= "2026-04-10"]
 
     staff = [
         employee(
@@ -792,7 +797,7 @@ def two_month_period() -> Json:
             people[1],
             every,
             is_manager=True,
-            preferences=day_offs(rng, business_days, 2),
+            preferences=day_offs(rng, [d for d in business_days if d.weekday() != 3], 2),
             fixed_assignments=[
                 fixed(d.isoformat(), "afternoon") for d in business_days if d.weekday() == 3
             ],
@@ -890,8 +895,8 @@ AIRPORT_SHIFTS: tuple[tuple[str, str, str, str], ...] = (
 # duty id, name, {shift: (weekday range, Friday/Sunday peak range)}
 AIRPORT_DUTIES: tuple[tuple[str, str, dict[str, tuple[tuple[int, int], tuple[int, int]]]], ...] = (
     ("check_in", "Check-in desk", {
-        "e04": ((1, 2), (2, 2)), "e05": ((1, 2), (1, 2)), "pk06": ((1, 2), (1, 2)),
-        "m12": ((0, 1), (0, 1)), "pk17": ((1, 2), (1, 2)),
+        "e04": ((1, 2), (1, 2)), "e05": ((1, 2), (1, 2)), "pk06": ((1, 2), (1, 2)),
+        "m12": ((0, 1), (0, 1)), "pk17": ((0, 1), (1, 2)),
     }),
     ("gate", "Boarding gate", {
         "e05": ((1, 1), (1, 1)), "d10": ((0, 1), (0, 1)), "l14": ((1, 1), (1, 1)),
@@ -910,7 +915,7 @@ AIRPORT_DUTIES: tuple[tuple[str, str, dict[str, tuple[tuple[int, int], tuple[int
         "e04": ((1, 1), (1, 1)), "m12": ((0, 1), (0, 1)), "l15": ((1, 1), (1, 1)),
     }),
     ("ramp", "Ramp loading", {
-        "e04": ((1, 2), (1, 2)), "e05": ((1, 2), (2, 2)), "d10": ((1, 1), (1, 1)),
+        "e04": ((1, 2), (1, 2)), "e05": ((1, 2), (1, 2)), "d10": ((0, 1), (1, 1)),
         "l14": ((0, 1), (0, 1)), "l15": ((1, 2), (1, 2)), "l16": ((1, 1), (1, 1)),
     }),
     ("pushback", "Pushback and towing", {
@@ -923,7 +928,7 @@ AIRPORT_DUTIES: tuple[tuple[str, str, dict[str, tuple[tuple[int, int], tuple[int
         "e06": ((0, 1), (0, 1)), "m12": ((1, 1), (1, 1)), "l15": ((0, 1), (0, 1)),
     }),
     ("cleaning", "Cabin cleaning", {
-        "e06": ((1, 1), (1, 1)), "m12": ((0, 1), (0, 1)), "n22": ((1, 1), (1, 1)),
+        "e06": ((0, 1), (1, 1)), "m12": ((0, 1), (0, 1)), "n22": ((1, 1), (1, 1)),
     }),
     ("load_control", "Load control", {
         "e04": ((1, 1), (1, 1)), "d08": ((0, 1), (0, 1)), "l14": ((1, 1), (1, 1)),
@@ -949,10 +954,11 @@ class Trade(NamedTuple):
     levels: tuple[int, int]
     shifts: list[str]
     manager: bool = False
+    acting: tuple[str, ...] = ()  # duties a senior (level 8+ on its own duty) may cover
 
 
 AIRPORT_PASSENGER = ("check_in", "gate", "transfer", "prm", "lost_found")
-AIRPORT_RAMP = ("makeup", "ramp", "pushback", "apron_bus", "lav_water", "cleaning")
+AIRPORT_RAMP = ("ramp", "makeup", "pushback", "apron_bus", "lav_water", "cleaning")
 
 
 def max_size() -> Json:
@@ -984,12 +990,24 @@ def max_size() -> Json:
     duty_ids = [k["id"] for k in duties]
     early_and_day = ["e04", "e05", "e06", "d08", "d10", "m12"]
     late = ["l14", "l15", "l16"]
-    passenger = [*early_and_day, *late]
+    passenger = [*early_and_day, *late, "pk06", "pk17"]
     trades = [
-        Trade(16, "pax", AIRPORT_PASSENGER, (2, 9), passenger),
-        Trade(17, "ramp", AIRPORT_RAMP, (2, 9), [*early_and_day, *late, "n22"]),
+        Trade(14, "pax", AIRPORT_PASSENGER, (2, 9), passenger),
         Trade(
-            4, "lc", ("load_control", "ramp", "makeup"), (5, 9), ["e04", "d08", "m12", "l14", "l15"]
+            16,
+            "ramp",
+            AIRPORT_RAMP,
+            (2, 9),
+            [*early_and_day, *late, "n22"],
+            acting=("ramp_lead",),
+        ),
+        Trade(
+            4,
+            "lc",
+            ("load_control", "ramp", "makeup"),
+            (5, 9),
+            ["e04", "e05", "d08", "m12", "l14", "n22"],
+            acting=("ops",),
         ),
         Trade(
             4,
@@ -1000,7 +1018,7 @@ def max_size() -> Json:
             manager=True,
         ),
         Trade(
-            3,
+            4,
             "ops",
             ("ops", "load_control", "transfer"),
             (6, 9),
@@ -1011,7 +1029,7 @@ def max_size() -> Json:
             3, "gse", ("gse", "pushback", "apron_bus"), (5, 9), ["e05", "d08", "d10", "l16", "n22"]
         ),
         Trade(
-            3, "peak", ("check_in", "gate", "lost_found"), (3, 7), ["pk06", "d08", "m12", "pk17"]
+            5, "peak", ("check_in", "gate", "lost_found"), (3, 7), ["pk06", "d08", "m12", "pk17"]
         ),
     ]
     people = names(rng, 50)
@@ -1021,12 +1039,13 @@ def max_size() -> Json:
         for n in range(trade.count):
             part_time = prefix == "peak"
             levels = {k: 0 for k in duty_ids}
-            for k in trained:
-                levels[k] = skill(rng, low, high, 0.15 if len(trained) > 3 else 0.0)
-            if all(levels[k] == 0 for k in trained):
-                levels[trained[0]] = high
+            levels[trained[0]] = rng.randint(max(low, 4), high)  # the trade's own duty
+            for k in trained[1:]:
+                levels[k] = skill(rng, low, high, 0.2)
+            for k in trade.acting:
+                levels[k] = 5 if levels[trained[0]] >= 8 else 0
             shifts_of = sorted(
-                rng.sample(pool, k=max(4, len(pool) - 2)) if len(pool) > 5 else pool,
+                rng.sample(pool, k=5) if len(pool) > 5 else pool,
                 key=[s[0] for s in AIRPORT_SHIFTS].index,
             )
             wishes = day_offs(rng, dates, rng.randint(1, 3))

@@ -1,0 +1,85 @@
+"""The committed datasets: valid, reproducible from their generator, and solvable.
+
+Each dataset is solved once with a short limit and the roster is checked by the
+independent auditor: no hard rule broken, and the reported objective, soft terms and
+shortage markers equal the audited ones. A time-limited roster is not optimal, but it
+must still be exactly what the solver says it is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from engine.audit import audit, compare_with_metrics
+from engine.contract import SolveRequest
+from engine.rules import parse_request
+from engine.size import request_size
+from engine.solve import SolveLimits, solve
+
+DATASETS = Path(__file__).resolve().parent.parent / "datasets"
+FILES = sorted(DATASETS.glob("*.json"))
+MAX_SIZE = "max_size.json"
+SHORT_LIMIT_SECONDS = 10.0
+MAX_SIZE_LIMIT_SECONDS = 30.0
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("datasets_generate", DATASETS / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load(path: Path) -> SolveRequest:
+    return parse_request(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _solve_params() -> list[object]:
+    return [
+        pytest.param(path, marks=pytest.mark.slow, id=path.name)
+        if path.name == MAX_SIZE
+        else pytest.param(path, id=path.name)
+        for path in FILES
+    ]
+
+
+def test_every_scenario_is_committed() -> None:
+    assert [p.name for p in FILES] == sorted(_generator().SCENARIOS)
+
+
+def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
+    for written in _generator().write_all(tmp_path):
+        assert written.read_bytes() == (DATASETS / written.name).read_bytes(), written.name
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_dataset_is_a_valid_request(path: Path) -> None:
+    _load(path)  # raises InvalidRequest listing every fault
+    assert len(path.read_bytes()) < 1_000_000  # the contract's body cap
+
+
+def test_max_size_dataset_hits_every_limit() -> None:
+    request = _load(DATASETS / MAX_SIZE)
+    shape = (len(request.employees), len(request.shifts), len(request.duties))
+    assert shape == (50, 12, 15)
+    assert request_size(request) == 50 * 12 * 15 * 31
+
+
+@pytest.mark.parametrize("path", _solve_params())
+def test_dataset_solves_to_an_audited_roster(path: Path) -> None:
+    request = _load(path)
+    limit = MAX_SIZE_LIMIT_SECONDS if path.name == MAX_SIZE else SHORT_LIMIT_SECONDS
+    response = solve(request, SolveLimits(time_limit_seconds=limit, num_workers=2))
+
+    assert response.status == "completed", response.error
+    assert response.solution is not None
+    report = audit(request, response.solution.assignments)
+    assert report.hard_violations == []
+    solution = response.solution
+    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
