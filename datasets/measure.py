@@ -61,7 +61,7 @@ def measure(path: Path, limits: SolveLimits) -> list[str]:
         _number(solver.time_to_first_solution_seconds if solver else None, 2),
         _number(metrics.objective_value),
         _number(metrics.best_bound),
-        _number(None if metrics.gap is None else 100 * metrics.gap, 1) + " %",
+        "-" if metrics.gap is None else f"{100 * metrics.gap:.1f} %",
         f"{metrics.solver_runtime_seconds:.1f}",
         metrics.status or "-",
         f"{missing} in {len(response.solution.shortages)} markers",
