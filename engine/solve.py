@@ -40,7 +40,12 @@ from engine.problem import Problem, from_request
 
 OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
 
+# The time limit is a wall-clock budget for the whole call: build, search, polish and
+# extraction. The search gets what the build left, minus a reserve for the rest.
 POLISH_TIME_LIMIT_SECONDS = 10.0
+EXTRACTION_RESERVE_SECONDS = 1.5
+EXTRACTION_RESERVE_SHARE = 0.1
+MIN_SEARCH_SECONDS = 0.2
 WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
 SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
@@ -61,7 +66,7 @@ class SolveLimits:
     solve ends before its time limit (a wall-clock limit makes any run timing-dependent).
     """
 
-    time_limit_seconds: float | None = None
+    time_limit_seconds: float | None = None  # wall clock for the whole call
     num_workers: int | None = None  # None: every available core
     random_seed: int = 0
     log_search: bool = False
@@ -163,12 +168,24 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
     return run(compiled, limits, started)
 
 
-def _parameters(solver: cp_model.CpSolver, limits: SolveLimits, workers: int) -> None:
+def _search_seconds(limits: SolveLimits, started: float) -> float | None:
+    """The search's share of the wall-clock budget: what build left, minus the reserve."""
+    if limits.time_limit_seconds is None:
+        return None
+    budget = limits.time_limit_seconds
+    reserve = min(EXTRACTION_RESERVE_SECONDS, EXTRACTION_RESERVE_SHARE * budget)
+    left = budget - (time.perf_counter() - started) - reserve
+    return max(MIN_SEARCH_SECONDS, left)
+
+
+def _parameters(
+    solver: cp_model.CpSolver, limits: SolveLimits, workers: int, search_seconds: float | None
+) -> None:
     p = solver.parameters
     p.num_workers = workers
     p.random_seed = limits.random_seed
-    if limits.time_limit_seconds is not None:
-        p.max_time_in_seconds = limits.time_limit_seconds
+    if search_seconds is not None:
+        p.max_time_in_seconds = search_seconds
     if limits.log_search:  # the log goes to stderr: stdout carries the JSON result
         p.log_search_progress = True
         p.log_to_stdout = False
@@ -180,7 +197,8 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
     solver = cp_model.CpSolver()
-    _parameters(solver, limits, workers)
+    search_seconds = _search_seconds(limits, started)
+    _parameters(solver, limits, workers, search_seconds)
     progress = _Progress()
 
     def info(status_name: str) -> SolverInfo:
@@ -203,7 +221,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             info("MODEL_INVALID"),
             message=invalid,
         )
-    status = _solve_with_watchdog(solver, compiled.model, progress, limits.time_limit_seconds)
+    status = _solve_with_watchdog(solver, compiled.model, progress, search_seconds)
     if progress.error is not None:
         raise progress.error
     name = solver.status_name(status)
@@ -211,7 +229,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     if status == cp_model.OPTIMAL or status == cp_model.FEASIBLE:
         best_bound = solver.best_objective_bound
         if status == cp_model.FEASIBLE:
-            solver = _polish(compiled, solver)
+            solver = _polish(compiled, solver, _polish_seconds(limits, started))
         assignments, violations, shortages = _extract(compiled, solver)
         return SolveOutcome(
             status="optimal" if status == cp_model.OPTIMAL else "feasible",
@@ -269,7 +287,16 @@ def _solve_with_watchdog(
         watchdog.cancel()
 
 
-def _polish(compiled: CompiledModel, solver: cp_model.CpSolver) -> cp_model.CpSolver:
+def _polish_seconds(limits: SolveLimits, started: float) -> float:
+    if limits.time_limit_seconds is None:
+        return POLISH_TIME_LIMIT_SECONDS
+    left = limits.time_limit_seconds - (time.perf_counter() - started)
+    return min(POLISH_TIME_LIMIT_SECONDS, max(MIN_SEARCH_SECONDS, left))
+
+
+def _polish(
+    compiled: CompiledModel, solver: cp_model.CpSolver, seconds: float
+) -> cp_model.CpSolver:
     """Fix the roster and minimize the slack alone, so every penalty is tight."""
     model = compiled.model.clone()
     values = solver.response_proto.solution
@@ -278,7 +305,7 @@ def _polish(compiled: CompiledModel, solver: cp_model.CpSolver) -> cp_model.CpSo
     polisher = cp_model.CpSolver()
     polisher.parameters.fix_variables_to_their_hinted_value = True
     polisher.parameters.num_workers = 1
-    polisher.parameters.max_time_in_seconds = POLISH_TIME_LIMIT_SECONDS
+    polisher.parameters.max_time_in_seconds = seconds
     status = polisher.solve(model)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return polisher
