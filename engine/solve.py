@@ -35,6 +35,7 @@ from engine.contract import (
     SolveResponse,
     SolverInfo,
 )
+from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
 
@@ -70,6 +71,7 @@ class SolveLimits:
     num_workers: int | None = None  # None: every available core
     random_seed: int = 0
     log_search: bool = False
+    warm_start: bool = True  # hint a greedy roster (engine.greedy)
 
 
 @dataclass
@@ -132,6 +134,7 @@ def solve(
             limits.num_workers,
             limits.random_seed,
             limits.log_search,
+            limits.warm_start,
         )
     outcome = solve_problem(from_request(request), limits)
     return to_response(outcome, job_id or uuid.uuid4().hex)
@@ -165,7 +168,18 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
     compiled = build(problem)
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
+    if limits.warm_start:
+        add_roster_hint(compiled, greedy_roster(problem))
     return run(compiled, limits, started)
+
+
+def add_roster_hint(compiled: CompiledModel, roster: Roster) -> None:
+    """Hint every decision variable from a roster (1 where it assigns, 0 elsewhere)."""
+    model = compiled.model
+    for key, x in compiled.x.items():
+        model.add_hint(x, key in roster)
+    for (e, d, s, k), y in compiled.y.items():
+        model.add_hint(y, roster.get((e, d, s)) == k)
 
 
 def _search_seconds(limits: SolveLimits, started: float) -> float | None:

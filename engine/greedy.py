@@ -1,0 +1,178 @@
+"""A greedy starting roster, given to CP-SAT as a solution hint.
+
+On large instances the solver's own first solutions leave hundreds of heads missing and
+its local search needs far longer than a synchronous request allows to fill them. This
+heuristic fills demand day by day, scarcest duty first, choosing among the employees
+who may work the shift the one who has worked least, and it keeps the hard rules that
+can be checked looking backwards: one shift per date, fixed assignments, consecutive-day
+cap, monthly maximum, hard weekly hours, shift count maxima, hard forbidden transitions
+and exclude pairings. Rules it cannot see (forward-looking requirements, minimums) are
+left to the solver, which repairs or improves the hint; the hint never changes what is
+optimal, only where the search starts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from engine.problem import Problem
+
+Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
+
+
+@dataclass
+class _State:
+    problem: Problem
+    roster: Roster = field(default_factory=dict)
+    shift_on: dict[tuple[int, int], int] = field(default_factory=dict)  # (e, d) -> shift
+    days_worked: list[int] = field(default_factory=list)
+    month_count: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
+    week_minutes: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
+    shift_count: dict[tuple[int, int], int] = field(default_factory=lambda: defaultdict(int))
+    on_shift: dict[tuple[int, int], set[int]] = field(default_factory=lambda: defaultdict(set))
+    month_of: list[str] = field(default_factory=list)
+    week_of: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        horizon = self.problem.horizon
+        self.days_worked = [0] * len(self.problem.employees)
+        self.month_of = [""] * horizon.num_days
+        self.week_of = [""] * horizon.num_days
+        for month in horizon.months:
+            for d in month.days:
+                self.month_of[d] = month.key
+        for week in horizon.weeks:
+            for d in week.days:
+                self.week_of[d] = week.key
+
+    def place(self, e: int, d: int, s: int, duty: int | None) -> None:
+        self.roster[e, d, s] = duty
+        self.shift_on[e, d] = s
+        self.days_worked[e] += 1
+        self.month_count[e, self.month_of[d]] += 1
+        self.week_minutes[e, self.week_of[d]] += self.problem.shifts[s].minutes or 0
+        self.shift_count[e, s] += 1
+        self.on_shift[d, s].add(e)
+
+    def run_before(self, e: int, d: int) -> int:
+        run = 0
+        while d - run - 1 >= 0 and (e, d - run - 1) in self.shift_on:
+            run += 1
+        return run
+
+    def can_take(self, e: int, d: int, s: int) -> bool:
+        """Whether placing e on shift s of day d keeps every backward-checkable hard rule."""
+        problem = self.problem
+        employee = problem.employees[e]
+        if (e, d) in self.shift_on or s not in employee.day_options[d]:
+            return False
+        run = self.run_before(e, d)
+        after = 0
+        while (e, d + after + 1) in self.shift_on:
+            after += 1
+        if run + 1 + after > problem.max_consecutive_days:
+            return False
+        if (
+            employee.days_per_month
+            and self.month_count[e, self.month_of[d]] >= employee.days_per_month[1]
+        ):
+            return False
+        if employee.weekly_hours and employee.weekly_hours[1]:
+            minutes = self.week_minutes[e, self.week_of[d]] + (problem.shifts[s].minutes or 0)
+            if minutes > 60 * employee.weekly_hours[0]:
+                return False
+        for limit in employee.count_limits:
+            if limit.shift == s and limit.max is not None and self.shift_count[e, s] >= limit.max:
+                return False
+        previous = self.shift_on.get((e, d - 1))
+        following = self.shift_on.get((e, d + 1))
+        for t in problem.transitions:
+            if not (t.hard and t.forbid):
+                continue
+            if previous == t.from_shift and s == t.to_shift:
+                return False
+            if s == t.from_shift and following == t.to_shift:
+                return False
+        for pairing in problem.pairings:
+            if (
+                pairing.exclude
+                and e in pairing.employees
+                and any(o in self.on_shift[d, s] for o in pairing.employees if o != e)
+            ):
+                return False
+        return True
+
+    def preference_cost(self, e: int, d: int, s: int) -> int:
+        cost = 0
+        for pref in self.problem.employees[e].preferences:
+            if pref.day != d:
+                continue
+            if pref.kind == "day_off" or (pref.kind == "avoided_shift" and pref.shift == s):
+                cost += 1
+        return cost
+
+
+def greedy_roster(problem: Problem) -> Roster:
+    """A roster that meets as much minimum demand as a single forward pass can."""
+    state = _State(problem)
+    for e, employee in enumerate(problem.employees):
+        for fixed in employee.fixed:  # a fixed shift breaking a hard rule is left to the solver
+            if state.can_take(e, fixed.day, fixed.shift):
+                allowed = employee.duty_options.get(fixed.shift, ())
+                duty = fixed.duty if fixed.duty in allowed else None
+                state.place(e, fixed.day, fixed.shift, duty)
+    for d in range(problem.num_days):
+        for s in _shifts_by_scarcity(problem, d):
+            _fill_shift(state, d, s)
+    return state.roster
+
+
+def _shifts_by_scarcity(problem: Problem, d: int) -> list[int]:
+    """Shifts with the fewest candidates per required head first."""
+
+    def candidates_per_head(s: int) -> float:
+        need = problem.shifts[s].staffing.mins[d]
+        pool = sum(1 for employee in problem.employees if s in employee.day_options[d])
+        return pool / need if need else float("inf")
+
+    return sorted(range(len(problem.shifts)), key=candidates_per_head)
+
+
+def _pick(state: _State, d: int, s: int, wanted: list[int]) -> int | None:
+    """The best candidate among ``wanted``: no unmet wish, fewest days worked so far."""
+    ok = [e for e in wanted if state.can_take(e, d, s)]
+    if not ok:
+        return None
+    return min(ok, key=lambda e: (state.preference_cost(e, d, s), state.days_worked[e], e))
+
+
+def _fill_shift(state: _State, d: int, s: int) -> None:
+    problem = state.problem
+    employees = problem.employees
+    duties_here = [
+        (k, duty.demand[s].mins[d]) for k, duty in enumerate(problem.duties) if s in duty.demand
+    ]
+    # Scarcest duty first: fewest possible holders.
+    duties_here.sort(key=lambda kd: sum(1 for e in employees if kd[0] in e.duty_options.get(s, ())))
+    for k, need in duties_here:
+        held = sum(1 for e in state.on_shift[d, s] if state.roster[e, d, s] == k)
+        for _ in range(need - held):
+            holders = [e for e, emp in enumerate(employees) if k in emp.duty_options.get(s, ())]
+            e = _pick(state, d, s, holders)
+            if e is None:
+                break
+            state.place(e, d, s, k)
+    shift = problem.shifts[s]
+    if shift.managers is not None:
+        managers = sum(1 for e in state.on_shift[d, s] if employees[e].is_manager)
+        for _ in range(shift.managers.mins[d] - managers):
+            e = _pick(state, d, s, [e for e, emp in enumerate(employees) if emp.is_manager])
+            if e is None:
+                break
+            state.place(e, d, s, None)
+    for _ in range(shift.staffing.mins[d] - len(state.on_shift[d, s])):
+        e = _pick(state, d, s, list(range(len(employees))))
+        if e is None:
+            break
+        state.place(e, d, s, None)
