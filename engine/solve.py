@@ -313,6 +313,7 @@ def _polish(
 ) -> cp_model.CpSolver:
     """Fix the roster and minimize the slack alone, so every penalty is tight."""
     model = compiled.model.clone()
+    model.clear_hints()  # type: ignore[no-untyped-call]  # drop the warm-start hint
     values = solver.response_proto.solution
     for var in compiled.decision_vars():
         model.add_hint(var, values[var.index])
