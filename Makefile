@@ -15,10 +15,11 @@ $(STAMP): requirements.lock pyproject.toml
 
 venv: $(STAMP)
 
-## Whole test suite: lint, then pytest on both cores.
+## Whole test suite: lint, type check, then pytest on both cores.
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

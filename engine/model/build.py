@@ -40,11 +40,16 @@ class ModelContext:
     hard_groups: list[HardGroup] = field(default_factory=list)
     terms: list[PenaltyTerm] = field(default_factory=list)
     shortages: list[ShortageSlot] = field(default_factory=list)
+    _group_literals: dict[tuple[str, str, str | None], Var] = field(default_factory=dict)
 
     def hard_group(self, family: str, field_path: str, employee: str | None = None) -> Var:
-        """A new enforcement literal for one input item's hard rule."""
-        literal = self.model.new_bool_var(f"hard[{family}:{field_path}:{employee or ''}]")
-        self.hard_groups.append(HardGroup(family, field_path, literal, employee))
+        """The enforcement literal of one input item's hard rule (created on first use)."""
+        key = (family, field_path, employee)
+        literal = self._group_literals.get(key)
+        if literal is None:
+            literal = self.model.new_bool_var(f"hard[{family}:{field_path}:{employee or ''}]")
+            self._group_literals[key] = literal
+            self.hard_groups.append(HardGroup(family, field_path, literal, employee))
         return literal
 
     def shift_var(self, e: int, d: int, s: int) -> Var | None:

@@ -31,16 +31,14 @@ def add_pairing_exclude(ctx: ModelContext) -> None:
     for pairing in problem.pairings:
         if not pairing.exclude:
             continue
-        literal: Var | None = None
         for d in range(problem.num_days):
             for s in range(len(problem.shifts)):
                 xs = [x for e in pairing.employees if (x := ctx.shift_var(e, d, s)) is not None]
                 if len(xs) < 2:
                     continue
-                if literal is None:
-                    literal = ctx.hard_group(
-                        "pairing_exclude", f"constraints.employee_pairings[{pairing.index}]"
-                    )
+                literal = ctx.hard_group(
+                    "pairing_exclude", f"constraints.employee_pairings[{pairing.index}]"
+                )
                 model.add(cp_model.LinearExpr.sum(xs) <= 1).only_enforce_if(literal)
 
 

@@ -33,14 +33,12 @@ def add_days_per_month(ctx: ModelContext) -> None:
         if employee.days_per_month is None:
             continue
         minimum, maximum = employee.days_per_month
-        literal: Var | None = None
         for month in problem.horizon.months:
             worked, workable = _worked(ctx, e, month.days)
             if workable > maximum:
-                if literal is None:
-                    literal = ctx.hard_group(
-                        "days_per_month_max", f"{employee.field}.working_days_per_month"
-                    )
+                literal = ctx.hard_group(
+                    "days_per_month_max", f"{employee.field}.working_days_per_month"
+                )
                 model.add(worked <= maximum).only_enforce_if(literal)
             target = month.prorate_min(minimum)
             if target > 0:
@@ -90,7 +88,6 @@ def add_weekly_hours(ctx: ModelContext) -> None:
             continue
         hours, hard = employee.weekly_hours
         cap = 60 * hours
-        literal: Var | None = None
         for week in problem.horizon.weeks:
             xs, lengths = [], []
             for d in week.days:
@@ -102,10 +99,9 @@ def add_weekly_hours(ctx: ModelContext) -> None:
                 continue  # cannot exceed the limit this week
             minutes = cp_model.LinearExpr.weighted_sum(xs, lengths)
             if hard:
-                if literal is None:
-                    literal = ctx.hard_group(
-                        "weekly_hours", f"{employee.field}.weekly_working_hours_limit"
-                    )
+                literal = ctx.hard_group(
+                    "weekly_hours", f"{employee.field}.weekly_working_hours_limit"
+                )
                 model.add(minutes <= cap).only_enforce_if(literal)
                 continue
             over = model.new_int_var(0, (sum(lengths) - cap + 59) // 60, "")
