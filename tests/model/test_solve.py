@@ -164,3 +164,40 @@ def test_objective_value_is_the_sum_of_violation_penalties() -> None:
     for v in violations:
         assert v.violated_by is not None and v.violated_by > 0
         assert v.penalty % v.violated_by == 0
+
+
+def test_model_invalid_is_reported_with_the_validator_text() -> None:
+    from engine.model.build import build
+    from engine.problem import from_request
+    from engine.rules import parse_request
+    from engine.solve import SolveLimits, run, to_response
+
+    data = request(2, [shift(DAY, 2, 1)], [employee(A, [DAY])])
+    compiled = build(from_request(parse_request(data)))
+    compiled.model.new_int_var(5, 1, "empty_domain")  # a bug in a family would look like this
+    outcome = run(compiled, SolveLimits(time_limit_seconds=5, num_workers=1))
+    assert outcome.status == "model_invalid"
+    assert outcome.message and "empty_domain" in outcome.message
+    response = to_response(outcome, "job")
+    assert response.status == "failed"
+    assert response.error is not None
+    assert (response.error.code, response.error.solver_status) == ("model_invalid", "MODEL_INVALID")
+
+
+def test_warm_start_does_not_change_the_optimum() -> None:
+    from engine.problem import from_request
+    from engine.rules import parse_request
+    from engine.solve import SolveLimits, solve_problem
+
+    data = request(
+        5,
+        [shift(DAY, 5, 2), shift(NIGHT, 5, 1, hours=NIGHT_HOURS)],
+        [employee(A, [DAY, NIGHT]), employee(B, [DAY]), employee("C", [DAY, NIGHT])],
+        max_consecutive_working_days=3,
+    )
+    problem = from_request(parse_request(data))
+    cold, warm = (
+        solve_problem(problem, SolveLimits(10, 1, SEED, warm_start=flag)) for flag in (False, True)
+    )
+    assert cold.status == warm.status == "optimal"
+    assert cold.objective_value == warm.objective_value
