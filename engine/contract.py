@@ -260,6 +260,7 @@ class SolverInfo(_Model):
     num_workers: int
     random_seed: int
     time_limit_seconds: float
+    warm_start: bool = False
     cp_sat_status: str
     time_to_first_solution_seconds: float | None = None
     solutions_found: int = 0

@@ -221,6 +221,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             num_workers=workers,
             random_seed=limits.random_seed,
             time_limit_seconds=limits.time_limit_seconds or 0.0,
+            warm_start=limits.warm_start,
             cp_sat_status=status_name,
             time_to_first_solution_seconds=progress.first_solution_seconds,
             solutions_found=progress.solutions,
