@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from dataclasses import field as dataclass_field  # EmployeeSpec has a member named field
 from typing import Literal
 
 from engine.calendar import Horizon, shift_minutes
@@ -61,6 +62,14 @@ class FixedSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Gate:
+    """An eligibility rule that would forbid an option, kept open for diagnosis."""
+
+    family: str  # assignable_shift | available_weekday | holiday | skill_level
+    field: str  # JSON path of the input item, e.g. employees[3].available_weekdays
+
+
+@dataclass(frozen=True, slots=True)
 class PreferenceSpec:
     kind: Literal["day_off", "preferred_shift", "avoided_shift"]
     day: int
@@ -91,6 +100,9 @@ class EmployeeSpec:
     count_limits: tuple[CountLimitSpec, ...] = ()
     weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
     field: str = ""
+    # Diagnostic problems only: options that eligibility rules would forbid, and which.
+    day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
+    duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)
 
     def top_level(self) -> int | None:
         """Highest skill level over all duties (scope ``shift`` of skill support)."""
@@ -175,8 +187,13 @@ def _demand(ranges: list[Range], horizon: Horizon) -> Demand:
     )
 
 
-def from_request(request: SolveRequest) -> Problem:
-    """Normalize a (validated) v1 request into the internal problem."""
+def from_request(request: SolveRequest, *, gated: bool = False) -> Problem:
+    """Normalize a (validated) v1 request into the internal problem.
+
+    ``gated`` builds the diagnostic variant: options that assignability, weekdays,
+    holidays or skill level 0 forbid are kept, each with the :class:`Gate` that forbids
+    it, so the model can post those rules as relaxable hard groups instead of absence.
+    """
     period = request.schedule_period
     horizon = Horizon(period.start_date, period.end_date, frozenset(period.holidays))
     shift_index = {s.id: i for i, s in enumerate(request.shifts)}
@@ -208,8 +225,21 @@ def from_request(request: SolveRequest) -> Problem:
         )
         for k in request.duties
     )
+    holiday_fields = {
+        day: f"schedule_period.holidays[{i}]"
+        for i, day in reversed(list(enumerate(period.holidays)))
+    }
     employees = tuple(
         _employee(i, e, horizon, shift_index, duty_index, duties)
+        if not gated
+        else _gated_employee(
+            _employee(i, e, horizon, shift_index, duty_index, duties, restrict_fixed=False),
+            e,
+            horizon,
+            shift_index,
+            duties,
+            holiday_fields,
+        )
         for i, e in enumerate(request.employees)
     )
     c = request.constraints
@@ -288,6 +318,8 @@ def _employee(
     shift_index: Mapping[str, int],
     duty_index: Mapping[str, int],
     duties: tuple[DutySpec, ...],
+    *,
+    restrict_fixed: bool = True,
 ) -> EmployeeSpec:
     path = f"employees[{position}]"
     assignable = sorted({shift_index[s] for s in e.assignable_shift_ids})
@@ -312,7 +344,7 @@ def _employee(
         if horizon.is_holiday[d] or (weekdays is not None and horizon.weekdays[d] not in weekdays):
             day_options.append(())
             continue
-        allowed = fixed_shift_of_day.get(d)
+        allowed = fixed_shift_of_day.get(d) if restrict_fixed else None
         day_options.append(tuple(s for s in assignable if allowed is None or s in allowed))
 
     skills = {duty_index[k]: level for k, level in e.skill_levels.items()}
@@ -368,4 +400,50 @@ def _preference(
         _day(horizon, p.date),
         shift_index[p.shift_id],
         f"preference:{p.type}:{employee_id}:{date}:{p.shift_id}",
+    )
+
+
+def _gated_employee(
+    spec: EmployeeSpec,
+    e: Employee,
+    horizon: Horizon,
+    shift_index: Mapping[str, int],
+    duties: tuple[DutySpec, ...],
+    holiday_fields: Mapping[dt.date, str],
+) -> EmployeeSpec:
+    """Every (day, shift) and (shift, duty) option, each with the rules that forbid it."""
+    path = spec.field
+    weekdays = (
+        None if e.available_weekdays is None else {WEEKDAYS.index(w) for w in e.available_weekdays}
+    )
+    day_gates: dict[tuple[int, int], tuple[Gate, ...]] = {}
+    day_options = []
+    for d, day in enumerate(horizon.dates):
+        for s in range(len(shift_index)):
+            gates = []
+            if s not in spec.assignable:
+                gates.append(Gate("assignable_shift", f"{path}.assignable_shift_ids"))
+            if weekdays is not None and horizon.weekdays[d] not in weekdays:
+                gates.append(Gate("available_weekday", f"{path}.available_weekdays"))
+            if horizon.is_holiday[d]:
+                gates.append(Gate("holiday", holiday_fields[day]))
+            if gates:
+                day_gates[d, s] = tuple(gates)
+        day_options.append(tuple(range(len(shift_index))))
+    duty_gates = {
+        (s, k): Gate("skill_level", f"{path}.skill_levels.{duty.id}")
+        for s in range(len(shift_index))
+        for k, duty in enumerate(duties)
+        if s in duty.demand and spec.skills.get(k) == 0
+    }
+    duty_options = {
+        s: tuple(k for k, duty in enumerate(duties) if s in duty.demand)
+        for s in range(len(shift_index))
+    }
+    return replace(
+        spec,
+        day_options=tuple(day_options),
+        duty_options=duty_options,
+        day_gates=day_gates,
+        duty_gates=duty_gates,
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot
-from engine.problem import Problem
+from engine.problem import Gate, Problem
 
 Var = cp_model.IntVar
 
@@ -154,6 +154,8 @@ def _add_variables(ctx: ModelContext) -> None:
                 ctx.x[e, d, s] = x
                 ctx.staff[d, s].append((e, x))
                 day_vars.append(x)
+                for gate in employee.day_gates.get((d, s), ()):
+                    _close(ctx, gate, employee.id, x)
                 duties = duty_options.get(s, ())
                 if duties:
                     ys = []
@@ -162,6 +164,9 @@ def _add_variables(ctx: ModelContext) -> None:
                         ctx.y[e, d, s, k] = y
                         ctx.holders[d, s, k].append((e, y))
                         ys.append(y)
+                        duty_gate = employee.duty_gates.get((s, k))
+                        if duty_gate is not None:
+                            _close(ctx, duty_gate, employee.id, y)
                     # At most one duty per assignment, and only while assigned.
                     model.add(cp_model.LinearExpr.sum(ys) <= x)
             if len(day_vars) == 1:
@@ -171,3 +176,10 @@ def _add_variables(ctx: ModelContext) -> None:
                 w = new_bool(f"w[{employee.id},{d}]")
                 model.add_exactly_one([*day_vars, ~w])
                 ctx.work[e, d] = w
+
+
+def _close(ctx: ModelContext, gate: Gate, employee_id: str, option: Var) -> None:
+    """Diagnostic problems: an eligibility rule as a relaxable group that forbids the option."""
+    subject = None if gate.family == "holiday" else employee_id
+    literal = ctx.hard_group(gate.family, gate.field, subject)
+    ctx.model.add_implication(literal, ~option)
