@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import version as package_version
 from typing import Literal
 
@@ -35,6 +35,7 @@ from engine.contract import (
     SolveResponse,
     SolverInfo,
 )
+from engine.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
 from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
@@ -72,6 +73,7 @@ class SolveLimits:
     random_seed: int = 0
     log_search: bool = False
     warm_start: bool = True  # hint a greedy roster (engine.greedy)
+    diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
 
 
 @dataclass
@@ -129,15 +131,20 @@ def solve(
     """Solve a validated v1 request and shape the result as a v1 SolveResponse."""
     limits = limits or SolveLimits()
     if limits.time_limit_seconds is None:
-        limits = SolveLimits(
-            float(request.options.solver_timeout_seconds),
-            limits.num_workers,
-            limits.random_seed,
-            limits.log_search,
-            limits.warm_start,
-        )
+        limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
     outcome = solve_problem(from_request(request), limits)
-    return to_response(outcome, job_id or uuid.uuid4().hex)
+    response = to_response(outcome, job_id or uuid.uuid4().hex)
+    if outcome.status == "infeasible" and limits.diagnosis_budget_seconds > 0 and response.error:
+        diagnosis = diagnose(
+            request,
+            DiagnosisLimits(
+                limits.diagnosis_budget_seconds, limits.num_workers or available_cores()
+            ),
+        )
+        response = response.model_copy(
+            update={"error": response.error.model_copy(update={"diagnosis": diagnosis})}
+        )
+    return response
 
 
 def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:

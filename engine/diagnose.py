@@ -1,0 +1,310 @@
+"""Infeasibility diagnosis: which input items to change, not just which rule family.
+
+Runs only when the hard rules admit no roster. The request is rebuilt as a *gated*
+problem (engine.problem): every hard rule of every input item, eligibility included,
+sits behind its own enforcement literal, and the objective is dropped (CP-SAT does not
+support an objective together with assumptions). Then:
+
+1. Family probes: for each hard family the request uses, re-solve with that family
+   relaxed and the others enforced. A family whose relaxation restores feasibility is a
+   cause family.
+2. Conflicts: with every item enforced as an assumption, CP-SAT returns a sufficient
+   core of items; it is shrunk to a minimal conflict by deletion (each deletion is a
+   confirming probe). The conflict's items are relaxed and the search repeats, so
+   independent conflicts are all found.
+3. Ranking: items whose single relaxation restores feasibility first, then items of
+   cause families, then items that only help together; ties by family order.
+
+Every re-solve counts in ``probes``. The whole diagnosis has a wall-clock budget
+(``DEFAULT_BUDGET_SECONDS``); probes of step 1 run in parallel on the available cores.
+When the budget runs out, what was found so far is reported.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from engine.contract import Cause, Diagnosis, SolveRequest
+from engine.model.build import CompiledModel, build
+from engine.model.terms import HardGroup
+from engine.problem import from_request
+
+DEFAULT_BUDGET_SECONDS = 10.0
+MAX_PROBE_SECONDS = 3.0
+MAX_CONFLICTS = 5
+SOFT_ONLY_FAMILIES = ("coverage", "days_per_week", "pairing_require", "fairness", "preferences")
+
+# Ties are broken by how specific and how easily changed an input is.
+FAMILY_ORDER = (
+    "fixed_assignment",
+    "shift_count_limit",
+    "pairing_exclude",
+    "shift_transition",
+    "max_consecutive_days",
+    "days_per_month_max",
+    "weekly_hours",
+    "skill_support",
+    "available_weekday",
+    "assignable_shift",
+    "skill_level",
+    "holiday",
+)
+
+
+@dataclass(frozen=True)
+class DiagnosisLimits:
+    budget_seconds: float = DEFAULT_BUDGET_SECONDS
+    num_workers: int = 2
+
+
+class _Prober:
+    """Re-solves the gated model with chosen groups enforced; counts every probe."""
+
+    def __init__(self, compiled: CompiledModel, deadline: float) -> None:
+        self.compiled = compiled
+        self.deadline = deadline
+        self.probes = 0
+        self._lock = threading.Lock()
+
+    def _count(self) -> None:
+        with self._lock:
+            self.probes += 1
+
+    def seconds_left(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def _solver(self) -> cp_model.CpSolver:
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = max(
+            0.05, min(MAX_PROBE_SECONDS, self.seconds_left())
+        )
+        return solver
+
+    def feasible(self, enforced: Sequence[HardGroup]) -> bool | None:
+        """True/False when decided, None when the probe ran out of time."""
+        model = self.compiled.model.clone()
+        model.add_bool_and([model.get_bool_var_from_proto_index(g.literal.index) for g in enforced])
+        self._count()
+        status = self._solver().solve(model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return True
+        return False if status == cp_model.INFEASIBLE else None
+
+    def core(self, assumed: Sequence[HardGroup]) -> list[HardGroup] | None:
+        """A sufficient subset of ``assumed`` that is infeasible; [] when feasible."""
+        model = self.compiled.model.clone()
+        by_index = {g.literal.index: g for g in assumed}
+        model.add_assumptions([model.get_bool_var_from_proto_index(i) for i in by_index])
+        self._count()
+        solver = self._solver()
+        status = solver.solve(model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return []
+        if status != cp_model.INFEASIBLE:
+            return None
+        # The core may name literals outside the assumptions (google/or-tools#5141).
+        found = [
+            by_index[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in by_index
+        ]
+        return found or list(assumed)
+
+
+def diagnose(request: SolveRequest, limits: DiagnosisLimits | None = None) -> Diagnosis:
+    """Explain why a request has no roster: the input items to change, most likely first."""
+    limits = limits or DiagnosisLimits()
+    deadline = time.perf_counter() + limits.budget_seconds
+    compiled = build(from_request(request, gated=True), skip=SOFT_ONLY_FAMILIES)
+    compiled.model.clear_objective()  # type: ignore[no-untyped-call]
+    prober = _Prober(compiled, deadline)
+    groups = compiled.hard_groups
+    if not groups:
+        return Diagnosis(status="no_cause_identified", causes=[], probes=0)
+
+    cause_families = _family_probes(prober, groups, limits.num_workers)
+    conflicts = _conflicts(prober, groups)
+    single = _single_relaxations(prober, groups, conflicts)
+    causes = _rank(request, conflicts, cause_families, single)
+    return Diagnosis(
+        status="identified" if causes else "no_cause_identified",
+        causes=causes,
+        probes=prober.probes,
+    )
+
+
+def _family_probes(prober: _Prober, groups: list[HardGroup], workers: int) -> set[str]:
+    families = sorted({g.family for g in groups}, key=_family_rank)
+
+    def restores(family: str) -> bool:
+        return prober.feasible([g for g in groups if g.family != family]) is True
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(restores, families))
+    return {family for family, ok in zip(families, results, strict=True) if ok}
+
+
+def _conflicts(prober: _Prober, groups: list[HardGroup]) -> list[list[HardGroup]]:
+    """Disjoint minimal conflicts, found one after the other until the rest is feasible."""
+    active = list(groups)
+    conflicts: list[list[HardGroup]] = []
+    while len(conflicts) < MAX_CONFLICTS and prober.seconds_left() > 0:
+        core = prober.core(active)
+        if not core:  # feasible (or undecided): nothing more to explain
+            break
+        conflict = _shrink(prober, core)
+        conflicts.append(conflict)
+        relaxed = {id(g) for g in conflict}
+        active = [g for g in active if id(g) not in relaxed]
+    return conflicts
+
+
+def _shrink(prober: _Prober, core: list[HardGroup]) -> list[HardGroup]:
+    """Deletion: drop each item whose removal keeps the rest infeasible (a minimal core)."""
+    kept = sorted(core, key=lambda g: -_family_rank(g.family))  # try general rules first
+    i = 0
+    while i < len(kept) and len(kept) > 1 and prober.seconds_left() > 0:
+        trial = kept[:i] + kept[i + 1 :]
+        if prober.feasible(trial) is False:
+            kept = trial
+        else:
+            i += 1
+    return sorted(kept, key=lambda g: _family_rank(g.family))
+
+
+def _single_relaxations(
+    prober: _Prober, groups: list[HardGroup], conflicts: list[list[HardGroup]]
+) -> set[int]:
+    """Items whose relaxation alone makes the whole request feasible (only with one conflict)."""
+    if len(conflicts) != 1:
+        return set()
+    single = set()
+    for g in conflicts[0]:
+        if prober.seconds_left() <= 0:
+            break
+        if prober.feasible([o for o in groups if o is not g]) is True:
+            single.add(id(g))
+    return single
+
+
+def _family_rank(family: str) -> int:
+    return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
+
+
+def _rank(
+    request: SolveRequest,
+    conflicts: list[list[HardGroup]],
+    cause_families: set[str],
+    single: set[int],
+) -> list[Cause]:
+    ranked = []
+    for conflict in conflicts:
+        for g in conflict:
+            tier = 0 if id(g) in single else 1 if g.family in cause_families else 2
+            cause = _cause(request, g, [o for o in conflict if o is not g], len(conflicts))
+            ranked.append(((tier, _family_rank(g.family)), cause))
+    ranked.sort(key=lambda pair: pair[0])
+    return [cause for _, cause in ranked]
+
+
+def _cause(
+    request: SolveRequest, group: HardGroup, partners: list[HardGroup], conflicts: int
+) -> Cause:
+    what = describe(request, group)
+    if partners:
+        what += ". It cannot hold together with: " + "; ".join(
+            describe(request, p) for p in partners
+        )
+    if conflicts > 1:
+        what += f". This is one of {conflicts} independent conflicts; each needs a change"
+    return Cause(
+        cause_type=group.family,
+        field=group.field,
+        message=f"{what}. {ADVICE.get(group.family, 'Relax this rule.')}",
+    )
+
+
+ADVICE = {
+    "fixed_assignment": "Remove this fixed assignment or move it to another date or shift.",
+    "shift_count_limit": "Lower the minimum or raise the maximum of this shift count limit.",
+    "pairing_exclude": "Remove one of these employees from the exclude pairing.",
+    "shift_transition": "Make this transition rule soft or remove it.",
+    "max_consecutive_days": "Raise max_consecutive_working_days.",
+    "days_per_month_max": "Raise the maximum of working_days_per_month.",
+    "weekly_hours": "Raise the weekly hours limit or make it soft.",
+    "skill_support": "Make skill support soft, or add a senior who can work alongside.",
+    "available_weekday": "Add the needed weekday to available_weekdays.",
+    "assignable_shift": "Add the needed shift to assignable_shift_ids.",
+    "skill_level": "Raise the skill level above 0 for this duty.",
+    "holiday": "Remove the date from holidays if the business is open.",
+}
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _indices(field: str) -> list[int]:
+    return [int(i) for i in _INDEX.findall(field)]
+
+
+def describe(request: SolveRequest, group: HardGroup) -> str:
+    """Plain words for one hard-rule item: who, what, when."""
+    family, field, who = group.family, group.field, group.employee
+    idx = _indices(field)
+    if family == "fixed_assignment":
+        employee = request.employees[idx[0]]
+        fixed = employee.fixed_assignments[idx[1]]
+        duty = f" (duty {fixed.duty_id})" if fixed.duty_id else ""
+        return f"{employee.id} is fixed to shift {fixed.shift_id}{duty} on {fixed.date.isoformat()}"
+    if family == "shift_count_limit":
+        employee = request.employees[idx[0]]
+        limit = employee.shift_count_limits[idx[1]]
+        if limit.min is not None and limit.max is not None:
+            bounds = f"between {limit.min} and {limit.max} times"
+        elif limit.min is not None:
+            bounds = f"at least {limit.min} times"
+        else:
+            bounds = f"at most {limit.max} times"
+        return f"{employee.id} must work shift {limit.shift_id} {bounds} in the period"
+    if family == "pairing_exclude":
+        pairing = request.constraints.employee_pairings[idx[0]]
+        return f"{', '.join(pairing.employee_ids)} may never work the same shift on a date"
+    if family == "shift_transition":
+        t = request.constraints.shift_transitions[idx[0]]
+        rule = "may not be followed by" if t.rule == "forbid" else "must be followed by"
+        return f"for {who}, shift {t.from_shift_id} {rule} shift {t.to_shift_id} the next day"
+    if family == "max_consecutive_days":
+        cap = request.constraints.max_consecutive_working_days or 6
+        return f"{who} may work at most {cap} consecutive days"
+    if family == "days_per_month_max":
+        employee = request.employees[idx[0]]
+        assert employee.working_days_per_month is not None
+        return f"{employee.id} may work at most {employee.working_days_per_month.max} days a month"
+    if family == "weekly_hours":
+        employee = request.employees[idx[0]]
+        assert employee.weekly_working_hours_limit is not None
+        return (
+            f"{employee.id} may work at most {employee.weekly_working_hours_limit.hours} h a week"
+        )
+    if family == "skill_support":
+        return "every beginner on a shift needs a senior beside them (hard skill support)"
+    if family == "available_weekday":
+        employee = request.employees[idx[0]]
+        days = ", ".join(employee.available_weekdays or [])
+        return f"{employee.id} works only on {days}"
+    if family == "assignable_shift":
+        employee = request.employees[idx[0]]
+        return f"{employee.id} may only work shifts {', '.join(employee.assignable_shift_ids)}"
+    if family == "skill_level":
+        employee = request.employees[idx[0]]
+        duty = field.rsplit(".", 1)[-1]
+        return f"{employee.id} has skill level 0 for duty {duty}"
+    if family == "holiday":
+        day = request.schedule_period.holidays[idx[0]]
+        return f"{day.isoformat()} is a holiday (nobody works)"
+    return f"{family} at {field}"
