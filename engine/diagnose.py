@@ -117,25 +117,105 @@ class _Prober:
         return found or list(assumed)
 
 
+@dataclass(frozen=True)
+class _Component:
+    """Employees whose hard rules interact, as a request of their own.
+
+    Demand is soft, so rosters of unrelated employees never conflict: only exclude
+    pairings (and hard skill support, which spans everyone) tie employees together.
+    Diagnosing each component apart keeps every probe small, whatever the request size.
+    """
+
+    request: SolveRequest
+    employees: tuple[int, ...]  # original index of each employee of the sub-request
+    pairings: tuple[int, ...]  # original index of each pairing of the sub-request
+
+    def original_field(self, field: str) -> str:
+        field = _EMPLOYEE_PATH.sub(lambda m: f"employees[{self.employees[int(m[1])]}]", field)
+        return _PAIRING_PATH.sub(
+            lambda m: f"constraints.employee_pairings[{self.pairings[int(m[1])]}]", field
+        )
+
+
+_EMPLOYEE_PATH = re.compile(r"^employees\[(\d+)\]")
+_PAIRING_PATH = re.compile(r"^constraints\.employee_pairings\[(\d+)\]")
+
+
+def components(request: SolveRequest) -> list[_Component]:
+    """Split the request into groups of employees linked by exclude pairings."""
+    everyone = tuple(range(len(request.employees)))
+    pairings = request.constraints.employee_pairings
+    support = request.constraints.skill_support
+    if support is not None and support.enforcement == "hard":
+        return [_Component(request, everyone, tuple(range(len(pairings))))]
+    index = {e.id: i for i, e in enumerate(request.employees)}
+    root = list(everyone)
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    excludes = [j for j, p in enumerate(pairings) if p.rule == "exclude"]
+    for j in excludes:
+        first, *others = (index[x] for x in pairings[j].employee_ids)
+        for other in others:
+            root[find(other)] = find(first)
+    members: dict[int, list[int]] = {}
+    for i in everyone:
+        members.setdefault(find(i), []).append(i)
+    result = []
+    for group in members.values():
+        inside = tuple(j for j in excludes if index[pairings[j].employee_ids[0]] in group)
+        sub = request.model_copy(
+            update={
+                "employees": [request.employees[i] for i in group],
+                "constraints": request.constraints.model_copy(
+                    update={"employee_pairings": [pairings[j] for j in inside]}
+                ),
+            }
+        )
+        result.append(_Component(sub, tuple(group), inside))
+    return result
+
+
+@dataclass
+class _Findings:
+    component: _Component
+    prober: _Prober
+    groups: list[HardGroup]
+    cause_families: set[str]
+    conflicts: list[list[HardGroup]]
+
+
 def diagnose(request: SolveRequest, limits: DiagnosisLimits | None = None) -> Diagnosis:
     """Explain why a request has no roster: the input items to change, most likely first."""
     limits = limits or DiagnosisLimits()
     deadline = time.perf_counter() + limits.budget_seconds
-    compiled = build(from_request(request, gated=True), skip=SOFT_ONLY_FAMILIES)
-    compiled.model.clear_objective()  # type: ignore[no-untyped-call]
-    prober = _Prober(compiled, deadline)
-    groups = compiled.hard_groups
-    if not groups:
-        return Diagnosis(status="no_cause_identified", causes=[], probes=0)
-
-    cause_families = _family_probes(prober, groups, limits.num_workers)
-    conflicts = _conflicts(prober, groups)
-    single = _single_relaxations(prober, groups, conflicts)
-    causes = _rank(request, conflicts, cause_families, single)
+    probers: list[_Prober] = []
+    findings: list[_Findings] = []
+    for component in components(request):
+        if time.perf_counter() >= deadline:
+            break
+        compiled = build(from_request(component.request, gated=True), skip=SOFT_ONLY_FAMILIES)
+        compiled.model.clear_objective()  # type: ignore[no-untyped-call]
+        prober = _Prober(compiled, deadline)
+        probers.append(prober)
+        groups = compiled.hard_groups
+        if groups and prober.feasible(groups) is not True:
+            families = _family_probes(prober, groups, limits.num_workers)
+            conflicts = _conflicts(prober, groups)
+            findings.append(_Findings(component, prober, groups, families, conflicts))
+    single: set[int] = set()
+    if len(findings) == 1:
+        only = findings[0]
+        single = _single_relaxations(only.prober, only.groups, only.conflicts)
+    causes = _rank(findings, single)
     return Diagnosis(
         status="identified" if causes else "no_cause_identified",
         causes=causes,
-        probes=prober.probes,
+        probes=sum(p.probes for p in probers),
     )
 
 
@@ -197,20 +277,22 @@ def _family_rank(family: str) -> int:
     return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
 
 
-def _rank(
-    request: SolveRequest,
-    conflicts: list[list[HardGroup]],
-    cause_families: set[str],
-    single: set[int],
-) -> list[Cause]:
-    ranked = []
-    for conflict in conflicts:
-        for g in conflict:
-            tier = 0 if id(g) in single else 1 if g.family in cause_families else 2
-            cause = _cause(request, g, [o for o in conflict if o is not g], len(conflicts))
-            ranked.append(((tier, _family_rank(g.family)), cause))
-    ranked.sort(key=lambda pair: pair[0])
-    return [cause for _, cause in ranked]
+def _rank(findings: list[_Findings], single: set[int]) -> list[Cause]:
+    conflicts = sum(len(f.conflicts) for f in findings)
+    ranked: dict[str, tuple[tuple[int, int], Cause]] = {}
+    for finding in findings:
+        request = finding.component.request
+        for conflict in finding.conflicts:
+            for g in conflict:
+                tier = 0 if id(g) in single else 1 if g.family in finding.cause_families else 2
+                cause = _cause(request, g, [o for o in conflict if o is not g], conflicts)
+                cause = cause.model_copy(
+                    update={"field": finding.component.original_field(cause.field)}
+                )
+                key = (tier, _family_rank(g.family))
+                if cause.field not in ranked or key < ranked[cause.field][0]:
+                    ranked[cause.field] = (key, cause)  # a holiday may recur per component
+    return [cause for _, cause in sorted(ranked.values(), key=lambda pair: pair[0])]
 
 
 def _cause(
