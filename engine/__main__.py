@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.diagnose import DEFAULT_BUDGET_SECONDS
 from engine.errors import FieldError, InvalidRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -65,6 +66,7 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         num_workers=args.workers,
         random_seed=args.seed,
         log_search=args.log,
+        diagnosis_budget_seconds=args.diagnosis_budget,
     )
     response = solve(request, limits)
     _print(response.model_dump(mode="json", exclude_none=True), out)
@@ -104,6 +106,12 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="random seed (reproducible with --workers 1)"
     )
     s.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
+    s.add_argument(
+        "--diagnosis-budget",
+        type=float,
+        default=DEFAULT_BUDGET_SECONDS,
+        help="seconds to explain an infeasible request (0: skip the diagnosis)",
+    )
     s.set_defaults(run=_solve)
     a = sub.add_parser("audit", help="check a roster independently of the solver")
     a.add_argument("request", help="SolveRequest JSON file, or - for stdin")
