@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck serve solve-demo lock clean
+.PHONY: venv test lint typecheck serve lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,6 @@ typecheck: $(STAMP)
 serve: $(STAMP)
 	@echo "The HTTP service arrives with the service issue; meanwhile the engine runs from the CLI:"
 	$(BIN)/python -m engine solve datasets/retail_weekdays.json --time-limit 10 | $(BIN)/python -m engine audit datasets/retail_weekdays.json -
-
-solve-demo: serve
 
 ## Recompile the lock file after editing requirements.in (needs network access to PyPI).
 lock:

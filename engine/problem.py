@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field  # EmployeeSpec has a member named field
 from typing import Literal
 
@@ -164,7 +164,6 @@ class Problem:
     cross_shift: tuple[CrossShiftSpec, ...] = ()
     fairness: tuple[FairnessSpec, ...] = ()
     timezone: str = "UTC"
-    extras: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def num_days(self) -> int:

@@ -75,11 +75,6 @@ class CompiledModel:
     terms: list[PenaltyTerm]
     shortages: list[ShortageSlot]
 
-    def objective(self) -> cp_model.LinearExpr:
-        return cp_model.LinearExpr.weighted_sum(
-            [t.magnitude for t in self.terms], [t.weight for t in self.terms]
-        )
-
     def decision_vars(self) -> list[Var]:
         return [*self.x.values(), *self.y.values()]
 
@@ -134,10 +129,6 @@ def build(problem: Problem, skip: Iterable[str] = ()) -> CompiledModel:
     return CompiledModel(
         ctx.model, problem, ctx.x, ctx.y, ctx.hard_groups, ctx.terms, ctx.shortages
     )
-
-
-def family_names() -> list[str]:
-    return [name for name, _ in _families()]
 
 
 def _add_variables(ctx: ModelContext) -> None:
