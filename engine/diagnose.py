@@ -207,11 +207,7 @@ def diagnose(request: SolveRequest, limits: DiagnosisLimits | None = None) -> Di
             families = _family_probes(prober, groups, limits.num_workers)
             conflicts = _conflicts(prober, groups)
             findings.append(_Findings(component, prober, groups, families, conflicts))
-    single: set[int] = set()
-    if len(findings) == 1:
-        only = findings[0]
-        single = _single_relaxations(only.prober, only.groups, only.conflicts)
-    causes = _rank(findings, single)
+    causes = _rank(findings, _single_fields(findings))
     return Diagnosis(
         status="identified" if causes else "no_cause_identified",
         causes=causes,
@@ -258,56 +254,80 @@ def _shrink(prober: _Prober, core: list[HardGroup]) -> list[HardGroup]:
     return sorted(kept, key=lambda g: _family_rank(g.family))
 
 
-def _single_relaxations(
-    prober: _Prober, groups: list[HardGroup], conflicts: list[list[HardGroup]]
-) -> set[int]:
-    """Items whose relaxation alone makes the whole request feasible (only with one conflict)."""
-    if len(conflicts) != 1:
+def _single_fields(findings: list[_Findings]) -> set[str]:
+    """Input items (by field) whose relaxation alone makes every component feasible.
+
+    An item may bind several components (a holiday, a transition rule of many
+    employees), so relaxing it means relaxing every group with its field, everywhere.
+    Only items present in the conflicts of every infeasible component can qualify.
+    """
+    if not findings:
         return set()
-    single = set()
-    for g in conflicts[0]:
-        if prober.seconds_left() <= 0:
-            break
-        if prober.feasible([o for o in groups if o is not g]) is True:
-            single.add(id(g))
-    return single
+    candidates = set.intersection(
+        *(
+            {f.component.original_field(g.field) for conflict in f.conflicts for g in conflict}
+            for f in findings
+        )
+    )
+    return {
+        field
+        for field in sorted(candidates)
+        if all(_feasible_without(finding, field) for finding in findings)
+    }
+
+
+def _feasible_without(finding: _Findings, field: str) -> bool:
+    if finding.prober.seconds_left() <= 0:
+        return False
+    original = finding.component.original_field
+    rest = [g for g in finding.groups if original(g.field) != field]
+    return finding.prober.feasible(rest) is True
 
 
 def _family_rank(family: str) -> int:
     return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
 
 
-def _rank(findings: list[_Findings], single: set[int]) -> list[Cause]:
+@dataclass
+class _Entry:
+    """One cause being assembled: an item may turn up in several components' conflicts."""
+
+    key: tuple[int, int]
+    group: HardGroup
+    request: SolveRequest
+    partners: list[str]
+
+
+def _rank(findings: list[_Findings], single: set[str]) -> list[Cause]:
     conflicts = sum(len(f.conflicts) for f in findings)
-    ranked: dict[str, tuple[tuple[int, int], Cause]] = {}
+    entries: dict[str, _Entry] = {}
     for finding in findings:
         request = finding.component.request
         for conflict in finding.conflicts:
             for g in conflict:
-                tier = 0 if id(g) in single else 1 if g.family in finding.cause_families else 2
-                cause = _cause(request, g, [o for o in conflict if o is not g], conflicts)
-                cause = cause.model_copy(
-                    update={"field": finding.component.original_field(cause.field)}
-                )
+                field = finding.component.original_field(g.field)
+                tier = 0 if field in single else 1 if g.family in finding.cause_families else 2
                 key = (tier, _family_rank(g.family))
-                if cause.field not in ranked or key < ranked[cause.field][0]:
-                    ranked[cause.field] = (key, cause)  # a holiday may recur per component
-    return [cause for _, cause in sorted(ranked.values(), key=lambda pair: pair[0])]
+                partners = [describe(request, o) for o in conflict if o is not g]
+                entry = entries.setdefault(field, _Entry(key, g, request, []))
+                entry.key = min(entry.key, key)
+                entry.partners.extend(p for p in partners if p not in entry.partners)
+    ordered = sorted(entries.items(), key=lambda item: item[1].key)
+    return [_cause(field, entry, conflicts, bool(single)) for field, entry in ordered]
 
 
-def _cause(
-    request: SolveRequest, group: HardGroup, partners: list[HardGroup], conflicts: int
-) -> Cause:
-    what = describe(request, group)
-    if partners:
-        what += ". It cannot hold together with: " + "; ".join(
-            describe(request, p) for p in partners
-        )
-    if conflicts > 1:
+def _cause(field: str, entry: _Entry, conflicts: int, any_single: bool) -> Cause:
+    group = entry.group
+    what = describe(entry.request, group)
+    if entry.partners:
+        what += ". It cannot hold together with: " + "; ".join(entry.partners)
+    if conflicts > 1 and entry.key[0] == 0:
+        what += f". Changing it alone resolves all {conflicts} conflicts"
+    elif conflicts > 1 and not any_single:
         what += f". This is one of {conflicts} independent conflicts; each needs a change"
     return Cause(
         cause_type=group.family,
-        field=group.field,
+        field=field,
         message=f"{what}. {ADVICE.get(group.family, 'Relax this rule.')}",
     )
 
