@@ -1,0 +1,167 @@
+"""A `Store` on each real backend: a SQLite file, and a PostgreSQL server started here.
+
+The server is a throw-away cluster (initdb in a temporary folder, loopback port, socket in
+that folder, fsync off) started once per test session; every test gets a database of its
+own. When the PostgreSQL binaries are missing these tests fail under CI (CI is set) and
+are skipped elsewhere; `.ci/install-postgres.sh` installs them. As root, the server runs
+as the `postgres` user (or `nobody`), because initdb and postgres refuse root.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from bento.store import Store
+
+PG_START_TIMEOUT_SECONDS = 30
+PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
+
+
+@dataclass
+class PostgresServer:
+    port: int
+    names: Iterator[int] = field(default_factory=itertools.count)
+
+    def new_database(self) -> str:
+        """A fresh empty database; returns its SQLAlchemy URL."""
+        name = f"test_{next(self.names)}"
+        with psycopg.connect(self.conninfo("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
+
+    def conninfo(self, database: str) -> str:
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={database}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """URL of an empty database on each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.new_database()
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    """A migrated store on each backend, closed after the test."""
+    opened = Store(database_url)
+    opened.migrate()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    bindir = find_postgres_bindir()
+    if bindir is None:
+        _unavailable(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in "
+            "/usr/lib/postgresql/*/bin; run .ci/install-postgres.sh"
+        )
+    user = _server_user()
+    root = Path(tempfile.mkdtemp(prefix="shiftsched-pg-"))
+    try:
+        if user is not None:
+            shutil.chown(root, user)
+        _initdb(bindir, root, user)
+        port = _start(bindir, root, user)
+        try:
+            yield PostgresServer(port)
+        finally:
+            _run(bindir, user, "pg_ctl", "-D", str(root / "data"), "-m", "immediate", "stop")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def find_postgres_bindir() -> Path | None:
+    """The folder holding initdb and pg_ctl: from PATH, else Debian's newest version."""
+    initdb = shutil.which("initdb")
+    if initdb is not None:
+        folder = Path(initdb).resolve().parent
+        if (folder / "pg_ctl").exists():
+            return folder
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0,
+    )
+    return versions[-1].parent if versions else None
+
+
+def _unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _server_user() -> str | None:
+    """None when not root; else an unprivileged user to run the server as."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return name
+    pytest.fail("running as root and neither user postgres nor nobody exists", pytrace=False)
+
+
+def _run(bindir: Path, user: str | None, program: str, *args: str) -> None:
+    command = [str(bindir / program), *args]
+    if user is not None:
+        command = ["runuser", "-u", user, "--", *command]
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd="/")
+    if result.returncode != 0:
+        pytest.fail(f"{program} failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+
+
+def _initdb(bindir: Path, root: Path, user: str | None) -> None:
+    data = str(root / "data")
+    _run(
+        bindir,
+        user,
+        "initdb",
+        "-D",
+        data,
+        "-U",
+        "postgres",
+        "-A",
+        "trust",
+        "--no-sync",
+        "-E",
+        "UTF8",
+        "--locale=C",
+    )
+
+
+def _start(bindir: Path, root: Path, user: str | None) -> int:
+    port = _free_port()
+    options = f"-h 127.0.0.1 -p {port} -k {root} {PG_OPTIONS}"
+    _run(
+        bindir,
+        user,
+        "pg_ctl",
+        *("-D", str(root / "data"), "-l", str(root / "server.log")),
+        *("-w", "-t", str(PG_START_TIMEOUT_SECONDS), "-o", options, "start"),
+    )
+    return port
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
