@@ -349,6 +349,9 @@ class Store:
             with self._write() as conn:
                 return _reserve(conn, account_id, units, reservation_id)
         except exc.IntegrityError as error:
+            if self.get_reservation(reservation_id) is None:
+                raise
+            # The same id was reserved concurrently for another account.
             raise ValueError(f"reservation id {reservation_id!r} is already in use") from error
 
     def capture(self, reservation_id: str) -> bool:
