@@ -1,0 +1,53 @@
+"""Job records for queued solves: own jobs only, finished once, reservation settled with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bento.store import Store, UnknownAccount
+
+REQUEST = {"start_date": "2026-03-02", "end_date": "2026-03-08", "employees": [{"id": "e1"}]}
+
+
+def test_job_is_visible_to_its_own_account_only(store: Store) -> None:
+    owner, other = store.create_account("Owner"), store.create_account("Other")
+    job = store.create_job(owner.id, REQUEST)
+    assert (job.status, job.request_json, job.response_json) == ("running", REQUEST, None)
+    assert job.created_at.tzinfo is not None
+    assert store.get_job(owner.id, job.id) == job
+    assert store.get_job(other.id, job.id) is None
+    assert store.get_job(owner.id, "0" * 32) is None
+    assert job.as_response() == {"job_id": job.id, "status": "running", "solution": None}
+
+
+def test_completed_job_captures_its_units_once(store: Store) -> None:
+    account = store.create_account("Acme", free_quota=2, balance=5)
+    store.reserve(account.id, 4, "job-units")
+    job = store.create_job(account.id, REQUEST, units_reserved=4, reservation_id="job-units")
+    response = {"job_id": job.id, "status": "completed", "solution": {"assignments": []}}
+    assert store.finish_job(job.id, "completed", response_json=response) is True
+    assert store.finish_job(job.id, "failed", error_code="no_solution") is False
+    finished = store.get_job(account.id, job.id)
+    assert finished is not None and finished.status == "completed"
+    assert finished.as_response() == response
+    assert store.usage(account.id) == (0, 3, 3)
+    assert store.release("job-units") is False
+
+
+def test_failed_job_releases_its_units(store: Store) -> None:
+    account = store.create_account("Acme", free_quota=2, balance=5)
+    store.reserve(account.id, 4, "job-units")
+    job = store.create_job(account.id, REQUEST, units_reserved=4, reservation_id="job-units")
+    assert store.finish_job(job.id, "failed", error_code="no_solution") is True
+    failed = store.get_job(account.id, job.id)
+    assert failed is not None and failed.error_code == "no_solution"
+    assert failed.as_response()["error"] == {"code": "no_solution"}
+    assert store.usage(account.id) == (2, 5, 7)
+
+
+def test_job_arguments_are_checked(store: Store) -> None:
+    with pytest.raises(UnknownAccount):
+        store.create_job("nope", REQUEST)
+    with pytest.raises(ValueError, match="completed or failed"):
+        store.finish_job("job", "running")  # type: ignore[arg-type]
+    assert store.finish_job("0" * 32, "completed") is False
