@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
@@ -157,6 +159,20 @@ def test_demo_account_with_a_fixed_key(store: Store) -> None:
     other = "sk_live_another_fixed_demo_key"
     assert store.ensure_demo_account(other) == (account, other)
     assert store.authenticate(other) == account == store.authenticate(FIXED_KEY)
+
+
+@pytest.mark.parametrize("key", [None, FIXED_KEY], ids=["random-key", "fixed-key"])
+def test_workers_starting_together_create_one_demo_account(store: Store, key: str | None) -> None:
+    workers = 6
+    start = threading.Barrier(workers)
+
+    def start_worker(_: int) -> str | None:
+        start.wait(timeout=20)
+        return store.ensure_demo_account(key)[1]
+
+    with ThreadPoolExecutor(workers) as pool:
+        issued = [k for k in pool.map(start_worker, range(workers)) if k is not None]
+    assert len(issued) == 1 and store.authenticate(issued[0]) is not None
 
 
 def test_demo_key_owned_by_another_account_is_refused(store: Store) -> None:
