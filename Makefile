@@ -28,10 +28,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-## The HTTP service arrives with the service issue; until then this solves a demo dataset.
+## The HTTP service on its embedded default: a SQLite file under var/, a demo account
+## whose API key is printed on start. PORT (default 3000), DEMO_API_KEY, DATABASE_URL.
 serve: $(STAMP)
-	@echo "The HTTP service arrives with the service issue; meanwhile the engine runs from the CLI:"
-	$(BIN)/python -m engine solve datasets/retail_weekdays.json --time-limit 10 | $(BIN)/python -m engine audit datasets/retail_weekdays.json -
+	BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
 
 ## Recompile the lock file after editing requirements.in (needs network access to PyPI).
 lock:

@@ -1,0 +1,386 @@
+"""The v1 public API as a Starlette app (mounted under /v1/public by the Bento).
+
+Every request walks the same gate before any work: content type (415), size while
+reading (413), JSON (400), credential (401/402), contract (422). Only then are units
+reserved (429) and a solve started; units are captured when a roster (or a diagnosed
+infeasibility) is delivered and released on every other outcome, so an error never
+costs a unit. Every response carries ``X-Request-Id``; every error is problem+json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bento.openapi import openapi_document
+from bento.problems import API_ROOT, problem, server_root
+from bento.store import Account, Store, StoreUnavailable
+from bento.workers import SolveFailed, SolvePool
+from engine.errors import InvalidRequest
+from engine.rules import parse_request
+from engine.size import request_size, size_class, units_for
+from engine.validation import validate
+
+MAX_BODY_BYTES = 1024 * 1024  # the contract's 1 MB hard cap
+SYNC_TIME_LIMIT_SECONDS = 30
+RETRY_AFTER_UNAVAILABLE = "30"
+REALM = 'realm="shiftsched"'
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the service reads from its environment, with the embedded defaults."""
+
+    database_url: str | None = None  # None: a SQLite file under var/
+    errors_base: str | None = None  # None: <server>/v1/public/errors
+    demo_api_key: str | None = None
+    solve_processes: int = 2
+    solver_memory_mb: int = 4096
+    cp_sat_workers: int = 2
+    diagnosis_budget_seconds: float = 10.0
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        env = os.environ
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            errors_base=env.get("ERRORS_BASE") or None,
+            demo_api_key=env.get("DEMO_API_KEY") or None,
+            solve_processes=int(env.get("SOLVE_PROCESSES", cls.solve_processes)),
+            solver_memory_mb=int(env.get("SOLVER_MEMORY_MB", cls.solver_memory_mb)),
+            cp_sat_workers=int(env.get("CP_SAT_WORKERS", cls.cp_sat_workers)),
+            diagnosis_budget_seconds=float(
+                env.get("DIAGNOSIS_BUDGET_SECONDS", cls.diagnosis_budget_seconds)
+            ),
+        )
+
+
+class _Rejected(Exception):
+    """A request stopped at the gate; carries its problem+json response."""
+
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+async def _json_body(request: Request) -> Any:
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        raise _Rejected(problem(request, "unsupported-media-type", f"got {content_type!r}"))
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise _Rejected(problem(request, "payload-too-large"))
+    body = bytearray()
+    async for chunk in request.stream():  # counted while reading, before parsing
+        body.extend(chunk)
+        if len(body) > MAX_BODY_BYTES:
+            raise _Rejected(problem(request, "payload-too-large"))
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _Rejected(problem(request, "invalid-json", str(exc))) from None
+
+
+def _validation_problem(request: Request, exc: InvalidRequest) -> Response:
+    return problem(
+        request,
+        "validation-error",
+        f"{len(exc.errors)} error(s) in the request",
+        errors=[e.as_dict() for e in exc.errors],
+    )
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+async def _account(request: Request, *, paying: bool) -> Account:
+    """The caller's account; 402 (paying operations) or 401 when there is none."""
+    store: Store = request.app.state.store
+    if "x-payment" in request.headers:
+        raise _Rejected(
+            problem(
+                request,
+                "unauthorized",
+                "x402 payments are not configured on this server",
+                headers={"WWW-Authenticate": f"X402 {REALM}"},
+            )
+        )
+    key = _bearer(request)
+    if key is None:
+        if paying:
+            raise _Rejected(
+                problem(
+                    request,
+                    "payment-required",
+                    "send an API key as Authorization: Bearer <key>",
+                    headers={"WWW-Authenticate": f"Bearer {REALM}"},
+                    accepts=[
+                        {
+                            "scheme": "api_key",
+                            "description": "Authorization: Bearer <API key>; each solve "
+                            "consumes max(1, ceil(size / 10,000)) units",
+                        }
+                    ],
+                )
+            )
+        raise _Rejected(
+            problem(
+                request,
+                "unauthorized",
+                "API key required",
+                headers={"WWW-Authenticate": f"Bearer {REALM}"},
+            )
+        )
+    account = await anyio.to_thread.run_sync(store.authenticate, key)
+    if account is None:
+        raise _Rejected(
+            problem(
+                request,
+                "unauthorized",
+                "the API key is unknown or disabled",
+                headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
+            )
+        )
+    return account
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _gated(handler: Handler) -> Handler:
+    """Turn gate rejections and an unreachable store into their problem responses."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except _Rejected as rejected:
+            return rejected.response
+        except StoreUnavailable:
+            return problem(
+                request,
+                "service-unavailable",
+                "the account store is unreachable; nothing was charged",
+                headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+            )
+
+    return run
+
+
+# ------------------------------------------------------------------------- operations
+
+
+@_gated
+async def validate_route(request: Request) -> Response:
+    data = await _json_body(request)
+    try:
+        response = validate(data)
+    except InvalidRequest as exc:
+        return _validation_problem(request, exc)
+    return JSONResponse(response.model_dump(mode="json", exclude_none=True))
+
+
+@_gated
+async def solve_route(request: Request) -> Response:
+    data = await _json_body(request)
+    account = await _account(request, paying=True)
+    try:
+        solve_request = parse_request(data)
+    except InvalidRequest as exc:
+        return _validation_problem(request, exc)
+    size = request_size(solve_request)
+    timeout = solve_request.options.solver_timeout_seconds
+    queued = size_class(size) == "large" or timeout > SYNC_TIME_LIMIT_SECONDS
+    if queued and account.tier != "pro":
+        if size_class(size) == "large":
+            return problem(
+                request,
+                "tier-limit-exceeded",
+                f"size {size:,} exceeds 80,000; large problems need a pro key",
+            )
+        return problem(
+            request,
+            "not-implemented",
+            f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
+            "the asynchronous path needs a pro key",
+        )
+    if queued:
+        return problem(
+            request,
+            "not-implemented",
+            "queued jobs are not available on this server yet",
+        )
+    return await _solve_now(request, account, data, units_for(size), float(timeout))
+
+
+async def _solve_now(
+    request: Request, account: Account, data: Any, units: int, time_limit: float
+) -> Response:
+    store: Store = request.app.state.store
+    settings: Settings = request.app.state.settings
+    pool: SolvePool = request.app.state.pool
+    reservation_id = uuid.uuid4().hex
+    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
+    if reservation is None:
+        return problem(
+            request,
+            "quota-exceeded",
+            f"this solve needs {units} unit(s); top up the prepaid balance",
+        )
+    try:
+        result = await anyio.to_thread.run_sync(
+            pool.solve, data, time_limit, settings.diagnosis_budget_seconds
+        )
+    except SolveFailed as exc:
+        await anyio.to_thread.run_sync(store.release, reservation_id)
+        return problem(request, "internal-error", f"{exc}; nothing was charged")
+    except BaseException:
+        await anyio.to_thread.run_sync(store.release, reservation_id)
+        raise
+    return await _deliver(request, account, result, reservation_id, units)
+
+
+async def _deliver(
+    request: Request, account: Account, result: Any, reservation_id: str, units: int
+) -> Response:
+    store: Store = request.app.state.store
+    error = result.get("error") or {}
+    chargeable = result["status"] == "completed" or (
+        error.get("code") == "no_solution" and error.get("diagnosis") is not None
+    )
+    if not chargeable:
+        await anyio.to_thread.run_sync(store.release, reservation_id)
+        if error.get("code") == "solver_timeout":
+            return problem(request, "solver-timeout", error.get("message"))
+        return problem(request, "internal-error", error.get("message"))
+    billing_failed = False
+    try:
+        await anyio.to_thread.run_sync(store.capture, reservation_id)
+        _, _, remaining = await anyio.to_thread.run_sync(store.usage, account.id)
+    except StoreUnavailable:
+        billing_failed, remaining = True, 0
+    headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}
+    if billing_failed:
+        headers["X-Service-Billing-Status"] = "failed"
+    if result["status"] != "completed":
+        return problem(
+            request,
+            "solver-infeasible",
+            error.get("message"),
+            headers=headers,
+            solver_status=error.get("solver_status"),
+            diagnosis=error.get("diagnosis"),
+        )
+    result["usage"] = {"units_consumed": units, "units_remaining": remaining}
+    return JSONResponse(result, headers=headers)
+
+
+@_gated
+async def job_route(request: Request) -> Response:
+    account = await _account(request, paying=False)
+    store: Store = request.app.state.store
+    job = await anyio.to_thread.run_sync(store.get_job, account.id, request.path_params["id"])
+    if job is None:
+        return problem(request, "not-found", "no job with this id belongs to your account")
+    return JSONResponse(job.as_response())
+
+
+@_gated
+async def usage_route(request: Request) -> Response:
+    account = await _account(request, paying=False)
+    store: Store = request.app.state.store
+    free, balance, available = await anyio.to_thread.run_sync(store.usage, account.id)
+    return JSONResponse(
+        {"free_quota_remaining": free, "balance_units": balance, "available_units": available}
+    )
+
+
+async def openapi_route(request: Request) -> Response:
+    return JSONResponse(openapi_document(server_root(request) + API_ROOT))
+
+
+async def not_found(request: Request) -> Response:
+    return problem(request, "not-found", f"no operation at {request.url.path}")
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    """Last resort: a bug answers problem+json 500, never a traceback."""
+    return problem(request, "internal-error", "an unexpected error occurred")
+
+
+# -------------------------------------------------------------------------------- app
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The public API app; its lifespan opens the store, the demo account and the pool."""
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = Store(settings.database_url) if settings.database_url else Store.from_env()
+        store.migrate()
+        _, key = store.ensure_demo_account(settings.demo_api_key)
+        if key is not None:
+            print(f"Demo account ready. API key (shown once): {key}", flush=True)
+        app.state.store = store
+        app.state.settings = settings
+        app.state.errors_base = settings.errors_base
+        app.state.pool = SolvePool(
+            settings.solve_processes, settings.solver_memory_mb, settings.cp_sat_workers
+        )
+        try:
+            yield
+        finally:
+            app.state.pool.close()
+            store.close()
+
+    app = Starlette(
+        routes=[
+            Route("/solve/validate", validate_route, methods=["POST"]),
+            Route("/solve", solve_route, methods=["POST"]),
+            Route("/solve/jobs/{id}", job_route, methods=["GET"]),
+            Route("/usage", usage_route, methods=["GET"]),
+            Route("/openapi.json", openapi_route, methods=["GET"]),
+            Route("/{path:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        ],
+        lifespan=lifespan,
+        exception_handlers={Exception: internal_error},
+    )
+    app.add_middleware(_RequestIdMiddleware)
+    return app
+
+
+class _RequestIdMiddleware:
+    """A request id on every request (state) and every response (X-Request-Id)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = rid
+
+        async def send_with_id(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", []).append((b"x-request-id", rid.encode()))
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

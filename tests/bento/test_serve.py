@@ -1,0 +1,104 @@
+"""The Bento for real: `bentoml serve` in a subprocess, driven over loopback HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.factories import minimal_request_dict
+
+ROOT = Path(__file__).parent.parent.parent
+DEMO_KEY = "sk_test_" + "e" * 64
+STARTUP_SECONDS = 90
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
+        "DEMO_API_KEY": DEMO_KEY,
+        "SOLVE_PROCESSES": "1",
+        "CP_SAT_WORKERS": "1",
+        "BENTOML_HOME": str(home / "bentoml"),
+        "BENTOML_DO_NOT_TRACK": "true",
+    }
+    bentoml = Path(sys.executable).parent / "bentoml"
+    log = (home / "serve.log").open("w")
+    process = subprocess.Popen(
+        [
+            str(bentoml),
+            "serve",
+            "bento.service:ShiftScheduler",
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}/v1/public"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, (home / "serve.log").read_text()[-2000:]
+            time.sleep(0.5)
+        else:
+            pytest.fail("bentoml serve did not answer within its start-up time")
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def test_served_validate_solve_usage_and_errors(server: str) -> None:
+    body = json.dumps(minimal_request_dict())
+    headers = {"Content-Type": "application/json"}
+    validated = httpx.post(f"{server}/solve/validate", content=body, headers=headers, timeout=30)
+    assert validated.status_code == 200
+    assert validated.json()["valid"] is True
+
+    auth = {**headers, "Authorization": f"Bearer {DEMO_KEY}"}
+    solved = httpx.post(f"{server}/solve", content=body, headers=auth, timeout=120)
+    assert solved.status_code == 200, solved.text
+    assert solved.json()["status"] == "completed"
+    assert solved.headers["x-units-consumed"] == "1"
+
+    usage = httpx.get(f"{server}/usage", headers=auth, timeout=30).json()
+    assert usage["available_units"] == int(solved.headers["x-units-remaining"])
+
+    missing = httpx.get(f"{server}/nowhere", timeout=30)
+    assert missing.status_code == 404
+    assert missing.headers["content-type"].startswith("application/problem+json")
+    assert missing.json()["type"].endswith("/v1/public/errors/not-found")
