@@ -102,3 +102,27 @@ def test_served_validate_solve_usage_and_errors(server: str) -> None:
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("application/problem+json")
     assert missing.json()["type"].endswith("/v1/public/errors/not-found")
+
+
+def test_latency_benchmark_smoke_runs_against_the_server(server: str) -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/http_latency.py",
+            "--url",
+            server,
+            "--key",
+            DEMO_KEY,
+            "--validate",
+            "3",
+            "--solve",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "validate: n=3" in run.stdout and "solve: n=1" in run.stdout
