@@ -411,6 +411,18 @@ class Store:
             ).first()
         return _job_from_row(row) if row is not None else None
 
+    def find_job(self, job_id: str) -> Job | None:
+        """The job whatever its account: for the queue worker, never for a caller."""
+        with self._read() as conn:
+            row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
+        return _job_from_row(row) if row is not None else None
+
+    def running_jobs(self) -> list[Job]:
+        """Every job still running, oldest first: what a restarted service must account for."""
+        query = sa.select(jobs).where(jobs.c.status == "running").order_by(jobs.c.created_at)
+        with self._read() as conn:
+            return [_job_from_row(row) for row in conn.execute(query)]
+
     def finish_job(
         self,
         job_id: str,

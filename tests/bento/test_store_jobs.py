@@ -51,3 +51,14 @@ def test_job_arguments_are_checked(store: Store) -> None:
     with pytest.raises(ValueError, match="completed or failed"):
         store.finish_job("job", "running")  # type: ignore[arg-type]
     assert store.finish_job("0" * 32, "completed") is False
+
+
+def test_find_job_and_running_jobs_span_accounts(store: Store) -> None:
+    first, second = store.create_account("First"), store.create_account("Second")
+    older = store.create_job(first.id, REQUEST)
+    newer = store.create_job(second.id, REQUEST)
+    done = store.create_job(first.id, REQUEST)
+    assert store.finish_job(done.id, "completed", response_json={"status": "completed"})
+    assert store.find_job(newer.id) == newer
+    assert store.find_job("0" * 32) is None
+    assert [job.id for job in store.running_jobs()] == [older.id, newer.id]
