@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import httpx2
 import pytest
 
 from tests.factories import minimal_request_dict
@@ -126,3 +127,25 @@ def test_latency_benchmark_smoke_runs_against_the_server(server: str) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "validate: n=3" in run.stdout and "solve: n=1" in run.stdout
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_served_mcp_tools_answer_with_the_api_key(server: str) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    root = server.removesuffix("/v1/public")
+    auth = {"Authorization": f"Bearer {DEMO_KEY}"}
+    async with (
+        httpx2.AsyncClient(headers=auth, timeout=60) as http,
+        Client(streamable_http_client(root + "/mcp", http_client=http)) as client,
+    ):
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert tools == {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
+        usage = await client.call_tool("get_usage", {})
+        assert not usage.is_error

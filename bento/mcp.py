@@ -1,0 +1,123 @@
+"""The four operations as MCP tools for assistants, over streamable HTTP at /mcp.
+
+Each tool is the HTTP operation of the same name, called in-process through the public
+API app with the caller's own API key: same validation, same billing, same errors, no
+second implementation to drift. A tool's result is the operation's JSON body; an error
+status becomes an error result carrying the problem+json document.
+
+Authentication is ``Authorization: Bearer <API key>`` on the MCP endpoint; the SDK
+answers 401 with a WWW-Authenticate challenge when the key is missing or unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import anyio
+import httpx2
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+
+from bento.problems import API_ROOT
+from engine.contract import SolveRequest
+
+MCP_PATH = "/mcp"
+INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
+
+
+class ApiKeyVerifier(TokenVerifier):
+    """Bearer tokens on the MCP endpoint are the service's API keys."""
+
+    def __init__(self, public_api: Starlette) -> None:
+        self.public_api = public_api
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        store = getattr(self.public_api.state, "store", None)
+        if store is None:
+            return None
+        account = await anyio.to_thread.run_sync(store.authenticate, token)
+        if account is None:
+            return None
+        return AccessToken(token=token, client_id=account.id, scopes=["solve"])
+
+
+def create_mcp_server(public_api: Starlette, public_url: str | None = None) -> MCPServer:
+    """An MCP server whose tools call ``public_api`` (already started) in-process."""
+    url = (public_url or os.environ.get("PUBLIC_URL") or "http://localhost:3000").rstrip("/")
+    server = MCPServer(
+        "shiftsched",
+        version="1",
+        instructions=(
+            "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
+            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s."
+        ),
+        token_verifier=ApiKeyVerifier(public_api),
+        auth=AuthSettings(
+            issuer_url=url,
+            resource_server_url=url + MCP_PATH,
+            required_scopes=["solve"],
+            validate_token_resource=False,
+        ),
+    )
+
+    async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
+        token = get_access_token()
+        headers = {"Authorization": f"Bearer {token.token}"} if token else {}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        transport = httpx2.ASGITransport(app=public_api, root_path=API_ROOT)
+        async with httpx2.AsyncClient(transport=transport, base_url=INTERNAL_BASE) as client:
+            response = await client.request(
+                method,
+                path,
+                content=None if body is None else json.dumps(body),
+                headers=headers,
+                timeout=None,
+            )
+        payload: dict[str, Any] = response.json()
+        if response.status_code >= 400:  # the problem+json document reaches the assistant
+            raise ToolError(json.dumps(payload))
+        return payload
+
+    @server.tool(name="validate_shift_input")
+    async def validate_shift_input(request: SolveRequest) -> dict[str, Any]:
+        """Check a scheduling request without solving it (free): counts and hints."""
+        return await call("POST", "/solve/validate", request.model_dump(mode="json"))
+
+    @server.tool(name="solve_shift")
+    async def solve_shift(request: SolveRequest) -> dict[str, Any]:
+        """Solve a scheduling request; consumes max(1, ceil(size / 10,000)) units.
+
+        Small problems return the roster (status completed); large ones on a pro key
+        return a job_id (status running) to poll with get_solve_job.
+        """
+        return await call("POST", "/solve", request.model_dump(mode="json", exclude_none=True))
+
+    @server.tool(name="get_solve_job")
+    async def get_solve_job(job_id: str) -> dict[str, Any]:
+        """Poll a queued solve of your account (about every 15 s while running)."""
+        return await call("GET", f"/solve/jobs/{job_id}")
+
+    @server.tool(name="get_usage")
+    async def get_usage() -> dict[str, Any]:
+        """Units left on your API key: free quota, prepaid balance, available."""
+        return await call("GET", "/usage")
+
+    return server
+
+
+def create_mcp_app(server: MCPServer) -> Starlette:
+    """The streamable-HTTP app (stateless, JSON responses) serving ``server`` at /mcp."""
+    return server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
