@@ -5,16 +5,19 @@ reading (413), JSON (400), credential (401/402), contract (422). Only then are u
 reserved (429) and a solve started; units are captured when a roster (or a diagnosed
 infeasibility) is delivered and released on every other outcome, so an error never
 costs a unit. Every response carries ``X-Request-Id``; every error is problem+json.
+
+A large problem, or a time limit over 30 s, on a pro key takes the queued path instead:
+the units are reserved, the job is recorded and enqueued (``bento.jobs``) and the answer
+is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import anyio
@@ -23,8 +26,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
 from bento.problems import API_ROOT, problem, server_root
+from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolvePool
 from engine.errors import InvalidRequest
@@ -35,35 +40,8 @@ from engine.validation import validate
 MAX_BODY_BYTES = 1024 * 1024  # the contract's 1 MB hard cap
 SYNC_TIME_LIMIT_SECONDS = 30
 RETRY_AFTER_UNAVAILABLE = "30"
+_RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 REALM = 'realm="shiftsched"'
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything the service reads from its environment, with the embedded defaults."""
-
-    database_url: str | None = None  # None: a SQLite file under var/
-    errors_base: str | None = None  # None: <server>/v1/public/errors
-    demo_api_key: str | None = None
-    solve_processes: int = 2
-    solver_memory_mb: int = 4096
-    cp_sat_workers: int = 2
-    diagnosis_budget_seconds: float = 10.0
-
-    @classmethod
-    def from_env(cls) -> Settings:
-        env = os.environ
-        return cls(
-            database_url=env.get("DATABASE_URL") or None,
-            errors_base=env.get("ERRORS_BASE") or None,
-            demo_api_key=env.get("DEMO_API_KEY") or None,
-            solve_processes=int(env.get("SOLVE_PROCESSES", cls.solve_processes)),
-            solver_memory_mb=int(env.get("SOLVER_MEMORY_MB", cls.solver_memory_mb)),
-            cp_sat_workers=int(env.get("CP_SAT_WORKERS", cls.cp_sat_workers)),
-            diagnosis_budget_seconds=float(
-                env.get("DIAGNOSIS_BUDGET_SECONDS", cls.diagnosis_budget_seconds)
-            ),
-        )
 
 
 class _Rejected(Exception):
@@ -220,11 +198,7 @@ async def solve_route(request: Request) -> Response:
             "the asynchronous path needs a pro key",
         )
     if queued:
-        return problem(
-            request,
-            "not-implemented",
-            "queued jobs are not available on this server yet",
-        )
+        return await _enqueue(request, account, data, units_for(size))
     return await _solve_now(request, account, data, units_for(size), float(timeout))
 
 
@@ -253,6 +227,47 @@ async def _solve_now(
         await anyio.to_thread.run_sync(store.release, reservation_id)
         raise
     return await _deliver(request, account, result, reservation_id, units)
+
+
+async def _enqueue(request: Request, account: Account, data: Any, units: int) -> Response:
+    """The queued path: hold the units (429 if short), record the job, enqueue it, 202."""
+    store: Store = request.app.state.store
+    queue: JobQueue = request.app.state.jobs
+    reservation_id = "job-" + uuid.uuid4().hex
+    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
+    if reservation is None:
+        return problem(
+            request,
+            "quota-exceeded",
+            f"this solve needs {units} unit(s); top up the prepaid balance",
+        )
+    create = partial(
+        store.create_job, account.id, data, units_reserved=units, reservation_id=reservation_id
+    )
+    try:
+        job = await anyio.to_thread.run_sync(create)
+    except BaseException:
+        await anyio.to_thread.run_sync(store.release, reservation_id)
+        raise
+    try:
+        await anyio.to_thread.run_sync(queue.enqueue, job.id)
+    except Exception:
+        message = "the job queue is unreachable; nothing was charged"
+        end = partial(
+            store.finish_job,
+            job.id,
+            "failed",
+            response_json=failed_response(job.id, "internal_error", message),
+            error_code="internal_error",
+        )
+        await anyio.to_thread.run_sync(end)
+        return problem(
+            request,
+            "service-unavailable",
+            message,
+            headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+        )
+    return JSONResponse(job.as_response(), status_code=202, headers=_RETRY_RUNNING)
 
 
 async def _deliver(
@@ -297,7 +312,8 @@ async def job_route(request: Request) -> Response:
     job = await anyio.to_thread.run_sync(store.get_job, account.id, request.path_params["id"])
     if job is None:
         return problem(request, "not-found", "no job with this id belongs to your account")
-    return JSONResponse(job.as_response())
+    headers = _RETRY_RUNNING if job.status == "running" else None
+    return JSONResponse(job.as_response(), headers=headers)
 
 
 @_gated
@@ -340,13 +356,22 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store = store
         app.state.settings = settings
         app.state.errors_base = settings.errors_base
-        app.state.pool = SolvePool(
+        pool = SolvePool(
             settings.solve_processes, settings.solver_memory_mb, settings.cp_sat_workers
         )
+        app.state.pool = pool
+        queue = JobQueue(create_huey(settings), lambda: JobContext(store, pool, settings))
+        app.state.jobs = queue
+        interrupted = queue.recover(store)
+        if interrupted:
+            print(f"{len(interrupted)} job(s) left running earlier marked interrupted", flush=True)
+        if settings.jobs_consumer:
+            queue.start_consumer(settings.job_threads)
         try:
             yield
         finally:
-            app.state.pool.close()
+            await anyio.to_thread.run_sync(queue.stop_consumer, store)
+            pool.close()
             store.close()
 
     app = Starlette(

@@ -48,6 +48,7 @@ class SolvePool:
         self.memory_mb = memory_mb
         self.cp_sat_workers = cp_sat_workers
         self._lock = threading.Lock()
+        self._closed = False
         self._pool = self._start()
 
     def _start(self) -> multiprocessing.pool.Pool:
@@ -73,11 +74,12 @@ class SolvePool:
 
     def _replace(self, broken: multiprocessing.pool.Pool) -> None:
         with self._lock:
-            if self._pool is broken:
+            if self._pool is broken and not self._closed:  # no new processes after close
                 self._pool = self._start()
         broken.terminate()
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._pool.terminate()
             self._pool.join()

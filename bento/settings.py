@@ -1,0 +1,53 @@
+"""Everything the service reads from its environment, with the embedded defaults.
+
+One frozen object shared by the HTTP app and the job queue, so a separate consumer
+process (``huey_consumer bento.jobs.huey``) configures itself from the same variables
+as the server it works for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None = None  # None: a SQLite file under var/
+    errors_base: str | None = None  # None: <server>/v1/public/errors
+    demo_api_key: str | None = None
+    solve_processes: int = 2
+    solver_memory_mb: int = 4096
+    cp_sat_workers: int = 2
+    diagnosis_budget_seconds: float = 10.0
+    jobs_redis_url: str | None = None  # set: RedisHuey; None: SqliteHuey on a file
+    jobs_db_path: str | None = None  # None: jobs.db beside the SQLite database (or var/)
+    jobs_workers: int | None = None  # None: solve_processes - 1 (at least 1)
+    jobs_consumer: bool = True  # False: queued jobs are run by separate consumers
+
+    @property
+    def job_threads(self) -> int:
+        """Jobs solved at once in this process; one pool process stays free for sync solves."""
+        if self.jobs_workers is not None:
+            return max(1, self.jobs_workers)
+        return max(1, self.solve_processes - 1)
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        env = os.environ
+        workers = env.get("JOBS_WORKERS")
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            errors_base=env.get("ERRORS_BASE") or None,
+            demo_api_key=env.get("DEMO_API_KEY") or None,
+            solve_processes=int(env.get("SOLVE_PROCESSES", cls.solve_processes)),
+            solver_memory_mb=int(env.get("SOLVER_MEMORY_MB", cls.solver_memory_mb)),
+            cp_sat_workers=int(env.get("CP_SAT_WORKERS", cls.cp_sat_workers)),
+            diagnosis_budget_seconds=float(
+                env.get("DIAGNOSIS_BUDGET_SECONDS", cls.diagnosis_budget_seconds)
+            ),
+            jobs_redis_url=env.get("JOBS_REDIS_URL") or None,
+            jobs_db_path=env.get("JOBS_DB_PATH") or None,
+            jobs_workers=int(workers) if workers else None,
+            jobs_consumer=env.get("JOBS_CONSUMER", "embedded").lower() != "external",
+        )

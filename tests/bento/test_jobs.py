@@ -1,0 +1,266 @@
+"""The queued path (202 and polling) against the real app, queue, store and solver.
+
+Each app runs its embedded huey consumer on a SqliteHuey file beside a real SQLite store;
+jobs solve in the real worker pool, and every roster returned is audited independently.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from bento.http import Settings, create_app
+from bento.jobs import JobContext, JobQueue, create_huey
+from bento.store import Store
+from engine.audit import audit
+from engine.contract import SolveResponse
+from engine.rules import parse_request
+from engine.size import request_size, size_class, units_for
+from tests.factories import minimal_request_dict
+
+ROOT = Path(__file__).parent.parent.parent
+JSON = {"Content-Type": "application/json"}
+POLL_LIMIT_SECONDS = 60
+LARGE_DAYS = 9  # 50 x 12 x 15 x 9 = 81,000 > 80,000
+
+
+def settings_for(folder: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "database_url": f"sqlite:///{folder / 'service.db'}",
+        "solve_processes": 2,
+        "jobs_workers": 2,
+        "cp_sat_workers": 1,
+        "diagnosis_budget_seconds": 5,
+        "errors_base": "https://api.test/v1/public/errors",
+        **overrides,
+    }
+    return Settings(**values)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with TestClient(create_app(settings_for(tmp_path_factory.mktemp("jobs")))) as running:
+        yield running
+
+
+@pytest.fixture
+def store(client: TestClient) -> Store:
+    return client.app.state.store  # type: ignore[no-any-return,attr-defined]
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {**JSON, "Authorization": f"Bearer {key}"}
+
+
+def fresh_key(store: Store, tier: str = "pro", free: int = 100) -> str:
+    account = store.create_account("client", tier=tier, free_quota=free)  # type: ignore[arg-type]
+    return store.issue_key(account.id)
+
+
+def available(client: TestClient, key: str) -> int:
+    units: int = client.get("/usage", headers=bearer(key)).json()["available_units"]
+    return units
+
+
+def submit(client: TestClient, key: str, data: Any) -> str:
+    """POST /solve expecting the queued answer; returns the job id."""
+    response = client.post("/solve", content=json.dumps(data), headers=bearer(key))
+    assert response.status_code == 202, response.text
+    assert response.headers["retry-after"] == "15"
+    body = response.json()
+    assert (body["status"], body["solution"]) == ("running", None)
+    assert SolveResponse.model_validate(body).job_id == body["job_id"]
+    return str(body["job_id"])
+
+
+def wait_for(client: TestClient, key: str, job_id: str) -> dict[str, Any]:
+    """Poll until the job ends; every running answer carries Retry-After."""
+    deadline = time.monotonic() + POLL_LIMIT_SECONDS
+    while time.monotonic() < deadline:
+        response = client.get(f"/solve/jobs/{job_id}", headers=bearer(key))
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        if body["status"] != "running":
+            assert "retry-after" not in response.headers
+            return body
+        assert response.headers["retry-after"] == "15"
+        time.sleep(0.25)
+    pytest.fail(f"job {job_id} still running after {POLL_LIMIT_SECONDS} s")
+
+
+def large_request(timeout: int = 8, days: int = LARGE_DAYS) -> dict[str, Any]:
+    """max_size.json cut to its first days: still large, but a roster comes within seconds.
+
+    The full month (size 279,000) needs about 20 s on two cores before its first roster.
+    """
+    data: dict[str, Any] = json.loads((ROOT / "datasets" / "max_size.json").read_text())
+    end = f"{data['schedule_period']['start_date'][:8]}{days:02d}"
+    data["schedule_period"]["end_date"] = end
+    for shift in data["shifts"]:
+        for key in ("staffing_demand", "manager_demand"):
+            if key in shift:
+                shift[key] = shift[key][:days]
+    for duty in data["duties"]:
+        by_shift = duty["staffing_demand_by_shift"]
+        duty["staffing_demand_by_shift"] = {k: v[:days] for k, v in by_shift.items()}
+    for employee in data["employees"]:
+        for key in ("preferences", "fixed_assignments"):
+            employee[key] = [p for p in employee.get(key, []) if p["date"] <= end]
+    constraints = data.get("constraints", {})
+    demands = constraints.get("cross_shift_demands", [])
+    constraints["cross_shift_demands"] = [c for c in demands if c["date"] <= end]
+    data["options"] = {"solver_timeout_seconds": timeout}
+    return data
+
+
+def test_the_trimmed_dataset_is_still_large() -> None:
+    size = request_size(parse_request(large_request()))
+    assert size_class(size) == "large" and size == 50 * 12 * 15 * LARGE_DAYS
+
+
+def infeasible_request() -> dict[str, Any]:
+    """Small, but queued by its 60 s limit; a fixed shift on a holiday admits no roster."""
+    data = minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 60}
+    data["schedule_period"]["holidays"] = ["2026-03-04"]
+    first = data["employees"][0]
+    first["fixed_assignments"] = [{"date": "2026-03-04", "shift_id": "day"}]
+    return data
+
+
+def test_large_job_completes_audited_and_is_charged_exactly_once(
+    client: TestClient, store: Store
+) -> None:
+    key, data = fresh_key(store), large_request()
+    units = units_for(request_size(parse_request(data)))
+    job_id = submit(client, key, data)
+    assert available(client, key) == 100 - units  # held from acceptance
+
+    body = wait_for(client, key, job_id)
+    assert body["status"] == "completed", body
+    result = SolveResponse.model_validate(body)
+    assert result.job_id == job_id and result.solution is not None
+    assert result.usage is not None
+    assert (result.usage.units_consumed, result.usage.units_remaining) == (units, 100 - units)
+    report = audit(parse_request(data), result.solution.assignments)
+    assert report.hard_violations == [], report.hard_violations
+
+    for _ in range(20):
+        again = client.get(f"/solve/jobs/{job_id}", headers=bearer(key))
+        assert again.status_code == 200 and again.json() == body
+    assert available(client, key) == 100 - units
+    job = store.find_job(job_id)
+    assert job is not None and job.reservation_id is not None
+    reservation = store.get_reservation(job.reservation_id)
+    assert reservation is not None and reservation.state == "captured"
+
+
+def test_long_time_limit_on_a_small_problem_is_queued_for_a_pro_key(
+    client: TestClient, store: Store
+) -> None:
+    key, data = fresh_key(store, free=5), minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 31}
+    body = wait_for(client, key, submit(client, key, data))
+    assert body["status"] == "completed", body
+    assert body["usage"] == {"units_consumed": 1, "units_remaining": 4}
+
+
+def test_infeasible_job_fails_with_diagnosis_and_costs_nothing(
+    client: TestClient, store: Store
+) -> None:
+    key = fresh_key(store, free=5)
+    job_id = submit(client, key, infeasible_request())
+    assert available(client, key) == 4
+    body = wait_for(client, key, job_id)
+    assert (body["status"], body["solution"]) == ("failed", None)
+    error = body["error"]
+    assert (error["code"], error["solver_status"]) == ("no_solution", "INFEASIBLE")
+    assert error["diagnosis"]["status"] == "identified"
+    assert "usage" not in body
+    assert available(client, key) == 5  # DECISIONS: nothing is consumed for a failed job
+
+
+def test_jobs_are_visible_to_their_own_account_only(client: TestClient, store: Store) -> None:
+    owner, stranger = fresh_key(store, free=5), fresh_key(store, free=5)
+    data = minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 45}
+    job_id = submit(client, owner, data)
+    response = client.get(f"/solve/jobs/{job_id}", headers=bearer(stranger))
+    assert response.status_code == 404
+    assert response.json()["type"] == "https://api.test/v1/public/errors/not-found"
+    assert client.get(f"/solve/jobs/{job_id}").status_code == 401
+    assert wait_for(client, owner, job_id)["status"] == "completed"
+
+
+def test_large_problem_on_a_basic_key_is_refused_without_a_job(
+    client: TestClient, store: Store
+) -> None:
+    key = fresh_key(store, tier="basic")
+    response = client.post("/solve", content=json.dumps(large_request()), headers=bearer(key))
+    assert response.status_code == 422
+    assert response.json()["type"].endswith("/tier-limit-exceeded")
+    assert available(client, key) == 100
+
+
+def test_queued_job_without_units_is_429(client: TestClient, store: Store) -> None:
+    key = fresh_key(store, free=3)
+    response = client.post("/solve", content=json.dumps(large_request()), headers=bearer(key))
+    assert response.status_code == 429
+    assert response.json()["type"].endswith("/quota-exceeded")
+    assert "retry-after" not in response.headers
+    assert available(client, key) == 3
+
+
+def test_restart_fails_orphaned_jobs_and_keeps_queued_ones(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, jobs_consumer=False, solve_processes=1)
+    store = Store(str(settings.database_url))
+    store.migrate()
+    account = store.create_account("owner", tier="pro", free_quota=10)
+    jobs = []
+    for name in ("orphan", "queued"):
+        assert store.reserve(account.id, 2, name) is not None
+        jobs.append(store.create_job(account.id, {}, units_reserved=2, reservation_id=name))
+    orphan, queued = jobs
+
+    def no_context() -> JobContext:
+        raise AssertionError("nothing runs before the app starts")
+
+    JobQueue(create_huey(settings), no_context).enqueue(queued.id)  # still in the queue
+    assert store.usage(account.id)[2] == 6
+
+    with TestClient(create_app(settings)):
+        failed = store.find_job(orphan.id)
+        assert failed is not None and (failed.status, failed.error_code) == (
+            "failed",
+            "interrupted",
+        )
+        assert failed.as_response()["error"]["code"] == "interrupted"
+        assert store.get_reservation("orphan").state == "released"  # type: ignore[union-attr]
+        waiting = store.find_job(queued.id)
+        assert waiting is not None and waiting.status == "running"
+        assert store.usage(account.id)[2] == 8
+    store.close()
+
+
+def test_shutdown_fails_the_job_it_was_solving(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, solve_processes=1, jobs_workers=1)
+    with TestClient(create_app(settings)) as app_client:
+        app_store: Store = app_client.app.state.store  # type: ignore[attr-defined]
+        key = fresh_key(app_store, free=50)
+        job_id = submit(app_client, key, large_request(timeout=120))
+        queue: JobQueue = app_client.app.state.jobs  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 20
+        while queue.huey.get(f"executing:{job_id}", peek=True) is None:
+            assert time.monotonic() < deadline, "the consumer never picked the job up"
+            time.sleep(0.1)
+    store = Store(str(settings.database_url))
+    job = store.find_job(job_id)
+    assert job is not None and (job.status, job.error_code) == ("failed", "interrupted")
+    assert store.get_reservation(str(job.reservation_id)).state == "released"  # type: ignore[union-attr]
+    store.close()
