@@ -55,6 +55,16 @@ UNITS_HEADERS = {
     ),
 }
 RETRY_AFTER = {"Retry-After": _header("seconds to wait before retrying")}
+POLL_AFTER = {
+    "Retry-After": _header("seconds to wait before polling the job (15); sent while running")
+}
+JOB_OUTCOMES = (
+    "A queued job holds its units from acceptance and settles once when it ends: completed "
+    "(solution and usage) captures them; failed releases them, whatever error.code says: "
+    "no_solution (with diagnosis when one was found; unlike the synchronous 422, a failed "
+    "job is not charged), solver_timeout, internal_error, or interrupted (the service "
+    "stopped or restarted before the job finished; submit it again)."
+)
 BODY_ERRORS = {
     "400": _problem("invalid JSON (type invalid-json)"),
     "413": _problem("body over the 1 MB cap (type payload-too-large)"),
@@ -92,6 +102,13 @@ def _operations() -> dict[str, Any]:
                         "headers": UNITS_HEADERS,
                         "content": _json("SolveResponse"),
                     },
+                    "202": {
+                        "description": "queued (a pro key with a problem over 80,000 or a "
+                        "time limit over 30 s): job_id, status running, solution null; poll "
+                        "GET /solve/jobs/{id}. " + JOB_OUTCOMES,
+                        "headers": POLL_AFTER,
+                        "content": _json("SolveResponse"),
+                    },
                     **BODY_ERRORS,
                     "401": _problem(
                         "invalid or disabled API key; WWW-Authenticate names the scheme"
@@ -102,10 +119,20 @@ def _operations() -> dict[str, Any]:
                         "solver_status and diagnosis; units are consumed)",
                         UNITS_HEADERS,
                     ),
-                    "429": _problem("quota-exceeded: free quota and balance exhausted"),
+                    "429": _problem(
+                        "quota-exceeded: free quota and balance cannot cover the solve (a "
+                        "queued job reserves its units when accepted)"
+                    ),
                     "500": _problem("internal-error: the solve failed; nothing was charged"),
-                    "501": _problem("not-implemented: asynchronous path not available"),
-                    "503": _problem("service-unavailable; nothing was charged", RETRY_AFTER),
+                    "501": _problem(
+                        "not-implemented: a time limit over 30 s needs the queued path, "
+                        "which needs a pro key"
+                    ),
+                    "503": _problem(
+                        "service-unavailable (account store or job queue unreachable); "
+                        "nothing was charged",
+                        RETRY_AFTER,
+                    ),
                     "504": _problem("solver-timeout: no roster within the time limit"),
                 },
             }
@@ -120,8 +147,9 @@ def _operations() -> dict[str, Any]:
                 ],
                 "responses": {
                     "200": {
-                        "description": "running, completed or failed",
-                        "headers": RETRY_AFTER,
+                        "description": "running (with Retry-After), completed or failed. "
+                        + JOB_OUTCOMES,
+                        "headers": POLL_AFTER,
                         "content": _json("SolveResponse"),
                     },
                     "401": _problem("API key required"),

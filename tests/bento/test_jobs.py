@@ -264,3 +264,14 @@ def test_shutdown_fails_the_job_it_was_solving(tmp_path: Path) -> None:
     assert job is not None and (job.status, job.error_code) == ("failed", "interrupted")
     assert store.get_reservation(str(job.reservation_id)).state == "released"  # type: ignore[union-attr]
     store.close()
+
+
+def test_openapi_describes_the_queued_answer_and_polling(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    queued = paths["/solve"]["post"]["responses"]["202"]
+    assert queued["content"]["application/json"]["schema"]["$ref"].endswith("/SolveResponse")
+    assert "Retry-After" in queued["headers"]
+    polled = paths["/solve/jobs/{id}"]["get"]["responses"]
+    assert "Retry-After" in polled["200"]["headers"]
+    assert {"401", "404"} <= set(polled)
+    assert "releases" in polled["200"]["description"]
