@@ -1,7 +1,7 @@
 """The v1 HTTP contract against the real app in-process: statuses, headers, billing.
 
-Solves run in the real worker pool (one process) on a real SQLite store; every roster
-returned is checked by the independent auditor.
+Solves run in the real worker pool (one process) on a real store, a SQLite file and a
+PostgreSQL server in turn; every roster returned is checked by the independent auditor.
 """
 
 from __future__ import annotations
@@ -26,9 +26,15 @@ ROOT = Path(__file__).parent.parent.parent
 JSON = {"Content-Type": "application/json"}
 
 
-@pytest.fixture(scope="module")
-def app_and_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, str]]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def app_and_db(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[TestClient, str]]:
+    """The app on each real backend (the PostgreSQL server comes from conftest)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").new_database()
     settings = Settings(
         database_url=url,
         demo_api_key=DEMO_KEY,
