@@ -7,6 +7,10 @@ jobs solve in the real worker pool, and every roster returned is audited indepen
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -275,3 +279,51 @@ def test_openapi_describes_the_queued_answer_and_polling(client: TestClient) -> 
     assert "Retry-After" in polled["200"]["headers"]
     assert {"401", "404"} <= set(polled)
     assert "releases" in polled["200"]["description"]
+
+
+def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
+    """Scale-out: `huey_consumer bento.jobs.huey` with the service's environment."""
+    settings = settings_for(tmp_path, jobs_consumer=False)
+    store = Store(str(settings.database_url))
+    store.migrate()
+    account = store.create_account("owner", tier="pro", free_quota=10)
+    data = minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 40}
+    assert store.reserve(account.id, 1, "scale-out") is not None
+    job = store.create_job(account.id, data, units_reserved=1, reservation_id="scale-out")
+
+    def no_context() -> JobContext:
+        raise AssertionError("the producer never runs tasks")
+
+    JobQueue(create_huey(settings), no_context).enqueue(job.id)
+    env = {
+        **os.environ,
+        "DATABASE_URL": str(settings.database_url),
+        "SOLVE_PROCESSES": "1",
+        "CP_SAT_WORKERS": "1",
+    }
+    consumer = Path(sys.executable).parent / "huey_consumer"
+    process = subprocess.Popen(
+        [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + POLL_LIMIT_SECONDS
+        while (found := store.find_job(job.id)) is not None and found.status == "running":
+            assert process.poll() is None, "the consumer exited"
+            assert time.monotonic() < deadline, "the consumer never finished the job"
+            time.sleep(0.25)
+    finally:
+        process.send_signal(signal.SIGINT)  # huey's graceful stop
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    assert found is not None and found.status == "completed", found
+    assert found.as_response()["usage"] == {"units_consumed": 1, "units_remaining": 9}
+    assert store.get_reservation("scale-out").state == "captured"  # type: ignore[union-attr]
+    store.close()
