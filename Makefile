@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck serve lock clean
+.PHONY: venv test lint typecheck serve consumer lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ typecheck: $(STAMP)
 ## whose API key is printed on start. PORT (default 3000), DEMO_API_KEY, DATABASE_URL.
 serve: $(STAMP)
 	BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
+
+## A separate job consumer, to scale queued solves out: start the service with
+## JOBS_CONSUMER=external and run this (as often as wanted) with the same DATABASE_URL and
+## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
+consumer: $(STAMP)
+	SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
 
 ## Recompile the lock file after editing requirements.in (needs network access to PyPI).
 lock:

@@ -18,7 +18,7 @@ process of the solve pool stays free for synchronous solves). To scale out, set
 ``JOBS_CONSUMER=external`` on the service and run consumer processes with the same
 environment (DATABASE_URL, JOBS_REDIS_URL or JOBS_DB_PATH, SOLVE_PROCESSES)::
 
-    huey_consumer bento.jobs.huey --workers 2 --worker-type thread
+    huey_consumer bento.jobs.huey --workers 2 --worker-type thread   # or: make consumer
 
 Each task solves through the same capped worker processes (``SolvePool``) as the
 synchronous route, with the request's ``solver_timeout_seconds`` (at most 300 s) as the
