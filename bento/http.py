@@ -24,7 +24,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
@@ -331,6 +331,22 @@ async def openapi_route(request: Request) -> Response:
 
 
 async def not_found(request: Request) -> Response:
+    """Unknown path: 404; known path with another method: 405 with Allow."""
+    allowed = sorted(
+        method
+        for route in request.app.routes
+        if isinstance(route, Route)
+        and route.endpoint is not not_found
+        and route.matches(request.scope)[0] == Match.PARTIAL
+        for method in route.methods or ()
+    )
+    if allowed:
+        return problem(
+            request,
+            "method-not-allowed",
+            f"{request.method} is not supported here",
+            headers={"Allow": ", ".join(allowed)},
+        )
     return problem(request, "not-found", f"no operation at {request.url.path}")
 
 
@@ -381,7 +397,11 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),
-            Route("/{path:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+            Route(
+                "/{path:path}",
+                not_found,
+                methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"],
+            ),
         ],
         lifespan=lifespan,
         exception_handlers={Exception: internal_error},

@@ -7,6 +7,7 @@ Every error the service returns goes through :func:`problem`, so each one carrie
 Error types (slug -> status):
 
     invalid-json 400, unauthorized 401, payment-required 402, not-found 404,
+    method-not-allowed 405,
     payload-too-large 413, unsupported-media-type 415, validation-error 422,
     tier-limit-exceeded 422, solver-infeasible 422, quota-exceeded 429,
     internal-error 500, not-implemented 501, service-unavailable 503, solver-timeout 504
@@ -27,6 +28,7 @@ TITLES: dict[str, str] = {
     "unauthorized": "Authentication failed",
     "payment-required": "A credential is required",
     "not-found": "Not found",
+    "method-not-allowed": "Method not allowed",
     "payload-too-large": "Request body exceeds 1 MB",
     "unsupported-media-type": "Content-Type must be application/json",
     "validation-error": "The request breaks the contract",
@@ -44,6 +46,7 @@ STATUS: dict[str, int] = {
     "unauthorized": 401,
     "payment-required": 402,
     "not-found": 404,
+    "method-not-allowed": 405,
     "payload-too-large": 413,
     "unsupported-media-type": 415,
     "validation-error": 422,
