@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bento.http import MAX_BODY_BYTES, Settings, create_app
-from bento.store import Store
+from bento.store import Store, StoreUnavailable
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
@@ -276,3 +276,27 @@ def test_openapi_describes_every_operation(client: TestClient) -> None:
     schemas = document["components"]["schemas"]
     assert {"SolveRequest", "SolveResponse", "ValidateResponse", "UsageResponse"} <= set(schemas)
     assert schemas["SolveRequest"]["additionalProperties"] is False
+
+
+class _CaptureFails(Store):
+    """The real store, except that recording a debit fails (the database went away)."""
+
+    def capture(self, reservation_id: str) -> bool:
+        raise StoreUnavailable("the database went away")
+
+
+def test_delivered_solution_with_failed_billing_says_so(
+    app_and_db: tuple[TestClient, str],
+) -> None:
+    client, url = app_and_db
+    app: Any = client.app
+    working = app.state.store
+    app.state.store = _CaptureFails(url)
+    try:
+        response = post(client, "/solve", minimal_request_dict(), bearer(DEMO_KEY))
+    finally:
+        app.state.store.close()
+        app.state.store = working
+    assert response.status_code == 200
+    assert response.json()["status"] == "completed"
+    assert response.headers["x-service-billing-status"] == "failed"
