@@ -320,7 +320,7 @@ class Hint(_Model):
 
 
 class ValidateResponse(_Model):
-    valid: Literal[True] = True
+    valid: Literal[True]
     schedule_days: Annotated[int, Field(gt=0)]
     shift_count: NonNegativeInt
     duty_count: NonNegativeInt

@@ -36,6 +36,7 @@ def validate(data: object | SolveRequest) -> ValidateResponse:
     """Parse ``data`` (JSON-like or a SolveRequest) and describe it; raises InvalidRequest."""
     request = parse_request(data)
     return ValidateResponse(
+        valid=True,
         schedule_days=schedule_days(request.schedule_period),
         shift_count=len(request.shifts),
         duty_count=len(request.duties),

@@ -39,6 +39,7 @@ def hints_of(data: Any) -> dict[str, str]:
 def test_counts_of_the_minimal_request() -> None:
     response = validate(minimal_request_dict())
     assert response == ValidateResponse(
+        valid=True,
         schedule_days=7,
         shift_count=2,
         duty_count=1,
