@@ -4,7 +4,7 @@ The figures (time to first solution, objective, bound, gap, shortages) show whet
 dataset is still a realistic benchmark after a generator or engine change: every dataset
 must yield a feasible roster, the largest one within 30 s on 2 cores.
 
-Usage: ``python datasets/measure.py [--time-limit 30] [--workers 2] [file ...]``
+Usage: ``python datasets/measure.py [--time-limit 30] [--workers 2] [--no-warm-start] [file ...]``
 (default: every ``datasets/*.json``).
 """
 
@@ -74,10 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--no-warm-start", action="store_true", help="do not hint the greedy starting roster"
+    )
     args = parser.parse_args(argv)
     files = args.files or sorted(HERE.glob("*.json"))
     limits = SolveLimits(
-        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
+        time_limit_seconds=args.time_limit,
+        num_workers=args.workers,
+        random_seed=args.seed,
+        warm_start=not args.no_warm_start,
     )
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
