@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.pool
 import resource
+import signal
 import threading
 from typing import Any
 
@@ -25,7 +26,18 @@ def _init_worker(memory_mb: int) -> None:
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    signal.signal(signal.SIGTERM, _exit_idle_worker)
     import engine.solve  # noqa: F401  (import once per worker, not per solve)
+
+
+def _exit_idle_worker(signum: int, frame: Any) -> None:
+    """SIGTERM while waiting for a task: leave through Python, releasing the queue lock.
+
+    An idle worker blocks on the pool's task queue while holding that queue's lock; killed
+    there (a server stopping its process group sends SIGTERM), it would leave the lock taken
+    and Pool.terminate in the web process would wait for it forever.
+    """
+    raise SystemExit(0)
 
 
 def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis: float) -> Any:
@@ -37,7 +49,14 @@ def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis:
         num_workers=cp_sat_workers,
         diagnosis_budget_seconds=diagnosis,
     )
-    return solve(parse_request(request_data), limits).model_dump(mode="json", exclude_none=True)
+    # Busy, the worker holds no queue lock: SIGTERM kills at once, without waiting for
+    # CP-SAT (a Python handler would only run when the solve returns).
+    idle_handler = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        response = solve(parse_request(request_data), limits)
+    finally:
+        signal.signal(signal.SIGTERM, idle_handler)
+    return response.model_dump(mode="json", exclude_none=True)
 
 
 class SolvePool:
