@@ -27,6 +27,17 @@ def _worked(ctx: ModelContext, e: int, days: tuple[int, ...]) -> tuple[cp_model.
     return cp_model.LinearExpr.sum(literals), len(literals)
 
 
+def _shortfall(
+    ctx: ModelContext, worked: cp_model.LinearExpr, workable: int, target: int
+) -> Var | None:
+    """Days below a (prorated) minimum, as a slack variable; None when the minimum is 0."""
+    if target <= 0:
+        return None
+    short = ctx.model.new_int_var(max(0, target - workable), target, "")
+    ctx.model.add(worked + short >= target)
+    return short
+
+
 def add_days_per_month(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
     for e, employee in enumerate(problem.employees):
@@ -40,10 +51,8 @@ def add_days_per_month(ctx: ModelContext) -> None:
                     "days_per_month_max", f"{employee.field}.working_days_per_month"
                 )
                 model.add(worked <= maximum).only_enforce_if(literal)
-            target = month.prorate_min(minimum)
-            if target > 0:
-                short = model.new_int_var(max(0, target - workable), target, "")
-                model.add(worked + short >= target)
+            short = _shortfall(ctx, worked, workable, month.prorate_min(minimum))
+            if short is not None:
                 ctx.penalize(
                     f"days_per_month_min:{employee.id}:{month.key}",
                     "days_per_month_min",
@@ -61,12 +70,8 @@ def add_days_per_week(ctx: ModelContext) -> None:
         minimum, maximum = employee.days_per_week
         for week in problem.horizon.weeks:
             worked, workable = _worked(ctx, e, week.days)
-            parts: list[Var] = []
-            target = week.prorate_min(minimum)
-            if target > 0:
-                short = model.new_int_var(max(0, target - workable), target, "")
-                model.add(worked + short >= target)
-                parts.append(short)
+            short = _shortfall(ctx, worked, workable, week.prorate_min(minimum))
+            parts: list[Var] = [] if short is None else [short]
             if workable > maximum:
                 over = model.new_int_var(0, workable - maximum, "")
                 model.add(worked - over <= maximum)
