@@ -300,3 +300,39 @@ def test_delivered_solution_with_failed_billing_says_so(
     assert response.status_code == 200
     assert response.json()["status"] == "completed"
     assert response.headers["x-service-billing-status"] == "failed"
+
+
+def too_big_for_one_second() -> dict[str, Any]:
+    """Just below the large class (50 x 12 x 133 days = 79,800), with a 1 s limit: building
+    the model alone takes longer than the budget, so no roster can be found in time."""
+    days = 133
+    shifts = [
+        {
+            "id": f"s{i}",
+            "name": f"Shift {i}",
+            "working_hours": {
+                "start_time": f"{2 * i:02d}:00",
+                "end_time": f"{(2 * i + 8) % 24:02d}:00",
+            },
+            "staffing_demand": [{"min": 2, "max": 4}] * days,
+        }
+        for i in range(12)
+    ]
+    employees = [
+        {"id": f"e{i}", "assignable_shift_ids": [s["id"] for s in shifts]} for i in range(50)
+    ]
+    return {
+        "schedule_period": {"start_date": "2026-01-05", "end_date": "2026-05-17"},
+        "shifts": shifts,
+        "employees": employees,
+        "options": {"solver_timeout_seconds": 1},
+    }
+
+
+def test_no_roster_within_the_limit_is_504_and_costs_nothing(
+    client: TestClient, store: Store
+) -> None:
+    key = fresh_key(store, tier="basic", free=20)
+    response = post(client, "/solve", too_big_for_one_second(), bearer(key))
+    assert_problem(response, 504, "solver-timeout")
+    assert client.get("/usage", headers=bearer(key)).json()["available_units"] == 20
