@@ -32,8 +32,8 @@ nothing is consumed for a failed job, and a queued infeasible request *is* a fai
 
 Restart rule: at startup the service fails (``error.code`` ``interrupted``, units
 released) every job still ``running`` whose task is neither waiting in the queue nor being
-solved by a live consumer. A consumer marks the jobs it is solving in the queue's
-key-value store with a deadline (time limit + diagnosis budget + grace); a mark past its
+solved by a live consumer. A consumer marks each job it takes in the queue's key-value
+store with a deadline (time limit + diagnosis budget + grace); a mark past its
 deadline counts as dead, and a fresh one gets a check scheduled for its deadline, so no
 job stays running forever. At shutdown the embedded consumer fails its unfinished jobs the
 same way. A task that finds its job already ended does nothing.
@@ -149,14 +149,21 @@ class JobQueue:
     # Tasks -------------------------------------------------------------------------------
 
     def run_solve_job(self, job_id: str) -> None:
-        """Solve a queued job and end it; StoreUnavailable is left to huey's retries."""
-        context = self._context()
-        job = context.store.find_job(job_id)
-        if job is None or job.status != "running":
-            return  # interrupted at a restart, or already ended by an earlier delivery
+        """Solve a queued job and end it; StoreUnavailable is left to huey's retries.
+
+        The task has left the queue, so the job is marked at once, before the store and the
+        pool open (seconds, in a fresh consumer process): a restart elsewhere meanwhile
+        would otherwise find it neither queued nor marked and fail it. ``_solve`` then
+        replaces the mark with the solve's own deadline.
+        """
+        self.huey.put(_mark(job_id), time.time() + MARK_MARGIN_SECONDS)
         with self._lock:
             self._in_flight.add(job_id)
         try:
+            context = self._context()
+            job = context.store.find_job(job_id)
+            if job is None or job.status != "running":
+                return  # interrupted at a restart, or already ended by an earlier delivery
             response = self._solve(context, job)
             if response["status"] == "completed":
                 _, _, remaining = context.store.usage(job.account_id)  # units already held
@@ -226,8 +233,14 @@ class JobQueue:
         return _interrupt(store, job.id)
 
     def _queued_job_ids(self) -> set[str]:
-        """Jobs whose task is waiting: enqueued, or scheduled for a retry or a check."""
-        tasks = [*self.huey.pending(), *self.huey.scheduled()]
+        """Jobs whose task is waiting: enqueued, or scheduled for a retry or a check.
+
+        Consumers move tasks between the schedule and the queue while this reads (due ones
+        to the queue, early ones back to the schedule), on other hosts too with Redis; the
+        schedule is read before and after the queue, so a task caught moving either way
+        is still seen once.
+        """
+        tasks = [*self.huey.scheduled(), *self.huey.pending(), *self.huey.scheduled()]
         return {str(task.args[0]) for task in tasks if task.args}
 
     # Embedded consumer -------------------------------------------------------------------

@@ -5,6 +5,10 @@ that folder, fsync off) started once per test session; every test gets a databas
 own. When the PostgreSQL binaries are missing these tests fail under CI (CI is set) and
 are skipped elsewhere; `.ci/install-postgres.sh` installs them. As root, the server runs
 as the `postgres` user (or `nobody`), because initdb and postgres refuse root.
+
+The queue's RedisHuey path gets a throw-away `redis-server` the same way: one per session,
+loopback port, no persistence, its files in a temporary folder; missing binary: fail under
+CI, skip elsewhere (`.ci/install-redis.sh` installs it).
 """
 
 from __future__ import annotations
@@ -16,17 +20,21 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
 import pytest
+import redis
 
 from bento.store import Store
 
 PG_START_TIMEOUT_SECONDS = 30
 PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
+REDIS_START_TIMEOUT_SECONDS = 10
+REDIS_START_ATTEMPTS = 3  # another process may take the probed port before the server binds it
 
 
 @dataclass
@@ -165,3 +173,51 @@ def _free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[str]:
+    """URL of a throw-away redis-server (database 0), stopped at the end of the session."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        _unavailable("redis-server not found on PATH; run .ci/install-redis.sh")
+    root = Path(tempfile.mkdtemp(prefix="shiftsched-redis-"))
+    try:
+        process, port = _start_redis(str(binary), root)
+        try:
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _start_redis(binary: str, root: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the server in the foreground and wait until it answers PING."""
+    log_path = root / "server.log"
+    for _ in range(REDIS_START_ATTEMPTS):
+        port = _free_port()
+        command = [binary, "--save", "", "--appendonly", "no", "--daemonize", "no"]
+        command += ["--port", str(port), "--bind", "127.0.0.1"]
+        with log_path.open("ab") as log:
+            process = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+        client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+        deadline = time.monotonic() + REDIS_START_TIMEOUT_SECONDS
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                try:
+                    if client.ping():
+                        return process, port
+                except redis.ConnectionError:
+                    time.sleep(0.05)
+        finally:
+            client.close()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    pytest.fail(f"redis-server did not start:\n{log_path.read_text()}", pytrace=False)

@@ -1,0 +1,204 @@
+"""The queued path in the distributed configuration: RedisHuey and a PostgreSQL store.
+
+Both servers are throw-away ones started by conftest. The app's own consumer, and a
+separate ``huey_consumer`` process in the service's environment, take jobs from Redis and
+settle them in PostgreSQL; the restart rule reads the queue and the marks from Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from bento.http import Settings, create_app
+from bento.jobs import JobContext, JobQueue, create_huey
+from bento.store import Store
+from engine.audit import audit
+from engine.contract import SolveResponse
+from engine.rules import parse_request
+from engine.size import request_size, units_for
+from tests.bento.test_jobs import (
+    POLL_LIMIT_SECONDS,
+    ROOT,
+    available,
+    bearer,
+    fresh_key,
+    large_request,
+    submit,
+    wait_for,
+)
+from tests.factories import minimal_request_dict
+
+CONSUMER_STOP_SECONDS = 20
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> Iterator[str]:
+    """The session's Redis, emptied: no task left by an earlier test reaches this one."""
+    with redis.Redis.from_url(redis_server) as client:
+        client.flushdb()
+    yield redis_server
+
+
+def distributed(redis_url: str, database_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "jobs_redis_url": redis_url,
+        "solve_processes": 2,
+        "jobs_workers": 1,
+        "cp_sat_workers": 1,
+        "diagnosis_budget_seconds": 5,
+        "errors_base": "https://api.test/v1/public/errors",
+        **overrides,
+    }
+    return Settings(**values)
+
+
+@pytest.fixture
+def pg_url(postgres_server: Any) -> str:
+    """An empty database on the session's PostgreSQL server."""
+    url: str = postgres_server.new_database()
+    return url
+
+
+def no_context() -> JobContext:
+    raise AssertionError("this queue only produces; it never runs a task")
+
+
+def test_queued_job_completes_audited_and_is_charged_once(redis_url: str, pg_url: str) -> None:
+    with TestClient(create_app(distributed(redis_url, pg_url))) as client:
+        store: Store = client.app.state.store  # type: ignore[attr-defined]
+        key, data = fresh_key(store), large_request()
+        units = units_for(request_size(parse_request(data)))
+        job_id = submit(client, key, data)
+        assert available(client, key) == 100 - units
+
+        body = wait_for(client, key, job_id)
+        assert body["status"] == "completed", body
+        result = SolveResponse.model_validate(body)
+        assert result.solution is not None and result.usage is not None
+        assert (result.usage.units_consumed, result.usage.units_remaining) == (units, 100 - units)
+        report = audit(parse_request(data), result.solution.assignments)
+        assert report.hard_violations == [], report.hard_violations
+
+        assert client.get(f"/solve/jobs/{job_id}", headers=bearer(key)).json() == body
+        assert available(client, key) == 100 - units
+        job = store.find_job(job_id)
+        assert job is not None and job.reservation_id is not None
+        reservation = store.get_reservation(job.reservation_id)
+        assert reservation is not None and reservation.state == "captured"
+        queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
+        assert queue.huey.get(f"executing:{job_id}", peek=True) is None  # mark cleared
+
+
+def test_a_separate_consumer_process_runs_jobs_the_service_queued(
+    redis_url: str, pg_url: str
+) -> None:
+    """Scale-out: JOBS_CONSUMER=external on the service, `huey_consumer bento.jobs.huey`."""
+    settings = distributed(redis_url, pg_url, jobs_consumer=False, solve_processes=1)
+    with TestClient(create_app(settings)) as client:
+        store: Store = client.app.state.store  # type: ignore[attr-defined]
+        key, data = fresh_key(store, free=10), minimal_request_dict()
+        data["options"] = {"solver_timeout_seconds": 40}
+        job_id = submit(client, key, data)
+        queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
+        assert [task.args for task in queue.huey.pending()] == [(job_id,)]
+
+        env = {
+            **os.environ,
+            "DATABASE_URL": pg_url,
+            "JOBS_REDIS_URL": redis_url,
+            "SOLVE_PROCESSES": "1",
+            "CP_SAT_WORKERS": "1",
+        }
+        consumer = Path(sys.executable).parent / "huey_consumer"
+        process = subprocess.Popen(
+            [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + POLL_LIMIT_SECONDS
+            while (found := store.find_job(job_id)) is not None and found.status == "running":
+                assert process.poll() is None, "the consumer exited"
+                assert time.monotonic() < deadline, "the consumer never finished the job"
+                time.sleep(0.25)
+        finally:
+            process.send_signal(signal.SIGINT)  # huey's graceful stop
+            try:
+                process.wait(timeout=CONSUMER_STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        body = wait_for(client, key, job_id)
+        assert body["status"] == "completed", body
+        assert body["usage"] == {"units_consumed": 1, "units_remaining": 9}
+        assert available(client, key) == 9
+
+
+def test_restart_keeps_queued_and_live_jobs_and_fails_orphans(redis_url: str, pg_url: str) -> None:
+    """The restart rule reads Redis: the waiting tasks and the marks of live consumers."""
+    settings = distributed(redis_url, pg_url, jobs_consumer=False, solve_processes=1)
+    store = Store(pg_url)
+    store.migrate()
+    account = store.create_account("owner", tier="pro", free_quota=10)
+    jobs = {}
+    for name in ("orphan", "queued", "solving", "stale"):
+        assert store.reserve(account.id, 2, name) is not None
+        jobs[name] = store.create_job(account.id, {}, units_reserved=2, reservation_id=name)
+    producer = JobQueue(create_huey(settings), no_context)
+    producer.enqueue(jobs["queued"].id)
+    producer.huey.put(f"executing:{jobs['solving'].id}", time.time() + 120)  # a live consumer
+    producer.huey.put(f"executing:{jobs['stale'].id}", time.time() - 1)  # one that died
+
+    with TestClient(create_app(settings)) as client:
+        queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
+        states = {name: store.find_job(job.id) for name, job in jobs.items()}
+        assert {name: job.status for name, job in states.items() if job} == {
+            "orphan": "failed",
+            "queued": "running",
+            "solving": "running",
+            "stale": "failed",
+        }
+        for name in ("orphan", "stale"):
+            assert states[name].error_code == "interrupted"  # type: ignore[union-attr]
+            assert store.get_reservation(name).state == "released"  # type: ignore[union-attr]
+        assert queue.huey.get(f"executing:{jobs['stale'].id}", peek=True) is None
+        waiting = [*queue.huey.pending(), *queue.huey.scheduled()]  # no consumer moves them
+        assert sorted((task.name, task.args) for task in waiting) == [
+            ("check_solve_job", (jobs["solving"].id,)),  # at the live consumer's deadline
+            ("run_solve_job", (jobs["queued"].id,)),
+        ]
+        assert store.usage(account.id)[2] == 6
+    store.close()
+
+
+def test_a_consumer_marks_its_job_before_opening_the_store(redis_url: str) -> None:
+    """The task has left the queue: from then on only the mark keeps a restart off the job."""
+    settings = distributed(redis_url, "sqlite://", jobs_consumer=False)
+    seen: list[Any] = []
+
+    class Opening(Exception):
+        pass
+
+    def opening_context() -> JobContext:
+        seen.append(queue.huey.get("executing:job-1", peek=True))
+        raise Opening
+
+    queue = JobQueue(create_huey(settings), opening_context)
+    with pytest.raises(Opening):
+        queue.run_solve_job("job-1")
+    assert len(seen) == 1 and seen[0] > time.time()
+    assert queue.huey.get("executing:job-1", peek=True) is None  # gone with the attempt
