@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 DEADLINE_GRACE_SECONDS = 10.0
+CLOSE_TIMEOUT_SECONDS = 5.0
 
 
 class SolveFailed(Exception):
@@ -27,7 +28,13 @@ def _init_worker(memory_mb: int) -> None:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.signal(signal.SIGTERM, _exit_idle_worker)
-    import engine.solve  # noqa: F401  (import once per worker, not per solve)
+    # Threads started by the solver's native code inherit this mask, so SIGTERM always
+    # reaches the main thread (and its handler) rather than one of them.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        import engine.solve  # noqa: F401  (import once per worker, not per solve)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _exit_idle_worker(signum: int, frame: Any) -> None:
@@ -98,7 +105,19 @@ class SolvePool:
         broken.terminate()
 
     def close(self) -> None:
+        """Stop every solver process; never hangs the caller (a stuck stop is killed)."""
         with self._lock:
             self._closed = True
-            self._pool.terminate()
-            self._pool.join()
+            pool = self._pool
+        stopper = threading.Thread(target=_terminate, args=(pool,), daemon=True)
+        stopper.start()
+        stopper.join(CLOSE_TIMEOUT_SECONDS)
+        if stopper.is_alive():
+            for process in list(getattr(pool, "_pool", [])):  # the pool's worker processes
+                process.kill()
+            stopper.join(CLOSE_TIMEOUT_SECONDS)
+
+
+def _terminate(pool: multiprocessing.pool.Pool) -> None:
+    pool.terminate()
+    pool.join()
