@@ -17,7 +17,6 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -30,6 +29,7 @@ import pytest
 import redis
 
 from bento.store import Store
+from tests.bento.processes import free_port
 
 PG_START_TIMEOUT_SECONDS = 30
 PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
@@ -156,7 +156,7 @@ def _initdb(bindir: Path, root: Path, user: str | None) -> None:
 
 
 def _start(bindir: Path, root: Path, user: str | None) -> int:
-    port = _free_port()
+    port = free_port()
     options = f"-h 127.0.0.1 -p {port} -k {root} {PG_OPTIONS}"
     _run(
         bindir,
@@ -166,13 +166,6 @@ def _start(bindir: Path, root: Path, user: str | None) -> int:
         *("-w", "-t", str(PG_START_TIMEOUT_SECONDS), "-o", options, "start"),
     )
     return port
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="session")
@@ -201,7 +194,7 @@ def _start_redis(binary: str, root: Path) -> tuple[subprocess.Popen[bytes], int]
     """Start the server in the foreground and wait until it answers PING."""
     log_path = root / "server.log"
     for _ in range(REDIS_START_ATTEMPTS):
-        port = _free_port()
+        port = free_port()
         command = [binary, "--save", "", "--appendonly", "no", "--daemonize", "no"]
         command += ["--port", str(port), "--bind", "127.0.0.1"]
         with log_path.open("ab") as log:

@@ -7,10 +7,8 @@ jobs solve in the real worker pool, and every roster returned is audited indepen
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from engine.audit import audit
 from engine.contract import SolveResponse
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
+from tests.bento.processes import start_huey_consumer
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
@@ -296,20 +295,7 @@ def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
         raise AssertionError("the producer never runs tasks")
 
     JobQueue(create_huey(settings), no_context).enqueue(job.id)
-    env = {
-        **os.environ,
-        "DATABASE_URL": str(settings.database_url),
-        "SOLVE_PROCESSES": "1",
-        "CP_SAT_WORKERS": "1",
-    }
-    consumer = Path(sys.executable).parent / "huey_consumer"
-    process = subprocess.Popen(
-        [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = start_huey_consumer({"DATABASE_URL": str(settings.database_url)})
     try:
         deadline = time.monotonic() + POLL_LIMIT_SECONDS
         while (found := store.find_job(job.id)) is not None and found.status == "running":

@@ -7,13 +7,10 @@ settle them in PostgreSQL; the restart rule reads the queue and the marks from R
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +24,9 @@ from engine.audit import audit
 from engine.contract import SolveResponse
 from engine.rules import parse_request
 from engine.size import request_size, units_for
+from tests.bento.processes import start_huey_consumer
 from tests.bento.test_jobs import (
     POLL_LIMIT_SECONDS,
-    ROOT,
     available,
     bearer,
     fresh_key,
@@ -114,21 +111,7 @@ def test_a_separate_consumer_process_runs_jobs_the_service_queued(
         queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
         assert [task.args for task in queue.huey.pending()] == [(job_id,)]
 
-        env = {
-            **os.environ,
-            "DATABASE_URL": pg_url,
-            "JOBS_REDIS_URL": redis_url,
-            "SOLVE_PROCESSES": "1",
-            "CP_SAT_WORKERS": "1",
-        }
-        consumer = Path(sys.executable).parent / "huey_consumer"
-        process = subprocess.Popen(
-            [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        process = start_huey_consumer({"DATABASE_URL": pg_url, "JOBS_REDIS_URL": redis_url})
         try:
             deadline = time.monotonic() + POLL_LIMIT_SECONDS
             while (found := store.find_job(job_id)) is not None and found.status == "running":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,18 +14,12 @@ import httpx
 import httpx2
 import pytest
 
+from tests.bento.processes import free_port
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
 DEMO_KEY = "sk_test_" + "e" * 64
 STARTUP_SECONDS = 90
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
