@@ -18,6 +18,10 @@ support an objective together with assumptions). Then:
 Every re-solve counts in ``probes``. The whole diagnosis has a wall-clock budget
 (``DEFAULT_BUDGET_SECONDS``); probes of step 1 run in parallel on the available cores.
 When the budget runs out, what was found so far is reported.
+
+:func:`diagnose_with_probes` also returns the log of those re-solves (:class:`Probe`:
+which step, what it relaxed, the outcome, how long it took), so that a notebook can
+show how the diagnosis reached its answer. Recording costs one small object per probe.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Literal
 
 from ortools.sat.python import cp_model
 
@@ -64,18 +69,75 @@ class DiagnosisLimits:
     num_workers: int = 2
 
 
-class _Prober:
-    """Re-solves the gated model with chosen groups enforced; counts every probe."""
+ProbeKind = Literal["check", "family", "core", "deletion", "single_field"]
+ProbeOutcome = Literal["feasible", "infeasible", "undecided"]
 
-    def __init__(self, compiled: CompiledModel, deadline: float) -> None:
+
+@dataclass(frozen=True)
+class Probe:
+    """One re-solve of the diagnosis, for showing how it reached its answer.
+
+    ``kind`` is the step: ``check`` (every item enforced: is the component infeasible?),
+    ``family`` (one family relaxed), ``core`` (assumptions, for a core of items),
+    ``deletion`` (shrinking a core to a minimal conflict), ``single_field`` (one item
+    relaxed everywhere). ``relaxed`` names what the probe does not enforce, compared with
+    its step's starting point: the family for a family probe; the fields of conflicts
+    already set aside for a core; the field dropped from the candidate conflict for a
+    deletion (items outside the candidate are not enforced either); the field for a
+    single-field probe. Fields are JSON paths of the original request. ``family`` is the
+    relaxed family, or the dropped item's family; ``started`` and ``seconds`` are wall
+    clock, from the start of the diagnosis and for this probe alone.
+    """
+
+    kind: ProbeKind
+    relaxed: tuple[str, ...]
+    family: str | None
+    outcome: ProbeOutcome
+    seconds: float
+    started: float = 0.0
+
+
+def _outcome(decided: bool | None) -> ProbeOutcome:
+    return "undecided" if decided is None else "feasible" if decided else "infeasible"
+
+
+class _Prober:
+    """Re-solves the gated model with chosen groups enforced; logs every probe."""
+
+    def __init__(
+        self,
+        compiled: CompiledModel,
+        deadline: float,
+        started: float,
+        original_field: Callable[[str], str] = str,
+    ) -> None:
         self.compiled = compiled
         self.deadline = deadline
-        self.probes = 0
+        self.started = started  # perf_counter() at the start of the diagnosis
+        self.original_field = original_field
+        self.log: list[Probe] = []
         self._lock = threading.Lock()
 
-    def _count(self) -> None:
-        with self._lock:
-            self.probes += 1
+    @property
+    def probes(self) -> int:
+        return len(self.log)
+
+    def fields(self, groups: Sequence[HardGroup]) -> tuple[str, ...]:
+        """Distinct original fields of ``groups``, in order (a field may span employees)."""
+        return tuple(dict.fromkeys(self.original_field(g.field) for g in groups))
+
+    def _record(
+        self,
+        kind: ProbeKind,
+        relaxed: tuple[str, ...],
+        family: str | None,
+        outcome: ProbeOutcome,
+        began: float,
+    ) -> None:
+        now = time.perf_counter()
+        probe = Probe(kind, relaxed, family, outcome, now - began, began - self.started)
+        with self._lock:  # family probes run in threads
+            self.log.append(probe)
 
     def seconds_left(self) -> float:
         return self.deadline - time.perf_counter()
@@ -88,28 +150,42 @@ class _Prober:
         )
         return solver
 
-    def feasible(self, enforced: Sequence[HardGroup]) -> bool | None:
+    def feasible(
+        self,
+        enforced: Sequence[HardGroup],
+        kind: ProbeKind,
+        relaxed: tuple[str, ...] = (),
+        family: str | None = None,
+    ) -> bool | None:
         """True/False when decided, None when the probe ran out of time."""
+        began = time.perf_counter()
         model = self.compiled.model.clone()
         model.add_bool_and([model.get_bool_var_from_proto_index(g.literal.index) for g in enforced])
-        self._count()
         status = self._solver().solve(model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return True
-        return False if status == cp_model.INFEASIBLE else None
+            decided: bool | None = True
+        else:
+            decided = False if status == cp_model.INFEASIBLE else None
+        self._record(kind, relaxed, family, _outcome(decided), began)
+        return decided
 
-    def core(self, assumed: Sequence[HardGroup]) -> list[HardGroup] | None:
+    def core(
+        self, assumed: Sequence[HardGroup], relaxed: tuple[str, ...] = ()
+    ) -> list[HardGroup] | None:
         """A sufficient subset of ``assumed`` that is infeasible; [] when feasible."""
+        began = time.perf_counter()
         model = self.compiled.model.clone()
         by_index = {g.literal.index: g for g in assumed}
         model.add_assumptions([model.get_bool_var_from_proto_index(i) for i in by_index])
-        self._count()
         solver = self._solver()
         status = solver.solve(model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self._record("core", relaxed, None, "feasible", began)
             return []
         if status != cp_model.INFEASIBLE:
+            self._record("core", relaxed, None, "undecided", began)
             return None
+        self._record("core", relaxed, None, "infeasible", began)
         # The core may name literals outside the assumptions (google/or-tools#5141).
         found = [
             by_index[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in by_index
@@ -191,8 +267,16 @@ class _Findings:
 
 def diagnose(request: SolveRequest, limits: DiagnosisLimits | None = None) -> Diagnosis:
     """Explain why a request has no roster: the input items to change, most likely first."""
+    return diagnose_with_probes(request, limits)[0]
+
+
+def diagnose_with_probes(
+    request: SolveRequest, limits: DiagnosisLimits | None = None
+) -> tuple[Diagnosis, list[Probe]]:
+    """:func:`diagnose`, plus the log of its probes in the order they started."""
     limits = limits or DiagnosisLimits()
-    deadline = time.perf_counter() + limits.budget_seconds
+    started = time.perf_counter()
+    deadline = started + limits.budget_seconds
     probers: list[_Prober] = []
     findings: list[_Findings] = []
     for component in components(request):
@@ -200,26 +284,29 @@ def diagnose(request: SolveRequest, limits: DiagnosisLimits | None = None) -> Di
             break
         compiled = build(from_request(component.request, gated=True), skip=SOFT_ONLY_FAMILIES)
         compiled.model.clear_objective()  # type: ignore[no-untyped-call]
-        prober = _Prober(compiled, deadline)
+        prober = _Prober(compiled, deadline, started, component.original_field)
         probers.append(prober)
         groups = compiled.hard_groups
-        if groups and prober.feasible(groups) is not True:
+        if groups and prober.feasible(groups, "check") is not True:
             families = _family_probes(prober, groups, limits.num_workers)
             conflicts = _conflicts(prober, groups)
             findings.append(_Findings(component, prober, groups, families, conflicts))
     causes = _rank(findings, _single_fields(findings))
-    return Diagnosis(
+    log = sorted((probe for p in probers for probe in p.log), key=lambda probe: probe.started)
+    diagnosis = Diagnosis(
         status="identified" if causes else "no_cause_identified",
         causes=causes,
         probes=sum(p.probes for p in probers),
     )
+    return diagnosis, log
 
 
 def _family_probes(prober: _Prober, groups: list[HardGroup], workers: int) -> set[str]:
     families = sorted({g.family for g in groups}, key=_family_rank)
 
     def restores(family: str) -> bool:
-        return prober.feasible([g for g in groups if g.family != family]) is True
+        enforced = [g for g in groups if g.family != family]
+        return prober.feasible(enforced, "family", (family,), family) is True
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         results = list(pool.map(restores, families))
@@ -231,7 +318,7 @@ def _conflicts(prober: _Prober, groups: list[HardGroup]) -> list[list[HardGroup]
     active = list(groups)
     conflicts: list[list[HardGroup]] = []
     while len(conflicts) < MAX_CONFLICTS and prober.seconds_left() > 0:
-        core = prober.core(active)
+        core = prober.core(active, prober.fields([g for c in conflicts for g in c]))
         if not core:  # feasible (or undecided): nothing more to explain
             break
         conflict = _shrink(prober, core)
@@ -247,7 +334,8 @@ def _shrink(prober: _Prober, core: list[HardGroup]) -> list[HardGroup]:
     i = 0
     while i < len(kept) and len(kept) > 1 and prober.seconds_left() > 0:
         trial = kept[:i] + kept[i + 1 :]
-        if prober.feasible(trial) is False:
+        dropped = kept[i]
+        if prober.feasible(trial, "deletion", prober.fields([dropped]), dropped.family) is False:
             kept = trial
         else:
             i += 1
@@ -281,7 +369,8 @@ def _feasible_without(finding: _Findings, field: str) -> bool:
         return False
     original = finding.component.original_field
     rest = [g for g in finding.groups if original(g.field) != field]
-    return finding.prober.feasible(rest) is True
+    family = next((g.family for g in finding.groups if original(g.field) == field), None)
+    return finding.prober.feasible(rest, "single_field", (field,), family) is True
 
 
 def _family_rank(family: str) -> int:

@@ -1,5 +1,8 @@
 """The committed datasets: valid, reproducible from their generator, and solvable.
 
+The planted infeasible requests of ``datasets/infeasible/`` must be valid and
+reproducible from ``datasets/planted.py`` too; their diagnosis is tested elsewhere.
+
 Each dataset is solved once with a short limit and the roster is checked by the
 independent auditor: no hard rule broken, and the reported objective, soft terms and
 shortage markers equal the audited ones. A time-limited roster is not optimal, but it
@@ -23,17 +26,24 @@ from engine.solve import SolveLimits, solve
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 FILES = sorted(DATASETS.glob("*.json"))
+INFEASIBLE = DATASETS / "infeasible"  # planted infeasible requests, see tests/test_diagnose.py
+PLANTED_FILES = sorted(p for p in INFEASIBLE.glob("*.json") if p.name != "index.json")
 MAX_SIZE = "max_size.json"
 SHORT_LIMIT_SECONDS = 10.0
 MAX_SIZE_LIMIT_SECONDS = 30.0
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("datasets_generate", DATASETS / "generate.py")
+def _script(name: str) -> ModuleType:
+    """A script of datasets/ (not a package) loaded as a module."""
+    spec = importlib.util.spec_from_file_location(f"datasets_{name}", DATASETS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _generator() -> ModuleType:
+    return _script("generate")
 
 
 def _load(path: Path) -> SolveRequest:
@@ -56,6 +66,18 @@ def test_every_scenario_is_committed() -> None:
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     for written in _generator().write_all(tmp_path):
         assert written.read_bytes() == (DATASETS / written.name).read_bytes(), written.name
+
+
+def test_planted_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
+    written = _script("planted").write_all(tmp_path)
+    assert sorted(p.name for p in written) == sorted(p.name for p in INFEASIBLE.glob("*.json"))
+    for path in written:
+        assert path.read_bytes() == (INFEASIBLE / path.name).read_bytes(), path.name
+
+
+@pytest.mark.parametrize("path", PLANTED_FILES, ids=[p.name for p in PLANTED_FILES])
+def test_planted_file_is_a_valid_request(path: Path) -> None:
+    _load(path)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
