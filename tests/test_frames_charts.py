@@ -1,0 +1,503 @@
+"""Polars frames of a request and its roster, and the Altair charts drawn from them.
+
+The rosters come from real solves (each audited); the frames are checked against the
+roster, the request and the solver's metrics, the charts against the frames they embed
+(``to_dict()["datasets"]``) and their Vega-Lite spec, and a PNG export through vl-convert.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import polars as pl
+import pytest
+
+from engine import charts, frames
+from engine.audit import audit, compare_with_metrics
+from engine.contract import Solution, SolveRequest
+from engine.diagnose import DiagnosisLimits, diagnose_with_probes
+from engine.fair_share import group_burden
+from engine.problem import from_request
+from engine.rules import parse_request
+from engine.solve import SolveLimits, SolveOutcome, solve, solve_problem, to_response
+from engine.variants import with_fairness_group
+from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
+from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
+
+TIME_LIMIT_SECONDS = 4.0
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+Json = dict[str, Any]
+
+ASSIGNMENT_SCHEMA = {
+    "employee_id": pl.String,
+    "employee": pl.String,
+    "date": pl.Date,
+    "weekday": pl.String,
+    "shift_id": pl.String,
+    "shift": pl.String,
+    "duty_id": pl.String,
+    "duty": pl.String,
+}
+COVERAGE_SCHEMA = {
+    "date": pl.Date,
+    "shift_id": pl.String,
+    "shift": pl.String,
+    "demand_min": pl.Int64,
+    "demand_max": pl.Int64,
+    "assigned": pl.Int64,
+    "missing": pl.Int64,
+}
+
+
+def _solved(req: SolveRequest) -> Solution:
+    response = solve(req, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1))
+    assert response.status == "completed", response.error
+    assert response.solution is not None
+    solution = response.solution
+    report = audit(req, solution.assignments)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
+    return solution
+
+
+def _short_staffed() -> Json:
+    """Three dates, D needs 2 and N needs 1, with two employees: a head short every date,
+    and a day-off wish that costs something too."""
+    data = minimal_request_dict()
+    data["schedule_period"]["end_date"] = "2026-03-04"
+    data["duties"] = []
+    data["shifts"][0]["staffing_demand"] = demand(2, 2, days=3)
+    data["shifts"][1]["staffing_demand"] = demand(1, 1, days=3)
+    data["employees"] = [
+        employee_dict("e1", preferences=[{"type": "day_off", "date": "2026-03-03"}]),
+        employee_dict("e2"),
+    ]
+    return data
+
+
+@pytest.fixture(scope="module")
+def full() -> tuple[SolveRequest, Solution]:
+    """The factories' full request: a holiday, a duty, names, preferences, fairness."""
+    req = parse_request(full_request_dict())
+    return req, _solved(req)
+
+
+@pytest.fixture(scope="module")
+def short() -> tuple[SolveRequest, Solution]:
+    req = parse_request(_short_staffed())
+    solution = _solved(req)
+    assert solution.shortages  # the point of this instance
+    return req, solution
+
+
+@pytest.fixture(scope="module")
+def searched() -> SolveOutcome:
+    """A solve without a hint, so the search trace holds several rosters."""
+    data = minimal_request_dict()
+    data["duties"] = []
+    data["employees"] = [employee_dict(f"e{i}") for i in range(8)]
+    for s in data["shifts"]:
+        s["staffing_demand"] = demand(2, 3)
+    data["constraints"] = {"max_consecutive_working_days": 3}
+    req = parse_request(data)
+    outcome = solve_problem(
+        from_request(req),
+        SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1, warm_start=False),
+    )
+    solution = to_response(outcome, "frames").solution
+    assert solution is not None
+    report = audit(req, solution.assignments)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
+    assert sum(p.objective is not None for p in outcome.progress) >= 2
+    return outcome
+
+
+# ------------------------------------------------------------------------------ frames
+
+
+@pytest.mark.parametrize("which", ["full", "short"])
+def test_assignments_frame_has_one_row_per_assignment(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    req, solution = request.getfixturevalue(which)
+    frame = frames.assignments_frame(req, solution.assignments)
+    assert frame.schema == pl.Schema(ASSIGNMENT_SCHEMA)
+    assert frame.height == len(solution.assignments) > 0
+    assert list(
+        zip(frame["employee_id"], frame["date"], frame["shift_id"], frame["duty_id"], strict=True)
+    ) == [(a.employee_id, a.date, a.shift_id, a.duty_id) for a in solution.assignments]
+    names = {e.id: e.name for e in req.employees}
+    shift_names = {s.id: s.name for s in req.shifts}
+    for row in frame.iter_rows(named=True):
+        assert row["weekday"] == row["date"].strftime("%a")
+        assert row["employee"] == names[row["employee_id"]]
+        assert row["shift"] == shift_names[row["shift_id"]]
+        assert (row["duty"] is None) == (row["duty_id"] is None)
+
+
+def test_assignments_frame_names_the_duty(full: tuple[SolveRequest, Solution]) -> None:
+    req, solution = full
+    frame = frames.assignments_frame(req, solution.assignments)
+    # e1 is fixed on the first date's day shift with the duty "lead" (named "Lead").
+    row = frame.filter(
+        (pl.col("employee_id") == "e1") & (pl.col("date") == dt.date(2026, 3, 2))
+    ).row(0, named=True)
+    assert (row["shift_id"], row["duty_id"], row["duty"], row["weekday"]) == (
+        "day",
+        "lead",
+        "Lead",
+        "Mon",
+    )
+
+
+def test_an_empty_roster_keeps_the_columns(full: tuple[SolveRequest, Solution]) -> None:
+    req, _ = full
+    frame = frames.assignments_frame(req, [])
+    assert frame.height == 0
+    assert frame.schema == pl.Schema(ASSIGNMENT_SCHEMA)
+    coverage = frames.coverage_frame(req, [])
+    assert coverage["assigned"].sum() == 0 and coverage["missing"].sum() == 0
+
+
+@pytest.mark.parametrize("which", ["full", "short"])
+def test_coverage_frame_has_one_row_per_date_and_shift(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    req, solution = request.getfixturevalue(which)
+    frame = frames.coverage_frame(req, solution.assignments, solution.shortages)
+    assert frame.schema == pl.Schema(COVERAGE_SCHEMA)
+    period = req.schedule_period
+    days = (period.end_date - period.start_date).days + 1
+    assert frame.height == days * len(req.shifts)
+    assert frame.select("date", "shift_id").n_unique() == frame.height
+    assert frame["assigned"].sum() == len(solution.assignments)
+    heads = Counter((a.date, a.shift_id) for a in solution.assignments)
+    wanted = {s.id: s.staffing_demand for s in req.shifts}
+    for row in frame.iter_rows(named=True):
+        assert row["assigned"] == heads[row["date"], row["shift_id"]]
+        if row["date"] in period.holidays:
+            assert row["demand_min"] == row["demand_max"] == 0
+            assert row["assigned"] == 0
+        else:
+            day = (row["date"] - period.start_date).days
+            assert row["demand_min"] == wanted[row["shift_id"]][day].min
+            assert row["demand_max"] == wanted[row["shift_id"]][day].max
+
+
+def test_coverage_frame_holidays(full: tuple[SolveRequest, Solution]) -> None:
+    req, solution = full
+    frame = frames.coverage_frame(req, solution.assignments, solution.shortages)
+    holiday = frame.filter(pl.col("date") == dt.date(2026, 3, 8))
+    assert holiday.height == len(req.shifts)
+    assert holiday["demand_min"].to_list() == [0] * len(req.shifts)
+    # The request itself asks for a head that Sunday: the holiday closes the business.
+    assert all(s.staffing_demand[6].min == 1 for s in req.shifts)
+
+
+@pytest.mark.parametrize("which", ["full", "short"])
+def test_coverage_missing_matches_the_shortage_markers(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    req, solution = request.getfixturevalue(which)
+    frame = frames.coverage_frame(req, solution.assignments, solution.shortages)
+    markers = {(m.date, m.shift_id): m.missing for m in solution.shortages if m.kind == "staffing"}
+    shown = {
+        (row["date"], row["shift_id"]): row["missing"]
+        for row in frame.iter_rows(named=True)
+        if row["missing"] > 0
+    }
+    assert shown == markers
+    # Staffing semantics: missing = max(0, min - assigned).
+    assert frame["missing"].to_list() == [
+        max(0, lo - n) for lo, n in zip(frame["demand_min"], frame["assigned"], strict=True)
+    ]
+    staffing = next(
+        (
+            v.violated_by
+            for v in solution.metrics.soft_constraint_violations
+            if v.name == "staffing_shortage"
+        ),
+        0,
+    )
+    assert frame["missing"].sum() == staffing
+
+
+def test_the_short_roster_misses_a_head_each_date(short: tuple[SolveRequest, Solution]) -> None:
+    req, solution = short
+    frame = frames.coverage_frame(req, solution.assignments, solution.shortages)
+    per_date = frame.group_by("date").agg(pl.col("missing").sum()).sort("date")
+    assert per_date["missing"].to_list() == [1, 1, 1]
+
+
+def _by_family(violations: Any) -> dict[str, tuple[float, int]]:
+    totals: dict[str, list[float]] = defaultdict(list)
+    for v in violations:
+        totals[v.name.split(":")[0]].append(v.penalty)
+    return {f: (sum(p), len(p)) for f, p in totals.items()}
+
+
+@pytest.mark.parametrize("which", ["full", "short"])
+def test_penalty_by_family_sums_to_the_objective(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    req, solution = request.getfixturevalue(which)
+    violations = solution.metrics.soft_constraint_violations
+    frame = frames.penalty_by_family(violations)
+    assert frame.columns == ["family", "penalty", "terms"]
+    assert frame.height > 0
+    got = {r["family"]: (r["penalty"], r["terms"]) for r in frame.iter_rows(named=True)}
+    assert got == _by_family(violations)
+    assert frame["penalty"].sum() == solution.metrics.objective_value
+    assert frame["penalty"].to_list() == sorted(frame["penalty"].to_list(), reverse=True)
+    # The same from the audit of the roster.
+    audited = audit(req, solution.assignments)
+    assert frames.penalty_by_family(audited.soft_constraint_violations)["penalty"].sum() == (
+        audited.objective_value
+    )
+
+
+def test_penalty_by_family_groups_several_terms(short: tuple[SolveRequest, Solution]) -> None:
+    _, solution = short
+    frame = frames.penalty_by_family(solution.metrics.soft_constraint_violations)
+    families = frame["family"].to_list()
+    assert families[0] == "staffing_shortage"  # the largest penalty first
+    assert frame.row(0, named=True)["penalty"] == 3 * 10000
+
+
+def test_family_of() -> None:
+    assert frames.family_of("staffing_shortage") == "staffing_shortage"
+    assert frames.family_of("preference:day_off:e7:2026-03-04") == "preference"
+    assert frames.family_of("fairness:0") == "fairness"
+
+
+def test_progress_frame_has_one_objective_row_per_roster(searched: SolveOutcome) -> None:
+    progress = searched.progress
+    frame = frames.progress_frame(progress)
+    assert frame.schema == pl.Schema(
+        {"seconds": pl.Float64, "series": pl.String, "value": pl.Float64}
+    )
+    objectives = frame.filter(pl.col("series") == "objective")
+    bounds = frame.filter(pl.col("series") == "bound")
+    rosters = [p for p in progress if p.objective is not None]
+    assert objectives.height == len(rosters) >= 2
+    assert objectives["value"].to_list() == [p.objective for p in rosters]
+    assert objectives["seconds"].to_list() == [p.seconds for p in rosters]
+    assert bounds.height == len(progress)
+    assert bounds["value"].to_list() == [p.bound for p in progress]
+    assert frames.progress_frame([]).height == 0
+
+
+def test_burden_frame_has_one_row_per_eligible_employee(
+    full: tuple[SolveRequest, Solution],
+) -> None:
+    req, solution = full
+    burden = group_burden(req, solution.assignments, 0)
+    frame = frames.burden_frame(burden)
+    assert frame.columns == [
+        "employee_id",
+        "count",
+        "equal_share",
+        "proportional_share",
+        "policy_share",
+        "excess",
+    ]
+    assert frame["employee_id"].to_list() == [s.employee_id for s in burden.shares]
+    assert frame["count"].sum() == burden.total
+    assert frame["policy_share"].sum() == pytest.approx(burden.total)
+
+
+# ------------------------------------------------------------------------------ charts
+
+
+def _sweep() -> pl.DataFrame:
+    """The cost of fairness over three penalty weights, from real solves."""
+    wishes = [{"type": "preferred_shift", "date": date(d), "shift_id": "N"} for d in (0, 1)]
+    base = parse_request(
+        request(
+            2,
+            [shift("N", 2, 1, 1, hours=NIGHT_HOURS)],
+            [employee("A", ["N"], preferences=wishes), employee("B", ["N"])],
+            fairness_groups=[{"target_shift_ids": ["N"], "policy": "equal"}],
+        )
+    )
+    rows = []
+    for weight in (1, 10, 150):
+        variant = with_fairness_group(base, 0, penalty_weight=weight)
+        solution = _solved(variant)
+        fairness = sum(
+            v.penalty for v in solution.metrics.soft_constraint_violations if v.name == "fairness:0"
+        )
+        burden = group_burden(variant, solution.assignments, 0)
+        objective = solution.metrics.objective_value or 0.0
+        rows += [
+            {"penalty_weight": weight, "measure": "other terms", "value": objective - fairness},
+            {"penalty_weight": weight, "measure": "excess", "value": float(burden.excess)},
+        ]
+    return pl.DataFrame(
+        rows, schema={"penalty_weight": pl.Int64, "measure": pl.String, "value": pl.Float64}
+    )
+
+
+def _probes() -> pl.DataFrame:
+    """The probes of a real diagnosis: e1 is fixed on a holiday."""
+    data = minimal_request_dict()
+    data["schedule_period"]["holidays"] = ["2026-03-04"]
+    data["employees"][0]["fixed_assignments"] = [{"date": "2026-03-04", "shift_id": "day"}]
+    _, probes = diagnose_with_probes(parse_request(data), DiagnosisLimits(5.0, 1))
+    return pl.DataFrame(
+        [
+            {
+                "step": p.kind,
+                "label": f"{i} {p.kind}: " + (", ".join(p.relaxed) or "nothing relaxed"),
+                "outcome": p.outcome,
+                "seconds": p.seconds,
+            }
+            for i, p in enumerate(probes)
+        ],
+        schema={"step": pl.String, "label": pl.String, "outcome": pl.String, "seconds": pl.Float64},
+    )
+
+
+ChartCase = tuple[pl.DataFrame, alt.TopLevelMixin]
+
+
+def _case(name: str, full: tuple[SolveRequest, Solution], searched: SolveOutcome) -> ChartCase:
+    req, solution = full
+    if name == "roster_heatmap":
+        frame = frames.assignments_frame(req, solution.assignments)
+        return frame, charts.roster_heatmap(frame)
+    if name == "coverage_chart":
+        frame = frames.coverage_frame(req, solution.assignments, solution.shortages)
+        return frame, charts.coverage_chart(frame)
+    if name == "penalty_chart":
+        frame = frames.penalty_by_family(solution.metrics.soft_constraint_violations)
+        return frame, charts.penalty_chart(frame)
+    if name == "progress_chart":
+        frame = frames.progress_frame(searched.progress)
+        return frame, charts.progress_chart(frame)
+    if name == "burden_chart":
+        frame = frames.burden_frame(group_burden(req, solution.assignments, 0))
+        return frame, charts.burden_chart(frame, "Nights")
+    if name == "fairness_cost_chart":
+        frame = _sweep()
+        return frame, charts.fairness_cost_chart(frame)
+    assert name == "probes_chart"
+    frame = _probes()
+    return frame, charts.probes_chart(frame)
+
+
+def _check_heatmap(spec: Json) -> None:
+    assert spec["mark"]["type"] == "rect"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["x"]["timeUnit"]) == ("date", "yearmonthdate")
+    assert enc["y"]["field"] == "employee_id"
+    assert enc["color"]["field"] == "shift_id"
+    assert {t["field"] for t in enc["tooltip"]} == {"employee", "date", "shift", "duty"}
+
+
+def _check_coverage(spec: Json) -> None:
+    assert spec["facet"]["row"]["field"] == "shift_id"
+    layers = spec["spec"]["layer"]
+    assert [layer["mark"]["type"] for layer in layers] == ["bar", "tick", "point"]
+    assert [layer["encoding"]["y"]["field"] for layer in layers] == [
+        "assigned",
+        "demand_min",
+        "demand_min",
+    ]
+    assert layers[2]["transform"] == [{"filter": "(datum.missing > 0)"}]
+
+
+def _check_penalty(spec: Json) -> None:
+    assert spec["mark"]["type"] == "bar"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["x"]["type"]) == ("penalty", "quantitative")
+    assert (enc["y"]["field"], enc["y"]["sort"]) == ("family", "-x")
+
+
+def _check_progress(spec: Json) -> None:
+    assert spec["mark"]["type"] == "line"
+    assert spec["mark"]["interpolate"] == "step-after"
+    enc = spec["encoding"]
+    assert enc["x"]["field"] == "seconds"
+    assert (enc["y"]["field"], enc["y"]["scale"]["type"]) == ("value", "symlog")
+    assert enc["color"]["field"] == "series"
+
+
+def _check_burden(spec: Json) -> None:
+    assert spec["title"] == "Nights"
+    layers = spec["layer"]
+    assert [layer["mark"]["type"] for layer in layers] == ["bar", "tick"]
+    assert [layer["encoding"]["x"]["field"] for layer in layers] == ["count", "policy_share"]
+    assert all(layer["encoding"]["y"]["field"] == "employee_id" for layer in layers)
+
+
+def _check_fairness_cost(spec: Json) -> None:
+    assert spec["facet"]["row"]["field"] == "measure"
+    assert spec["resolve"]["scale"]["y"] == "independent"
+    inner = spec["spec"]
+    assert inner["mark"]["type"] == "line"
+    assert (inner["encoding"]["x"]["field"], inner["encoding"]["x"]["type"]) == (
+        "penalty_weight",
+        "ordinal",
+    )
+    assert inner["encoding"]["y"]["field"] == "value"
+
+
+def _check_probes(spec: Json) -> None:
+    assert spec["mark"]["type"] == "bar"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["y"]["field"]) == ("seconds", "label")
+    assert enc["color"]["field"] == "outcome"
+    assert enc["color"]["scale"]["domain"] == ["feasible", "infeasible", "undecided"]
+
+
+CHECKS: dict[str, Callable[[Json], None]] = {
+    "roster_heatmap": _check_heatmap,
+    "coverage_chart": _check_coverage,
+    "penalty_chart": _check_penalty,
+    "progress_chart": _check_progress,
+    "burden_chart": _check_burden,
+    "fairness_cost_chart": _check_fairness_cost,
+    "probes_chart": _check_probes,
+}
+
+
+def _embedded(spec: Json) -> list[Json]:
+    datasets = spec["datasets"]
+    assert len(datasets) == 1
+    (rows,) = datasets.values()
+    assert spec["data"] == {"name": next(iter(datasets))}
+    return list(rows)
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_chart_embeds_its_frame_and_has_the_expected_spec(
+    name: str, full: tuple[SolveRequest, Solution], searched: SolveOutcome
+) -> None:
+    frame, chart = _case(name, full, searched)
+    spec = chart.to_dict()
+    rows = _embedded(spec)
+    assert len(rows) == frame.height > 0
+    assert all(set(row) == set(frame.columns) for row in rows)
+    first = frame.columns[0]
+    if frame.schema[first] == pl.String:
+        assert [row[first] for row in rows] == frame[first].to_list()
+    CHECKS[name](spec)
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_chart_saves_as_png(
+    name: str, full: tuple[SolveRequest, Solution], searched: SolveOutcome, tmp_path: Path
+) -> None:
+    _, chart = _case(name, full, searched)
+    target = tmp_path / f"{name}.png"
+    chart.save(target)
+    data = target.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    assert len(data) > 1000
