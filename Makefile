@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck serve consumer lock clean
+.PHONY: venv test lint typecheck serve consumer notebook notebook-app lock clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ serve: $(STAMP)
 ## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
 consumer: $(STAMP)
 	SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
+
+## The marimo notebooks in the editor (explore, fairness, infeasibility); marimo prints
+## the address with its access token. NOTEBOOK_PORT (default 2718).
+notebook: $(STAMP)
+	$(BIN)/marimo edit notebooks --headless --port $${NOTEBOOK_PORT:-2718}
+
+## One notebook as a read-only app: make notebook-app NB=explore (or fairness, infeasibility).
+notebook-app: $(STAMP)
+	$(BIN)/marimo run notebooks/$${NB:-explore}.py --headless --port $${NOTEBOOK_PORT:-2718}
 
 ## Recompile the lock file after editing requirements.in (needs network access to PyPI).
 lock:

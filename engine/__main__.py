@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from engine.diagnose import DEFAULT_BUDGET_SECONDS
 from engine.errors import FieldError, InvalidRequest
+from engine.rules import load_json
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
@@ -32,16 +33,7 @@ def _read_json(path: str, stdin: TextIO) -> Any:
         raise InvalidRequest(
             [FieldError((), f"cannot read {path}: {exc.strerror}", "unreadable_file")]
         ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidRequest(
-            [
-                FieldError(
-                    (), f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}", "invalid_json"
-                )
-            ]
-        ) from None
+    return load_json(text, path)
 
 
 def _print(payload: Any, out: TextIO) -> None:

@@ -233,6 +233,7 @@ class _Context:
 
     request: SolveRequest
     assignments: list[Assignment]
+    preference_weight: int = PREFERENCE
     dates: list[dt.date] = field(init=False)
     holidays: set[dt.date] = field(init=False)
     shifts: dict[str, Shift] = field(init=False)
@@ -890,13 +891,13 @@ def _preferences(ctx: _Context, out: _Findings) -> None:
             day = pref.date.isoformat()
             if pref.type == "day_off":
                 name = f"preference:day_off:{employee.id}:{day}"
-                out.soft(name, PREFERENCE, 1 if worked_shifts else 0)
+                out.soft(name, ctx.preference_weight, 1 if worked_shifts else 0)
             elif pref.type == "preferred_shift":
                 name = f"preference:preferred_shift:{employee.id}:{day}:{pref.shift_id}"
-                out.soft(name, PREFERENCE, 0 if pref.shift_id in worked_shifts else 1)
+                out.soft(name, ctx.preference_weight, 0 if pref.shift_id in worked_shifts else 1)
             else:
                 name = f"preference:avoided_shift:{employee.id}:{day}:{pref.shift_id}"
-                out.soft(name, PREFERENCE, 1 if pref.shift_id in worked_shifts else 0)
+                out.soft(name, ctx.preference_weight, 1 if pref.shift_id in worked_shifts else 0)
 
 
 # ------------------------------------------------------------------------------ audit
@@ -924,11 +925,20 @@ _RULES = (
 )
 
 
-def audit(request: SolveRequest, assignments: Sequence[Assignment]) -> AuditReport:
-    """Evaluates a roster: hard violations, soft terms, objective value and shortages."""
+def audit(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    preference_weight: int = PREFERENCE,
+) -> AuditReport:
+    """Evaluates a roster: hard violations, soft terms, objective value and shortages.
+
+    ``preference_weight`` prices an unmet preference, for rosters solved with a tuned
+    weight (engine.variants.with_preference_weight); v1 always uses the default.
+    """
     out = _Findings()
     known = _check_references(request, assignments, out)
-    ctx = _Context(request, known)
+    ctx = _Context(request, known, preference_weight)
     for rule in _RULES:
         rule(ctx, out)
     return AuditReport(

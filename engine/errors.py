@@ -26,6 +26,9 @@ class FieldError:
     def as_dict(self) -> dict[str, object]:
         return {"path": list(self.path), "message": self.message, "code": self.code}
 
+    def __str__(self) -> str:
+        return f"{'/'.join(map(str, self.path)) or '(root)'}: {self.message} [{self.code}]"
+
 
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""

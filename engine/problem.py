@@ -25,6 +25,7 @@ from engine.contract import (
     Range,
     SolveRequest,
 )
+from engine.model import weights
 
 DEFAULT_MAX_CONSECUTIVE_DAYS = 6
 
@@ -75,6 +76,7 @@ class PreferenceSpec:
     day: int
     shift: int | None
     name: str  # the violation name, e.g. preference:day_off:e7:2026-03-04
+    weight: int = weights.PREFERENCE  # per unmet preference; tunable from Python only
 
 
 @dataclass(frozen=True, slots=True)

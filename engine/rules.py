@@ -23,6 +23,7 @@ report.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -204,6 +205,17 @@ def _field_error(error: ErrorDetails, data: object) -> FieldError:
         path = (*path, _DISCRIMINATOR)
     code = _PYDANTIC_CODES.get(error["type"], ErrorCode.INVALID_VALUE)
     return _fault(path, code, _message(error))
+
+
+def load_json(text: str | bytes, source: str = "the request") -> Any:
+    """Decode JSON text, or raise InvalidRequest (code ``invalid_json``) naming the source."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = f": {exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise InvalidRequest(
+            [FieldError((), f"{source} is not valid JSON{where}", "invalid_json")]
+        ) from None
 
 
 def parse_request(data: object) -> SolveRequest:

@@ -12,6 +12,7 @@ and the slack alone minimized, a trivial solve, so reported penalties are exact.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -76,6 +77,19 @@ class SolveLimits:
     diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
 
 
+@dataclass(frozen=True, slots=True)
+class ProgressPoint:
+    """One step of the search: a new roster (``objective``) or a better bound.
+
+    ``objective`` is CP-SAT's own value of the model objective; before polishing it may
+    exceed the final reported objective, because slack variables need not yet be tight.
+    """
+
+    seconds: float  # wall time since the search started
+    objective: float | None  # set when a roster arrived
+    bound: float  # the best proven lower bound at that moment
+
+
 @dataclass
 class SolveOutcome:
     """Everything a solve produced, before it is shaped into a v1 response."""
@@ -90,6 +104,7 @@ class SolveOutcome:
     objective_value: float | None = None
     best_bound: float | None = None
     message: str | None = None
+    progress: list[ProgressPoint] = field(default_factory=list)
 
     @property
     def has_solution(self) -> bool:
@@ -105,14 +120,21 @@ class SolveOutcome:
 
 
 class _Progress(cp_model.CpSolverSolutionCallback):
-    """Records when solutions arrive; never raises inside the solver (errors are kept)."""
+    """Records each roster and bound as it arrives; never raises inside the solver.
+
+    An error is kept and re-raised after the solve (raising inside a callback would
+    abort the native search).
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.first_solution_seconds: float | None = None
         self.solutions = 0
+        self.points: list[ProgressPoint] = []
         self.error: BaseException | None = None
         self._lock = threading.Lock()
+        self._started = time.perf_counter()
+        self._bound = -math.inf
 
     def on_solution_callback(self) -> None:
         try:
@@ -120,9 +142,34 @@ class _Progress(cp_model.CpSolverSolutionCallback):
                 self.solutions += 1
                 if self.first_solution_seconds is None:
                     self.first_solution_seconds = self.wall_time
+                self._bound = max(self._bound, self.best_objective_bound)
+                self.points.append(ProgressPoint(self.seconds(), self.objective_value, self._bound))
         except BaseException as exc:
             self.error = exc
             self.stop_search()
+
+    def start(self) -> None:
+        self._started = time.perf_counter()
+
+    def seconds(self) -> float:
+        """One clock for every point (CP-SAT's wall_time would start a little later)."""
+        return time.perf_counter() - self._started
+
+    def on_bound(self, bound: float) -> None:
+        """CP-SAT's best-bound callback."""
+        try:
+            with self._lock:
+                self._bound = max(self._bound, bound)
+                self.points.append(ProgressPoint(self.seconds(), None, self._bound))
+        except BaseException as exc:
+            self.error = exc
+
+    def finish(self, bound: float) -> None:
+        """The bound the search ended with (a proof of optimality closes the gap)."""
+        with self._lock:
+            if bound > self._bound:
+                self._bound = bound
+                self.points.append(ProgressPoint(self.seconds(), None, bound))
 
 
 def solve(
@@ -221,6 +268,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     search_seconds = _search_seconds(limits, started)
     _parameters(solver, limits, workers, search_seconds)
     progress = _Progress()
+    solver.best_bound_callback = progress.on_bound
 
     def info(status_name: str) -> SolverInfo:
         return SolverInfo(
@@ -250,6 +298,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     elapsed = time.perf_counter() - started
     if status == cp_model.OPTIMAL or status == cp_model.FEASIBLE:
         best_bound = solver.best_objective_bound
+        progress.finish(best_bound)
         if status == cp_model.FEASIBLE:
             solver = _polish(compiled, solver, _polish_seconds(limits, started))
         assignments, violations, shortages = _extract(compiled, solver)
@@ -263,6 +312,7 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             violations=violations,
             objective_value=float(sum(v.penalty for v in violations)),
             best_bound=float(best_bound),
+            progress=progress.points,
         )
     if status == cp_model.INFEASIBLE:
         return SolveOutcome(
@@ -298,6 +348,7 @@ def _solve_with_watchdog(
     time_limit: float | None,
 ) -> cp_model.CpSolverStatus:
     """Solve, and stop the search from outside if CP-SAT overruns its own time limit."""
+    progress.start()
     if time_limit is None:
         return solver.solve(model, progress)
     watchdog = threading.Timer(time_limit + WATCHDOG_GRACE_SECONDS, solver.stop_search)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.contract import SolveRequest
 from engine.errors import InvalidRequest
-from engine.rules import ErrorCode, check, parse_request
+from engine.rules import ErrorCode, check, load_json, parse_request
 from tests.factories import (
     DELETE,
     demand,
@@ -492,3 +492,18 @@ def test_a_bad_mapping_key_points_at_its_mapping_entry() -> None:
 def test_a_property_named_like_a_pydantic_marker_is_still_a_real_path() -> None:
     path: Path = (*E0, "[key]")
     assert broken(path, 1) == {(path, "unknown_field")}
+
+
+def test_load_json_names_the_source_line_and_code() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        load_json(b'{"schedule_period": ', "upload.json")
+    (fault,) = caught.value.errors
+    assert fault.code == "invalid_json" and fault.path == ()
+    assert "upload.json is not valid JSON" in fault.message and "line 1" in fault.message
+    assert str(fault).startswith("(root): upload.json is not valid JSON")
+
+
+def test_load_json_refuses_bytes_that_are_not_utf8() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        load_json(b"\xff\xfe{}", "upload.json")
+    assert caught.value.errors[0].code == "invalid_json"

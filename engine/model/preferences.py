@@ -1,4 +1,4 @@
-"""Preferences (soft, weight PREFERENCE per unmet item).
+"""Preferences (soft, each priced by its spec's weight: PREFERENCE unless tuned).
 
 - ``day_off``: 1 when the employee works that date.
 - ``preferred_shift``: 1 when the employee is not on that shift that date (an unmeetable
@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from engine.model import weights
 from engine.model.build import ModelContext
 from engine.model.terms import Expr
 
@@ -29,4 +28,4 @@ def add_preferences(ctx: ModelContext) -> None:
                     magnitude = 1 if x is None else 1 - x
                 else:
                     magnitude = 0 if x is None else x
-            ctx.penalize(pref.name, FAMILY, weights.PREFERENCE, magnitude, "preference")
+            ctx.penalize(pref.name, FAMILY, pref.weight, magnitude, "preference")

@@ -29,7 +29,7 @@ import pytest
 import redis
 
 from bento.store import Store
-from tests.bento.processes import free_port
+from tests.bento.processes import free_port, stop
 
 PG_START_TIMEOUT_SECONDS = 30
 PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
@@ -180,12 +180,7 @@ def redis_server() -> Iterator[str]:
         try:
             yield f"redis://127.0.0.1:{port}/0"
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -14,7 +14,7 @@ import httpx
 import httpx2
 import pytest
 
-from tests.bento.processes import free_port
+from tests.bento.processes import free_port, stop
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
@@ -67,12 +67,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             pytest.fail("bentoml serve did not answer within its start-up time")
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=20)
         log.close()
 
 

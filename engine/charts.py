@@ -1,0 +1,141 @@
+"""Altair charts of rosters, coverage, penalties, search progress and fairness.
+
+Each function takes a frame from :mod:`engine.frames` (or one of the same shape) and
+returns a chart with its data embedded, so it renders in a notebook, saves to HTML/PNG
+(``chart.save``) and can be checked in tests through ``chart.to_dict()``.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+CELL_WIDTH = 14  # pixels per date in the roster heatmap
+CELL_HEIGHT = 16  # pixels per employee
+
+
+def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Chart:
+    """Employees x dates, coloured by shift; the duty and names show in the tooltip."""
+    chart: alt.Chart = (
+        alt.Chart(assignments, title=title)
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X("yearmonthdate(date):O", title="date", axis=alt.Axis(labelAngle=-60)),
+            y=alt.Y("employee_id:N", title="employee", sort="ascending"),
+            color=alt.Color("shift_id:N", title="shift", scale=alt.Scale(scheme="tableau10")),
+            tooltip=[
+                alt.Tooltip("employee:N"),
+                alt.Tooltip("date:T", format="%a %Y-%m-%d"),
+                alt.Tooltip("shift:N"),
+                alt.Tooltip("duty:N"),
+            ],
+        )
+        .properties(width=alt.Step(CELL_WIDTH), height=alt.Step(CELL_HEIGHT))
+    )
+    return chart
+
+
+def coverage_chart(coverage: pl.DataFrame) -> alt.FacetChart:
+    """Heads assigned against demand per shift and date; shortages as red points."""
+    base = alt.Chart(coverage).encode(
+        x=alt.X("yearmonthdate(date):O", title="date", axis=alt.Axis(labelAngle=-60))
+    )
+    assigned = base.mark_bar(color="#4c78a8", opacity=0.8).encode(
+        y=alt.Y("assigned:Q", title="heads"),
+        tooltip=["shift:N", alt.Tooltip("date:T"), "assigned:Q", "demand_min:Q", "demand_max:Q"],
+    )
+    demand = base.mark_tick(color="black", thickness=2, size=14).encode(y="demand_min:Q")
+    short = (
+        base.transform_filter(alt.datum.missing > 0)
+        .mark_point(color="#d62728", filled=True, size=60, shape="triangle-down")
+        .encode(y="demand_min:Q", tooltip=["shift:N", alt.Tooltip("date:T"), "missing:Q"])
+    )
+    return (
+        alt.layer(assigned, demand, short, data=coverage)
+        .properties(height=90, width=560)
+        .facet(row=alt.Row("shift_id:N", title="shift"))
+        .properties(title="Coverage: bars assigned, ticks demand, red missing")
+    )
+
+
+def penalty_chart(by_family: pl.DataFrame) -> alt.Chart:
+    """Soft-term penalty per family (from ``frames.penalty_by_family``)."""
+    chart: alt.Chart = (
+        alt.Chart(by_family, title="Penalty by constraint family")
+        .mark_bar()
+        .encode(
+            x=alt.X("penalty:Q", title="penalty"),
+            y=alt.Y("family:N", sort="-x", title=None),
+            tooltip=["family:N", "penalty:Q", "terms:Q"],
+        )
+    )
+    return chart
+
+
+def progress_chart(progress: pl.DataFrame) -> alt.Chart:
+    """Objective and best bound over search time (symlog: early rosters cost far more)."""
+    chart: alt.Chart = (
+        alt.Chart(progress, title="Search progress")
+        .mark_line(point=True, interpolate="step-after")
+        .encode(
+            x=alt.X("seconds:Q", title="seconds"),
+            y=alt.Y("value:Q", title="objective", scale=alt.Scale(type="symlog")),
+            color=alt.Color("series:N", title=None),
+            tooltip=["series:N", "seconds:Q", "value:Q"],
+        )
+    )
+    return chart
+
+
+def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:
+    """Each employee's count of target shifts (bars) against their fair share (ticks)."""
+    base = alt.Chart(burden).encode(y=alt.Y("employee_id:N", title="employee"))
+    bars = base.mark_bar(color="#f58518").encode(
+        x=alt.X("count:Q", title="target shifts"),
+        tooltip=["employee_id:N", "count:Q", "policy_share:Q", "excess:Q"],
+    )
+    share = base.mark_tick(color="black", thickness=2).encode(x="policy_share:Q")
+    chart = alt.LayerChart(layer=[bars, share], title=title, width=220)
+    return chart
+
+
+def fairness_cost_chart(sweep: pl.DataFrame) -> alt.FacetChart:
+    """The cost of fairness per penalty weight: one panel per measure, own y scales.
+
+    ``sweep`` has columns penalty_weight, measure (e.g. "other terms", "excess"), value.
+    """
+    chart: alt.FacetChart = (
+        alt.Chart(sweep)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("penalty_weight:O", title="fairness penalty_weight"),
+            y=alt.Y("value:Q", title=None),
+            tooltip=["penalty_weight:O", "measure:N", "value:Q"],
+        )
+        .properties(width=420, height=120)
+        .facet(row=alt.Row("measure:N", title=None))
+        .resolve_scale(y="independent")
+        .properties(title="Cost of fairness")
+    )
+    return chart
+
+
+def probes_chart(probes: pl.DataFrame) -> alt.Chart:
+    """Diagnosis probes in order: what was relaxed, feasible or not, and how long."""
+    chart: alt.Chart = (
+        alt.Chart(probes, title="Diagnosis probes")
+        .mark_bar()
+        .encode(
+            x=alt.X("seconds:Q", title="seconds"),
+            y=alt.Y("label:N", sort=None, title=None),
+            color=alt.Color(
+                "outcome:N",
+                scale=alt.Scale(
+                    domain=["feasible", "infeasible", "undecided"],
+                    range=["#54a24b", "#e45756", "#bab0ac"],
+                ),
+            ),
+            tooltip=["step:N", "label:N", "outcome:N", "seconds:Q"],
+        )
+    )
+    return chart

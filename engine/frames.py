@@ -1,0 +1,174 @@
+"""Polars tables of a request and its roster, for notebooks, charts and benchmarks.
+
+Each function turns engine objects into one tidy frame (one row per observation), so a
+chart or a filter never has to know the v1 JSON shape. Demand comes from the internal
+problem (holidays already zeroed), the same numbers the model covers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import polars as pl
+
+from engine.contract import Assignment, Shortage, SoftConstraintViolation, SolveRequest
+from engine.fair_share import GroupBurden
+from engine.problem import from_request
+from engine.solve import ProgressPoint
+
+
+def family_of(violation_name: str) -> str:
+    """The soft-term family of a violation name: its part before the first ``:``."""
+    return violation_name.split(":", 1)[0]
+
+
+def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) -> pl.DataFrame:
+    """One row per assignment, with names and weekday for reading and filtering."""
+    shift_names = {s.id: s.name for s in request.shifts}
+    duty_names = {k.id: k.name for k in request.duties}
+    employee_names = {e.id: e.name or e.id for e in request.employees}
+    return pl.DataFrame(
+        {
+            "employee_id": [a.employee_id for a in assignments],
+            "employee": [employee_names.get(a.employee_id, a.employee_id) for a in assignments],
+            "date": [a.date for a in assignments],
+            "weekday": [a.date.strftime("%a") for a in assignments],
+            "shift_id": [a.shift_id for a in assignments],
+            "shift": [shift_names.get(a.shift_id, a.shift_id) for a in assignments],
+            "duty_id": [a.duty_id for a in assignments],
+            "duty": [
+                duty_names.get(a.duty_id, a.duty_id) if a.duty_id else None for a in assignments
+            ],
+        },
+        schema={
+            "employee_id": pl.String,
+            "employee": pl.String,
+            "date": pl.Date,
+            "weekday": pl.String,
+            "shift_id": pl.String,
+            "shift": pl.String,
+            "duty_id": pl.String,
+            "duty": pl.String,
+        },
+    )
+
+
+def shortages_frame(shortages: Sequence[Shortage]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "kind": [m.kind for m in shortages],
+            "date": [m.date for m in shortages],
+            "shift_id": [m.shift_id or ",".join(m.shift_ids or []) for m in shortages],
+            "duty_id": [m.duty_id for m in shortages],
+            "required": [m.required for m in shortages],
+            "assigned": [m.assigned for m in shortages],
+            "missing": [m.missing for m in shortages],
+        },
+        schema={
+            "kind": pl.String,
+            "date": pl.Date,
+            "shift_id": pl.String,
+            "duty_id": pl.String,
+            "required": pl.Int64,
+            "assigned": pl.Int64,
+            "missing": pl.Int64,
+        },
+    )
+
+
+def violations_frame(violations: Sequence[SoftConstraintViolation]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "family": [family_of(v.name) for v in violations],
+            "name": [v.name for v in violations],
+            "penalty": [v.penalty for v in violations],
+            "violated_by": [v.violated_by for v in violations],
+        },
+        schema={
+            "family": pl.String,
+            "name": pl.String,
+            "penalty": pl.Float64,
+            "violated_by": pl.Float64,
+        },
+    )
+
+
+def penalty_by_family(violations: Sequence[SoftConstraintViolation]) -> pl.DataFrame:
+    """Total penalty per soft-term family, largest first."""
+    return (
+        violations_frame(violations)
+        .group_by("family")
+        .agg(pl.col("penalty").sum(), pl.len().alias("terms"))
+        .sort(["penalty", "family"], descending=[True, False])
+    )
+
+
+def coverage_frame(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    shortages: Sequence[Shortage] = (),
+) -> pl.DataFrame:
+    """Staffing per (date, shift): demand range, heads assigned, heads reported missing."""
+    problem = from_request(request)
+    assigned = Counter((a.date, a.shift_id) for a in assignments)
+    missing = {(m.date, m.shift_id): m.missing for m in shortages if m.kind == "staffing"}
+    rows = [
+        {
+            "date": date,
+            "shift_id": shift.id,
+            "shift": shift.name,
+            "demand_min": shift.staffing.mins[d],
+            "demand_max": shift.staffing.maxs[d],
+            "assigned": assigned[date, shift.id],
+            "missing": missing.get((date, shift.id), 0),
+        }
+        for shift in problem.shifts
+        for d, date in enumerate(problem.horizon.dates)
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "date": pl.Date,
+            "shift_id": pl.String,
+            "shift": pl.String,
+            "demand_min": pl.Int64,
+            "demand_max": pl.Int64,
+            "assigned": pl.Int64,
+            "missing": pl.Int64,
+        },
+    )
+
+
+def progress_frame(progress: Sequence[ProgressPoint]) -> pl.DataFrame:
+    """Objective and bound over time, long form (one row per series and point)."""
+    rows = []
+    for point in progress:
+        if point.objective is not None:
+            rows.append({"seconds": point.seconds, "series": "objective", "value": point.objective})
+        rows.append({"seconds": point.seconds, "series": "bound", "value": point.bound})
+    return pl.DataFrame(
+        rows, schema={"seconds": pl.Float64, "series": pl.String, "value": pl.Float64}
+    )
+
+
+def burden_frame(burden: GroupBurden) -> pl.DataFrame:
+    """One row per eligible employee of a fairness group: count, shares and excess."""
+    return pl.DataFrame(
+        {
+            "employee_id": [s.employee_id for s in burden.shares],
+            "count": [s.count for s in burden.shares],
+            "equal_share": [s.equal_share for s in burden.shares],
+            "proportional_share": [s.proportional_share for s in burden.shares],
+            "policy_share": [s.policy_share for s in burden.shares],
+            "excess": [s.excess for s in burden.shares],
+        },
+        schema={
+            "employee_id": pl.String,
+            "count": pl.Int64,
+            "equal_share": pl.Float64,
+            "proportional_share": pl.Float64,
+            "policy_share": pl.Float64,
+            "excess": pl.Float64,
+        },
+    )

@@ -1,0 +1,323 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="full", app_title="Roster explorer")
+
+
+@app.cell
+def imports():
+    import datetime as dt
+    from pathlib import Path
+
+    import marimo as mo
+    import polars as pl
+
+    from engine import charts, frames
+    from engine.audit import audit, compare_with_metrics
+    from engine.edit import judge_edit, reassign
+    from engine.errors import InvalidRequest
+    from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
+    from engine.rules import load_json, parse_request
+    from engine.solve import SolveLimits, available_cores, solve_problem
+    from engine.variants import (
+        FAMILIES,
+        families_in_use,
+        with_max_consecutive_days,
+        with_preference_weight,
+        without_families,
+    )
+
+    return (
+        DEFAULT_MAX_CONSECUTIVE_DAYS,
+        FAMILIES,
+        InvalidRequest,
+        Path,
+        SolveLimits,
+        audit,
+        available_cores,
+        charts,
+        compare_with_metrics,
+        dt,
+        families_in_use,
+        frames,
+        from_request,
+        judge_edit,
+        load_json,
+        mo,
+        parse_request,
+        pl,
+        reassign,
+        solve_problem,
+        with_max_consecutive_days,
+        with_preference_weight,
+        without_families,
+    )
+
+
+@app.cell
+def intro(mo):
+    mo.md("""
+    # Roster explorer
+
+    Pick an instance (or upload a `SolveRequest` JSON), move a control, and the roster is
+    solved again. Every roster is checked by the independent audit, and you can move one
+    person by hand at the bottom to see what the audit says, without re-solving.
+    """)
+    return
+
+
+@app.cell
+def settings(mo):
+    # Command-line overrides, e.g. `marimo export html explore.py -- --time-limit 1`.
+    _cli = mo.cli_args()
+    default_dataset = str(_cli.get("dataset") or "retail_weekdays")
+    default_time_limit = int(_cli.get("time-limit") or 5)
+    return default_dataset, default_time_limit
+
+
+@app.cell
+def dataset_picker(Path, default_dataset, mo):
+    dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
+    dataset_paths = {p.stem: p for p in sorted(dataset_dir.glob("*.json"))}
+    dataset = mo.ui.dropdown(
+        options=list(dataset_paths),
+        value=default_dataset if default_dataset in dataset_paths else next(iter(dataset_paths)),
+        label="Dataset",
+    )
+    upload = mo.ui.file(filetypes=[".json"], label="or upload a SolveRequest JSON")
+    mo.hstack([dataset, upload], justify="start", gap=2)
+    return dataset, dataset_paths, upload
+
+
+@app.cell
+def base_request(InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, upload):
+    source = upload.name() if upload.value else dataset.value
+    raw = upload.contents() if upload.value else dataset_paths[dataset.value].read_bytes()
+    try:
+        request = parse_request(load_json(raw, source))
+    except InvalidRequest as exc:
+        _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
+        mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
+    return request, source
+
+
+@app.cell
+def controls(DEFAULT_MAX_CONSECUTIVE_DAYS, default_time_limit, families_in_use, mo, request):
+    time_limit = mo.ui.slider(
+        1, 60, value=default_time_limit, label="Time limit (s)", show_value=True
+    )
+    max_consecutive = mo.ui.slider(
+        1,
+        14,
+        value=request.constraints.max_consecutive_working_days or DEFAULT_MAX_CONSECUTIVE_DAYS,
+        label="Max consecutive days",
+        show_value=True,
+    )
+    preference_weight = mo.ui.slider(
+        0, 500, step=10, value=100, label="Preference weight", show_value=True
+    )
+    switched_off = mo.ui.multiselect(
+        options=families_in_use(request), label="Switch off constraint families"
+    )
+    mo.vstack(
+        [mo.hstack([time_limit, max_consecutive, preference_weight], justify="start"), switched_off]
+    )
+    return max_consecutive, preference_weight, switched_off, time_limit
+
+
+@app.cell
+def variant_request(
+    max_consecutive, request, switched_off, with_max_consecutive_days, without_families
+):
+    variant = with_max_consecutive_days(request, max_consecutive.value)
+    variant = without_families(variant, switched_off.value)
+    return (variant,)
+
+
+@app.cell
+def solved(
+    SolveLimits,
+    available_cores,
+    from_request,
+    preference_weight,
+    solve_problem,
+    time_limit,
+    variant,
+    with_preference_weight,
+):
+    problem = with_preference_weight(from_request(variant), preference_weight.value)
+    outcome = solve_problem(
+        problem,
+        SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
+    )
+    return (outcome,)
+
+
+@app.cell
+def audited(audit, compare_with_metrics, mo, outcome, preference_weight, variant):
+    mo.stop(
+        not outcome.has_solution,
+        mo.callout(
+            mo.md(
+                f"**No roster** ({outcome.status}): {outcome.message}. "
+                "The infeasibility notebook explains which inputs to change."
+            ),
+            "warn",
+        ),
+    )
+    report = audit(variant, outcome.assignments, preference_weight=preference_weight.value)
+    audit_differences = compare_with_metrics(
+        report,
+        {
+            "solver_runtime_seconds": outcome.runtime_seconds,
+            "objective_value": outcome.objective_value,
+            "soft_constraint_violations": [v.model_dump() for v in outcome.violations],
+        },
+        outcome.shortages,
+    )
+    return audit_differences, report
+
+
+@app.cell
+def summary(audit_differences, mo, outcome, report, source):
+    _gap = f"{outcome.gap:.1%}" if outcome.gap is not None else "n/a"
+    _first = outcome.solver.time_to_first_solution_seconds
+    _verdict = (
+        "the independent audit agrees: no hard rule broken, same penalties"
+        if report.feasible and not audit_differences
+        else f"the audit disagrees: {report.hard_violations[:3]} {audit_differences[:3]}"
+    )
+    mo.md(
+        f"""
+        **{source}**: {outcome.status}, objective **{outcome.objective_value:,.0f}**
+        (bound {outcome.best_bound:,.0f}, gap {_gap}) in {outcome.runtime_seconds:.1f} s,
+        first roster after {_first or 0:.2f} s; {len(outcome.assignments)} assignments,
+        {sum(s.missing for s in outcome.shortages)} heads missing. Audit: {_verdict}.
+        """
+    )
+    return
+
+
+@app.cell
+def tables(frames, outcome, variant):
+    assignments = frames.assignments_frame(variant, outcome.assignments)
+    coverage = frames.coverage_frame(variant, outcome.assignments, outcome.shortages)
+    shortages = frames.shortages_frame(outcome.shortages)
+    violations = frames.violations_frame(outcome.violations)
+    penalties = frames.penalty_by_family(outcome.violations)
+    progress = frames.progress_frame(outcome.progress)
+    return assignments, coverage, penalties, progress, shortages, violations
+
+
+@app.cell
+def roster_chart(assignments, charts):
+    roster_view = charts.roster_heatmap(assignments)
+    roster_view
+    return (roster_view,)
+
+
+@app.cell
+def coverage_chart(charts, coverage):
+    coverage_view = charts.coverage_chart(coverage)
+    coverage_view
+    return (coverage_view,)
+
+
+@app.cell
+def penalty_and_progress(charts, mo, penalties, progress):
+    penalty_view = charts.penalty_chart(penalties)
+    progress_view = charts.progress_chart(progress)
+    mo.hstack([penalty_view, progress_view], justify="start", gap=2)
+    return penalty_view, progress_view
+
+
+@app.cell
+def table_tabs(assignments, mo, shortages, violations):
+    mo.ui.tabs(
+        {
+            f"Assignments ({assignments.height})": mo.ui.table(assignments, page_size=15),
+            f"Shortages ({shortages.height})": mo.ui.table(shortages, page_size=15),
+            f"Violations ({violations.height})": mo.ui.table(violations, page_size=15),
+        }
+    )
+    return
+
+
+@app.cell
+def edit_controls(dt, mo, variant):
+    edit_employee = mo.ui.dropdown(
+        [e.id for e in variant.employees], value=variant.employees[0].id, label="Employee"
+    )
+    period = variant.schedule_period
+    edit_dates = [
+        (period.start_date + dt.timedelta(days=d)).isoformat()
+        for d in range((period.end_date - period.start_date).days + 1)
+    ]
+    edit_date = mo.ui.dropdown(edit_dates, value=edit_dates[0], label="Date")
+    edit_shift = mo.ui.dropdown(
+        ["off"] + [s.id for s in variant.shifts], value="off", label="Shift"
+    )
+    edit_duty = mo.ui.dropdown(
+        ["none"] + [k.id for k in variant.duties], value="none", label="Duty"
+    )
+    mo.vstack(
+        [
+            mo.md("## Move one person by hand"),
+            mo.hstack([edit_employee, edit_date, edit_shift, edit_duty], justify="start"),
+        ]
+    )
+    return edit_date, edit_duty, edit_employee, edit_shift
+
+
+@app.cell
+def edit_verdict(
+    dt,
+    edit_date,
+    edit_duty,
+    edit_employee,
+    edit_shift,
+    judge_edit,
+    mo,
+    outcome,
+    pl,
+    preference_weight,
+    reassign,
+    variant,
+):
+    edited = reassign(
+        outcome.assignments,
+        edit_employee.value,
+        dt.date.fromisoformat(edit_date.value),
+        None if edit_shift.value == "off" else edit_shift.value,
+        None if edit_duty.value == "none" else edit_duty.value,
+    )
+    verdict = judge_edit(
+        variant, outcome.assignments, edited, preference_weight=preference_weight.value
+    )
+    broken = verdict.new_hard_violations
+    changed = pl.DataFrame(
+        [
+            {"term": c.name, "before": c.before, "after": c.after, "delta": c.delta}
+            for c in verdict.changed_terms
+        ],
+        schema={"term": pl.String, "before": pl.Float64, "after": pl.Float64, "delta": pl.Float64},
+    )
+    headline = (
+        f"**Breaks {len(broken)} hard rule(s):** "
+        + "; ".join(f"{v.code}: {v.message}" for v in broken[:5])
+        if broken
+        else "**Still feasible.**"
+    )
+    mo.vstack(
+        [
+            mo.md(f"{headline} Objective change: **{verdict.objective_delta:+,.0f}**."),
+            mo.ui.table(changed, selection=None)
+            if changed.height
+            else mo.md("No soft term changes."),
+        ]
+    )
+    return changed, verdict
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,244 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="full", app_title="Who carries the burden")
+
+
+@app.cell
+def imports():
+    import json
+    from pathlib import Path
+
+    import altair as alt
+    import marimo as mo
+    import polars as pl
+
+    from engine import charts, frames
+    from engine.audit import audit
+    from engine.fair_share import group_burden
+    from engine.problem import from_request
+    from engine.rules import parse_request
+    from engine.solve import SolveLimits, available_cores, solve_problem
+    from engine.variants import with_fairness_group, without_fairness_group
+
+    return (
+        Path,
+        SolveLimits,
+        alt,
+        audit,
+        available_cores,
+        charts,
+        frames,
+        from_request,
+        group_burden,
+        json,
+        mo,
+        parse_request,
+        pl,
+        solve_problem,
+        with_fairness_group,
+        without_fairness_group,
+    )
+
+
+@app.cell
+def intro(mo):
+    mo.md("""
+    # Who carries the burden
+
+    A fairness group asks that burdensome shifts (nights, weekends) be shared out. This
+    notebook counts who works them, compares each count with the fair share under the
+    *equal* and *proportional* policies, and solves the same instance without the group,
+    with each policy, and over a sweep of penalty weights: the cost of fairness is what
+    the other terms lose as the weight grows.
+    """)
+    return
+
+
+@app.cell
+def settings(mo):
+    # Command-line overrides, e.g. `marimo export html fairness.py -- --time-limit 1`.
+    _cli = mo.cli_args()
+    default_dataset = str(_cli.get("dataset") or "ward_24_7")
+    default_time_limit = int(_cli.get("time-limit") or 3)
+    return default_dataset, default_time_limit
+
+
+@app.cell
+def dataset_picker(Path, default_dataset, json, mo):
+    dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
+    with_groups = {
+        p.stem: p
+        for p in sorted(dataset_dir.glob("*.json"))
+        if json.loads(p.read_bytes()).get("constraints", {}).get("fairness_groups")
+    }
+    dataset = mo.ui.dropdown(
+        options=list(with_groups),
+        value=default_dataset if default_dataset in with_groups else next(iter(with_groups)),
+        label="Dataset",
+    )
+    return dataset, with_groups
+
+
+@app.cell
+def loaded(dataset, json, parse_request, with_groups):
+    request = parse_request(json.loads(with_groups[dataset.value].read_bytes()))
+    return (request,)
+
+
+@app.cell
+def controls(dataset, default_time_limit, mo, request):
+    groups = request.constraints.fairness_groups
+    group_choice = mo.ui.dropdown(
+        {f"{i}: {g.policy} over {', '.join(g.target_shift_ids)}": i for i, g in enumerate(groups)},
+        value=f"0: {groups[0].policy} over {', '.join(groups[0].target_shift_ids)}",
+        label="Fairness group",
+    )
+    time_limit = mo.ui.slider(
+        1, 30, value=default_time_limit, label="Time limit per solve (s)", show_value=True
+    )
+    mo.hstack([dataset, group_choice, time_limit], justify="start")
+    return group_choice, time_limit
+
+
+@app.cell
+def solver(SolveLimits, audit, available_cores, from_request, solve_problem, time_limit):
+    def solve_roster(variant):
+        """Solve a variant and check its roster with the independent audit."""
+        limits = SolveLimits(
+            time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())
+        )
+        outcome = solve_problem(from_request(variant), limits)
+        if not outcome.has_solution:
+            raise RuntimeError(f"no roster: {outcome.status} {outcome.message}")
+        report = audit(variant, outcome.assignments)
+        if not report.feasible or report.objective_value != outcome.objective_value:
+            raise RuntimeError(f"the audit disagrees with the solver: {report}")
+        return outcome
+
+    return (solve_roster,)
+
+
+@app.cell
+def scenarios(group_choice, request, solve_roster, with_fairness_group, without_fairness_group):
+    group_index = group_choice.value
+    scenario_requests = {
+        "without the group": without_fairness_group(request, group_index),
+        "equal": with_fairness_group(request, group_index, policy="equal"),
+        "proportional": with_fairness_group(request, group_index, policy="proportional"),
+    }
+    scenario_outcomes = {name: solve_roster(r) for name, r in scenario_requests.items()}
+    return group_index, scenario_outcomes, scenario_requests
+
+
+@app.cell
+def burdens(group_burden, group_index, request, scenario_outcomes, scenario_requests):
+    # Every roster is measured against the group as the scenario defines it; "without
+    # the group" is measured against the original request's group.
+    scenario_burdens = {
+        name: group_burden(
+            request if name == "without the group" else scenario_requests[name],
+            outcome.assignments,
+            group_index,
+        )
+        for name, outcome in scenario_outcomes.items()
+    }
+    return (scenario_burdens,)
+
+
+@app.cell
+def scenario_table(mo, pl, scenario_burdens, scenario_outcomes):
+    scenario_summary = pl.DataFrame(
+        [
+            {
+                "scenario": name,
+                "objective": scenario_outcomes[name].objective_value,
+                "target shifts": b.total,
+                "excess": b.excess,
+                "gini": round(b.gini, 3),
+                "max count": max((s.count for s in b.shares), default=0),
+                "min count": min((s.count for s in b.shares), default=0),
+            }
+            for name, b in scenario_burdens.items()
+        ]
+    )
+    mo.vstack(
+        [mo.md("## Three rosters side by side"), mo.ui.table(scenario_summary, selection=None)]
+    )
+    return (scenario_summary,)
+
+
+@app.cell
+def burden_charts(alt, charts, frames, scenario_burdens):
+    burden_views = alt.hconcat(
+        *(
+            charts.burden_chart(frames.burden_frame(b), f"{name} (Gini {b.gini:.2f})")
+            for name, b in scenario_burdens.items()
+        )
+    ).resolve_scale(x="shared")
+    burden_views
+    return (burden_views,)
+
+
+@app.cell
+def share_table(frames, mo, request, group_burden, group_index, scenario_outcomes):
+    _policy = request.constraints.fairness_groups[group_index].policy
+    _own = group_burden(request, scenario_outcomes[_policy].assignments, group_index)
+    share_frame = frames.burden_frame(_own)
+    mo.vstack(
+        [
+            mo.md(
+                f"## Per employee, roster solved with the request's own policy ({_policy})\n"
+                f"Excess over fair shares: **{_own.excess}**, Gini **{_own.gini:.3f}**."
+            ),
+            mo.ui.table(share_frame, selection=None, page_size=25),
+        ]
+    )
+    return (share_frame,)
+
+
+@app.cell
+def sweep_controls(mo):
+    sweep_weights = mo.ui.multiselect(
+        ["1", "5", "10", "25", "50", "100"],
+        value=["1", "10", "50", "100"],
+        label="penalty_weight values to sweep",
+    )
+    sweep_weights
+    return (sweep_weights,)
+
+
+@app.cell
+def sweep(group_burden, group_index, pl, request, solve_roster, sweep_weights, with_fairness_group):
+    sweep_rows = []
+    for _weight in sorted(int(w) for w in sweep_weights.value):
+        _variant = with_fairness_group(request, group_index, penalty_weight=_weight)
+        _outcome = solve_roster(_variant)
+        _fairness_penalty = sum(
+            v.penalty for v in _outcome.violations if v.name == f"fairness:{group_index}"
+        )
+        _burden = group_burden(_variant, _outcome.assignments, group_index)
+        sweep_rows += [
+            {
+                "penalty_weight": _weight,
+                "measure": "other terms",
+                "value": _outcome.objective_value - _fairness_penalty,
+            },
+            {"penalty_weight": _weight, "measure": "excess", "value": float(_burden.excess)},
+            {"penalty_weight": _weight, "measure": "gini", "value": _burden.gini},
+        ]
+    sweep_frame = pl.DataFrame(
+        sweep_rows, schema={"penalty_weight": pl.Int64, "measure": pl.String, "value": pl.Float64}
+    )
+    return (sweep_frame,)
+
+
+@app.cell
+def sweep_chart(charts, sweep_frame):
+    cost_view = charts.fairness_cost_chart(sweep_frame)
+    cost_view
+    return (cost_view,)
+
+
+if __name__ == "__main__":
+    app.run()

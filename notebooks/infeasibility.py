@@ -1,0 +1,265 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="full", app_title="Why is there no roster")
+
+
+@app.cell
+def imports():
+    import json
+    from pathlib import Path
+
+    import marimo as mo
+    import polars as pl
+
+    from engine import charts, frames
+    from engine.audit import audit
+    from engine.diagnose import DiagnosisLimits, diagnose_with_probes
+    from engine.errors import InvalidRequest
+    from engine.problem import from_request
+    from engine.relax import relax
+    from engine.rules import load_json, parse_request
+    from engine.solve import SolveLimits, available_cores, solve_problem
+
+    return (
+        DiagnosisLimits,
+        InvalidRequest,
+        Path,
+        SolveLimits,
+        audit,
+        available_cores,
+        charts,
+        diagnose_with_probes,
+        frames,
+        from_request,
+        json,
+        load_json,
+        mo,
+        parse_request,
+        pl,
+        relax,
+        solve_problem,
+    )
+
+
+@app.cell
+def intro(mo):
+    mo.md("""
+    # Why is there no roster
+
+    When the hard rules contradict each other, the solver can only say *infeasible*. The
+    diagnosis re-solves the request with rules relaxed (each re-solve is a *probe*) until
+    it can name the input items that cannot hold together, most likely first. Pick an
+    example with a planted cause (or upload your own request), read the causes, and relax
+    one to see the roster that appears.
+    """)
+    return
+
+
+@app.cell
+def settings(mo):
+    # Command-line overrides, e.g. `marimo export html infeasibility.py -- --example holiday`.
+    _cli = mo.cli_args()
+    default_example = str(_cli.get("example") or "fixed_assignment")
+    default_budget = int(_cli.get("budget") or 10)
+    return default_budget, default_example
+
+
+@app.cell
+def example_picker(Path, default_example, json, mo):
+    infeasible_dir = Path(mo.notebook_dir() or ".").parent / "datasets" / "infeasible"
+    examples = {
+        entry["file"].removesuffix(".json"): entry
+        for entry in json.loads((infeasible_dir / "index.json").read_bytes())
+    }
+    example = mo.ui.dropdown(
+        options=list(examples),
+        value=default_example if default_example in examples else next(iter(examples)),
+        label="Planted-cause example",
+    )
+    upload = mo.ui.file(filetypes=[".json"], label="or upload a SolveRequest JSON")
+    mo.hstack([example, upload], justify="start", gap=2)
+    return example, examples, infeasible_dir, upload
+
+
+@app.cell
+def loaded(InvalidRequest, example, examples, infeasible_dir, load_json, mo, parse_request, upload):
+    planted = None if upload.value else examples[example.value]
+    source = upload.name() if upload.value else planted["file"]
+    raw = upload.contents() if upload.value else (infeasible_dir / planted["file"]).read_bytes()
+    try:
+        request = parse_request(load_json(raw, source))
+    except InvalidRequest as exc:
+        _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
+        mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
+    mo.md(
+        f"**Planted:** {planted['summary']} (expected first cause: `{planted['field']}`)"
+        if planted
+        else f"**Uploaded:** {source}"
+    )
+    return planted, request, source
+
+
+@app.cell
+def solver(SolveLimits, available_cores, from_request, solve_problem):
+    def try_solve(variant, seconds=5.0):
+        """Solve without diagnosis: the notebook runs the diagnosis itself, with its log."""
+        limits = SolveLimits(
+            time_limit_seconds=seconds,
+            num_workers=min(2, available_cores()),
+            diagnosis_budget_seconds=0,
+        )
+        return solve_problem(from_request(variant), limits)
+
+    return (try_solve,)
+
+
+@app.cell
+def first_attempt(mo, request, try_solve):
+    attempt = try_solve(request)
+    mo.stop(
+        attempt.has_solution,
+        mo.callout(
+            mo.md(f"This request has a roster ({attempt.status}): nothing to explain."), "success"
+        ),
+    )
+    mo.md(f"The solver says **{attempt.cp_sat_status}**: {attempt.message}.")
+    return (attempt,)
+
+
+@app.cell
+def diagnosed(
+    DiagnosisLimits, attempt, available_cores, default_budget, diagnose_with_probes, request
+):
+    diagnosis, probes = diagnose_with_probes(
+        request, DiagnosisLimits(default_budget, min(2, available_cores()))
+    )
+    return diagnosis, probes
+
+
+@app.cell
+def probe_frame(pl, probes):
+    probe_table = pl.DataFrame(
+        [
+            {
+                "order": i,
+                "step": p.kind,
+                "label": f"{i:>3} {p.kind}: " + (", ".join(p.relaxed) or "nothing relaxed"),
+                "family": p.family,
+                "outcome": p.outcome,
+                "seconds": p.seconds,
+            }
+            for i, p in enumerate(probes)
+        ],
+        schema={
+            "order": pl.Int64,
+            "step": pl.String,
+            "label": pl.String,
+            "family": pl.String,
+            "outcome": pl.String,
+            "seconds": pl.Float64,
+        },
+    )
+    return (probe_table,)
+
+
+@app.cell
+def probes_view(charts, diagnosis, mo, probe_table):
+    probe_chart = charts.probes_chart(probe_table)
+    mo.vstack(
+        [
+            mo.md(
+                f"## {diagnosis.probes} probes, {probe_table['seconds'].sum():.2f} s of solving\n"
+                "Each bar is one re-solve: what it relaxed, and whether a roster then existed."
+            ),
+            probe_chart,
+        ]
+    )
+    return (probe_chart,)
+
+
+@app.cell
+def causes_view(diagnosis, mo, pl, planted):
+    cause_table = pl.DataFrame(
+        [
+            {"rank": i + 1, "family": c.cause_type, "field": c.field, "message": c.message}
+            for i, c in enumerate(diagnosis.causes)
+        ],
+        schema={"rank": pl.Int64, "family": pl.String, "field": pl.String, "message": pl.String},
+    )
+    _found = (
+        "the planted cause is ranked first"
+        if planted and diagnosis.causes and diagnosis.causes[0].field == planted["field"]
+        else ""
+    )
+    mo.vstack(
+        [
+            mo.md(f"## Causes: {diagnosis.status} {('— ' + _found) if _found else ''}"),
+            mo.ui.table(cause_table, selection=None, wrapped_columns=["message"]),
+        ]
+    )
+    return (cause_table,)
+
+
+@app.cell
+def relax_controls(diagnosis, mo):
+    mo.stop(not diagnosis.causes, mo.md("No cause to relax."))
+    cause_choice = mo.ui.dropdown(
+        {f"{i + 1}. {c.cause_type} at {c.field}": i for i, c in enumerate(diagnosis.causes)},
+        value=f"1. {diagnosis.causes[0].cause_type} at {diagnosis.causes[0].field}",
+        label="Cause to relax",
+    )
+    relax_button = mo.ui.run_button(label="Relax it and solve again")
+    mo.hstack([cause_choice, relax_button], justify="start")
+    return cause_choice, relax_button
+
+
+@app.cell
+def relaxed(audit, cause_choice, diagnosis, mo, relax, relax_button, request, try_solve):
+    # In the browser the re-solve waits for the button; a headless run takes the first cause.
+    mo.stop(mo.running_in_notebook() and not relax_button.value)
+    cause = diagnosis.causes[cause_choice.value]
+    relaxed_request = relax(request, cause)
+    relaxed_outcome = try_solve(relaxed_request)
+    relaxed_report = (
+        audit(relaxed_request, relaxed_outcome.assignments)
+        if relaxed_outcome.has_solution
+        else None
+    )
+    return cause, relaxed_outcome, relaxed_report, relaxed_request
+
+
+@app.cell
+def relaxed_view(cause, charts, frames, mo, relaxed_outcome, relaxed_report, relaxed_request):
+    mo.stop(
+        not relaxed_outcome.has_solution,
+        mo.callout(
+            mo.md(
+                f"Relaxing `{cause.field}` is not enough: {relaxed_outcome.status}. "
+                "Relax another cause too (the conflicts may be independent)."
+            ),
+            "warn",
+        ),
+    )
+    relaxed_roster = charts.roster_heatmap(
+        frames.assignments_frame(relaxed_request, relaxed_outcome.assignments),
+        title=f"Roster with {cause.field} relaxed",
+    )
+    mo.vstack(
+        [
+            mo.callout(
+                mo.md(
+                    f"Relaxing `{cause.field}` gives a roster ({relaxed_outcome.status}, "
+                    f"objective {relaxed_outcome.objective_value:,.0f}); the audit finds "
+                    f"{len(relaxed_report.hard_violations)} hard violations."
+                ),
+                "success",
+            ),
+            relaxed_roster,
+        ]
+    )
+    return (relaxed_roster,)
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,188 @@
+"""The notebooks run headless without a cell error and produce their key outputs.
+
+Two ways in: ``marimo export html`` (what CI and a reader run; exit code 1 on any cell
+error) and ``app.run(defs=...)`` in-process, whose definitions let a test look at the
+charts' embedded data and the tables. Every roster a notebook shows is audited here too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import altair as alt
+import polars as pl
+import pytest
+
+from engine.audit import audit, compare_with_metrics
+from engine.contract import Metrics
+
+ROOT = Path(__file__).parent.parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+INFEASIBLE = ROOT / "datasets" / "infeasible"
+MARIMO = Path(sys.executable).parent / "marimo"
+
+# Small arguments: the smallest dataset and one-second solves keep the suite quick.
+EXPORT_ARGS = {
+    "explore.py": ["--time-limit", "1"],
+    "fairness.py": ["--time-limit", "2"],
+    "infeasibility.py": ["--budget", "5"],
+}
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"notebook_{name}", NOTEBOOKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(name: str, **overrides: Any) -> Mapping[str, Any]:
+    _, defs = load(name).app.run(defs=overrides or None)
+    return defs
+
+
+def rows_of(chart: Any) -> list[list[dict[str, Any]]]:
+    """The data sets embedded in a chart's Vega-Lite spec (non-empty lists of rows)."""
+    assert isinstance(chart, alt.TopLevelMixin)
+    spec = chart.to_dict()
+    return list(spec.get("datasets", {}).values())
+
+
+def assert_chart_has(chart: Any, frame: pl.DataFrame) -> None:
+    datasets = rows_of(chart)
+    assert datasets, "the chart embeds no data"
+    assert frame.height > 0
+    assert frame.height in [len(rows) for rows in datasets]
+
+
+@pytest.mark.parametrize("notebook", sorted(EXPORT_ARGS))
+def test_notebook_exports_without_a_cell_error(notebook: str, tmp_path: Path) -> None:
+    out = tmp_path / f"{notebook}.html"
+    result = subprocess.run(
+        [
+            *(str(MARIMO), "export", "html", str(NOTEBOOKS / notebook), "-o", str(out), "-f"),
+            *("--", *EXPORT_ARGS[notebook]),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert out.stat().st_size > 10_000
+
+
+def test_notebooks_pass_marimo_check() -> None:
+    result = subprocess.run(
+        [str(MARIMO), "check", "--strict", *sorted(str(p) for p in NOTEBOOKS.glob("*.py"))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------- explore
+
+
+def test_explore_shows_an_audited_roster_with_every_chart_and_table() -> None:
+    defs = run("explore", default_dataset="ward_24_7", default_time_limit=2)
+    outcome, variant = defs["outcome"], defs["variant"]
+    assert outcome.has_solution
+    report = audit(variant, outcome.assignments)
+    assert report.feasible, report.hard_violations
+    metrics = Metrics(
+        solver_runtime_seconds=outcome.runtime_seconds,
+        objective_value=outcome.objective_value,
+        soft_constraint_violations=outcome.violations,
+    )
+    assert compare_with_metrics(report, metrics, outcome.shortages) == []
+    assert defs["audit_differences"] == []
+
+    assignments = defs["assignments"]
+    assert assignments.height == len(outcome.assignments) > 0
+    assert_chart_has(defs["roster_view"], assignments)
+    assert_chart_has(defs["coverage_view"], defs["coverage"])
+    assert_chart_has(defs["penalty_view"], defs["penalties"])
+    assert_chart_has(defs["progress_view"], defs["progress"])
+    assert defs["violations"].height == len(outcome.violations) > 0
+    assert defs["penalties"]["penalty"].sum() == pytest.approx(outcome.objective_value)
+    # The first roster of the trace is at least as costly as the final one.
+    objectives = defs["progress"].filter(pl.col("series") == "objective")["value"]
+    assert objectives.len() > 0 and objectives[0] >= outcome.objective_value
+
+
+def test_explore_hand_edit_is_judged_by_the_audit() -> None:
+    defs = run("explore", default_dataset="retail_weekdays", default_time_limit=2)
+    verdict, edited = defs["verdict"], defs["edited"]
+    # The default edit sends the first employee home on the first date.
+    first = defs["variant"].employees[0].id
+    start = defs["variant"].schedule_period.start_date
+    assert not any(a.employee_id == first and a.date == start for a in edited)
+    after = audit(defs["variant"], edited)
+    assert verdict.after == after
+    assert verdict.objective_delta == after.objective_value - defs["outcome"].objective_value
+
+
+# -------------------------------------------------------------------------- fairness
+
+
+def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
+    defs = run("fairness", default_dataset="ward_24_7", default_time_limit=1)
+    burdens = defs["scenario_burdens"]
+    assert list(burdens) == ["without the group", "equal", "proportional"]
+    for name, outcome in defs["scenario_outcomes"].items():
+        request = defs["scenario_requests"][name]
+        report = audit(request, outcome.assignments)
+        assert report.feasible and report.objective_value == outcome.objective_value
+        group = f"fairness:{defs['group_index']}"
+        reported = next((v.violated_by for v in outcome.violations if v.name == group), 0.0)
+        if name != "without the group":
+            assert burdens[name].excess == reported
+    summary = defs["scenario_summary"]
+    assert summary.height == 3 and summary["gini"].is_between(0, 1).all()
+    shares = defs["share_frame"]
+    assert shares.height > 0 and shares["count"].sum() == burdens["proportional"].total
+    assert len(rows_of(defs["burden_views"])) == 3
+    sweep = defs["sweep_frame"]
+    assert set(sweep["measure"]) == {"other terms", "excess", "gini"}
+    assert sorted(set(sweep["penalty_weight"])) == [1, 10, 50, 100]
+    assert_chart_has(defs["cost_view"], sweep)
+
+
+# --------------------------------------------------------------------- infeasibility
+
+
+def planted_examples() -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = json.loads((INFEASIBLE / "index.json").read_bytes())
+    return entries
+
+
+@pytest.mark.parametrize("entry", planted_examples(), ids=lambda e: e["file"])
+def test_infeasibility_names_the_planted_cause_and_relaxing_it_gives_a_roster(
+    entry: dict[str, Any],
+) -> None:
+    example = entry["file"].removesuffix(".json")
+    defs = run("infeasibility", default_example=example, default_budget=10)
+    assert not defs["attempt"].has_solution
+    causes = defs["cause_table"]
+    assert causes.height > 0
+    assert causes.row(0, named=True)["field"] == entry["field"]
+    probes = defs["probe_table"]
+    assert probes.height == defs["diagnosis"].probes > 0
+    assert_chart_has(defs["probe_chart"], probes)
+    # Headless, the first cause is relaxed and the request solved again.
+    outcome, relaxed = defs["relaxed_outcome"], defs["relaxed_request"]
+    assert outcome.has_solution, (example, outcome.status)
+    assert audit(relaxed, outcome.assignments).feasible
+    if outcome.assignments:  # some planted requests need nobody at work once relaxed
+        assert len(outcome.assignments) in [len(rows) for rows in rows_of(defs["relaxed_roster"])]
