@@ -127,7 +127,7 @@ def probes_chart(probes: pl.DataFrame) -> alt.Chart:
         .mark_bar()
         .encode(
             x=alt.X("seconds:Q", title="seconds"),
-            y=alt.Y("label:N", sort=None, title=None),
+            y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=360)),
             color=alt.Color(
                 "outcome:N",
                 scale=alt.Scale(

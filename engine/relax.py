@@ -18,7 +18,8 @@ least as fully, and changes nothing else that is hard:
 - ``days_per_month_max``: raise ``working_days_per_month.max`` to the most days any
   month has inside the period, so it cannot bind; the soft minimum is kept.
 - ``available_weekday``: drop ``available_weekdays`` (every weekday).
-- ``assignable_shift``: allow every shift of the request.
+- ``assignable_shift``: allow every shift of the request (under a weekly hours limit,
+  every shift with working hours: a shift without them cannot be counted).
 - ``skill_level``: remove the duty's level-0 entry from ``skill_levels`` (no level:
   allowed). Raising it to 1 would make the employee a beginner, whom hard skill support
   could then forbid on that shift.
@@ -187,7 +188,12 @@ def _available_weekday(data: Json, match: re.Match[str]) -> None:
 def _assignable_shift(data: Json, match: re.Match[str]) -> None:
     employee = _employee(data, match)
     assignable: list[str] = employee["assignable_shift_ids"]
-    missing = [s["id"] for s in data["shifts"] if s["id"] not in assignable]
+    counted = employee.get("weekly_working_hours_limit") is not None
+    missing = [
+        s["id"]
+        for s in data["shifts"]
+        if s["id"] not in assignable and (s.get("working_hours") or not counted)
+    ]
     if not missing:
         raise _NotHard("the employee may work every shift already")
     employee["assignable_shift_ids"] = [*assignable, *missing]

@@ -234,9 +234,18 @@ def sweep(group_burden, group_index, pl, request, solve_roster, sweep_weights, w
 
 
 @app.cell
-def sweep_chart(charts, sweep_frame):
+def sweep_chart(charts, mo, sweep_frame):
     cost_view = charts.fairness_cost_chart(sweep_frame)
-    cost_view
+    mo.vstack(
+        [
+            mo.md(
+                "## What fairness costs\n"
+                "As the penalty weight grows, the excess over fair shares falls and the other "
+                "terms (preferences, workload, coverage) pay for it."
+            ),
+            cost_view,
+        ]
+    )
     return (cost_view,)
 
 

@@ -142,3 +142,15 @@ def test_relaxations_change_only_the_named_item() -> None:
     )
     assert shifts.employees[1].assignable_shift_ids == ["A", "B"]
     assert shifts.employees[0] == by_family["assignable_shift"].employees[0]
+
+
+def test_under_an_hours_limit_only_shifts_with_hours_become_assignable() -> None:
+    problem = parse(
+        request(
+            2,
+            [shift("S", 2), shift("T", 2), shift("U", 2, hours=None)],
+            [employee("e0", ["S"], weekly_working_hours_limit={"hours": 40})],
+        )
+    )
+    relaxed = relax(problem, cause("assignable_shift", "employees[0].assignable_shift_ids"))
+    assert relaxed.employees[0].assignable_shift_ids == ["S", "T"]

@@ -1,8 +1,9 @@
-"""The roster explorer served by ``marimo run`` shows its roster chart in a real browser.
+"""Each notebook served by ``marimo run`` shows its charts in a real browser.
 
 Headless Chromium (Debian's package, ``.ci/install-chromium.sh``) is driven by
 Playwright. Screenshots are saved under ``artifacts/screenshots/`` for a reader to look
-at; the test checks that the roster chart is visible, sized, and drawn (not blank).
+at; the test checks that the notebook's key chart (the roster for the explorer) is
+visible, sized and drawn (not blank), and that its key sentence appeared.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -46,14 +48,37 @@ def require_chromium() -> str:
     return CHROMIUM
 
 
+@dataclass(frozen=True)
+class Page:
+    notebook: str
+    args: tuple[str, ...]  # small settings, as after `--` on the command line
+    ready_text: str  # appears once the notebook's solves are done
+    charts: int  # how many charts the page shows at least
+    click: tuple[str, str] | None = None  # a button to press, and the text it brings
+
+
+PAGES = [
+    Page("explore", ("--time-limit", "2"), "the independent audit agrees", 4),
+    Page("fairness", ("--time-limit", "1"), "What fairness costs", 2),
+    Page(
+        "infeasibility",
+        ("--example", "fixed_assignment"),
+        "the planted cause is ranked first",
+        1,
+        click=("Relax it and solve again", "gives a roster"),
+    ),
+]
+
+
 @pytest.fixture
-def explore_url() -> Iterator[str]:
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
+    page: Page = request.param
     port = free_port()
     marimo = Path(sys.executable).parent / "marimo"
     server = subprocess.Popen(
         [
-            *(str(marimo), "run", "notebooks/explore.py", "--headless", "--no-token"),
-            *("--host", "127.0.0.1", "--port", str(port), "--", "--time-limit", "2"),
+            *(str(marimo), "run", f"notebooks/{page.notebook}.py", "--headless", "--no-token"),
+            *("--host", "127.0.0.1", "--port", str(port), "--", *page.args),
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -71,37 +96,48 @@ def explore_url() -> Iterator[str]:
             assert server.poll() is None, "marimo run exited early"
             assert time.monotonic() < deadline, "marimo run did not start"
             time.sleep(0.3)
-        yield url
+        yield page, url
     finally:
         stop(server)
 
 
-def test_explorer_shows_the_roster_chart_in_chromium(explore_url: str) -> None:
+@pytest.mark.parametrize("served", PAGES, ids=[p.notebook for p in PAGES], indirect=True)
+def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None:
+    page_spec, url = served
     executable = require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            page.goto(explore_url)
-            # Vega draws on a canvas (no DOM text); the roster is the page's first chart.
-            roster = page.locator(".vega-embed").first
-            roster.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
-            page.get_by_text("the independent audit agrees").wait_for(timeout=CHART_TIMEOUT_MS)
+            page.goto(url)
+            # Headings recur in the (hidden) outline: wait for the visible one.
+            ready = page.get_by_text(page_spec.ready_text).filter(visible=True).first
+            ready.wait_for(timeout=CHART_TIMEOUT_MS)
+            # Vega draws on a canvas (no DOM text); the key chart is the page's first.
+            first = page.locator(".vega-embed").first
+            canvas = first.locator("canvas").first  # locators reach into shadow roots
+            canvas.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
             page.wait_for_timeout(500)  # let vega finish drawing
-            page.screenshot(path=ARTIFACTS / "explore.png", full_page=True)
-            image = roster.screenshot(path=ARTIFACTS / "explore-roster.png")
-            box = roster.bounding_box()
-            drawn = page.evaluate(
-                """() => {
-                    const chart = document.querySelector('.vega-embed canvas');
-                    return chart ? chart.width * chart.height : 0;
-                }"""
-            )
+            page.screenshot(path=ARTIFACTS / f"{page_spec.notebook}.png", full_page=True)
+            image = first.screenshot(path=ARTIFACTS / f"{page_spec.notebook}-chart.png")
+            box = first.bounding_box()
+            if page_spec.click is not None:
+                button, result = page_spec.click
+                page.get_by_role("button", name=button).click()
+                page.get_by_text(result).filter(visible=True).first.wait_for(
+                    timeout=CHART_TIMEOUT_MS
+                )
+                page.screenshot(
+                    path=ARTIFACTS / f"{page_spec.notebook}-after-click.png", full_page=True
+                )
+            charts = page.locator(".vega-embed").count()
+            drawn = canvas.evaluate("c => c.width * c.height")
         finally:
             browser.close()
     assert box is not None and box["width"] > 200 and box["height"] > 150
     assert image.startswith(b"\x89PNG")
-    # A blank rectangle compresses to a few hundred bytes; a coloured roster does not.
+    # A blank rectangle compresses to a few hundred bytes; a drawn chart does not.
     assert len(image) > 8_000
     assert drawn > 0
+    assert charts >= page_spec.charts
