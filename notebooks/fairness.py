@@ -60,7 +60,7 @@ def settings(mo):
     # Command-line overrides, e.g. `marimo export html fairness.py -- --time-limit 1`.
     _cli = mo.cli_args()
     default_dataset = str(_cli.get("dataset") or "ward_24_7")
-    default_time_limit = int(_cli.get("time-limit") or 3)
+    default_time_limit = int(_cli.get("time-limit") or 2)
     return default_dataset, default_time_limit
 
 
@@ -201,7 +201,7 @@ def share_table(frames, mo, request, group_burden, group_index, scenario_outcome
 def sweep_controls(mo):
     sweep_weights = mo.ui.multiselect(
         ["1", "5", "10", "25", "50", "100"],
-        value=["1", "10", "50", "100"],
+        value=["1", "10", "100"],
         label="penalty_weight values to sweep",
     )
     sweep_weights

@@ -155,7 +155,7 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     assert len(rows_of(defs["burden_views"])) == 3
     sweep = defs["sweep_frame"]
     assert set(sweep["measure"]) == {"other terms", "excess", "gini"}
-    assert sorted(set(sweep["penalty_weight"])) == [1, 10, 50, 100]
+    assert sorted(set(sweep["penalty_weight"])) == [1, 10, 100]
     assert_chart_has(defs["cost_view"], sweep)
 
 
