@@ -59,7 +59,7 @@ class Page:
 
 PAGES = [
     Page("explore", ("--time-limit", "2"), "the independent audit agrees", 4),
-    Page("fairness", ("--time-limit", "1"), "What fairness costs", 2),
+    Page("fairness", ("--time-limit", "2"), "What fairness costs", 2),
     Page(
         "infeasibility",
         ("--example", "fixed_assignment"),
@@ -113,7 +113,13 @@ def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None
             page.goto(url)
             # Headings recur in the (hidden) outline: wait for the visible one.
             ready = page.get_by_text(page_spec.ready_text).filter(visible=True).first
-            ready.wait_for(timeout=CHART_TIMEOUT_MS)
+            try:
+                ready.wait_for(timeout=CHART_TIMEOUT_MS)
+            except Exception:  # keep what the page showed instead, for the reader
+                page.screenshot(
+                    path=ARTIFACTS / f"{page_spec.notebook}-not-ready.png", full_page=True
+                )
+                raise
             # Vega draws on a canvas (no DOM text); the key chart is the page's first.
             first = page.locator(".vega-embed").first
             canvas = first.locator("canvas").first  # locators reach into shadow roots
