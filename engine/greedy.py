@@ -5,10 +5,12 @@ its local search needs far longer than a synchronous request allows to fill them
 heuristic fills demand day by day, scarcest duty first, choosing among the employees
 who may work the shift the one who has worked least, and it keeps the hard rules that
 can be checked looking backwards: one shift per date, fixed assignments, consecutive-day
-cap, monthly maximum, hard weekly hours, shift count maxima, hard forbidden transitions
-and exclude pairings. Rules it cannot see (forward-looking requirements, minimums) are
-left to the solver, which repairs or improves the hint; the hint never changes what is
-optimal, only where the search starts.
+cap (period-wide and per employee), monthly maximum, hard weekly hours, total-minutes
+maximum, shift count maxima, worked-weekend maximum, minimum days-off runs, hard
+forbidden transitions and exclude pairings. Weighted cover targets count as demand.
+Rules it cannot see (forward-looking requirements, minimums) are left to the solver,
+which repairs or improves the hint; the hint never changes what is optimal, only where
+the search starts.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 
 from engine.problem import Problem
 
+SATURDAY = 5
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
 
 
@@ -29,6 +32,8 @@ class _State:
     days_worked: list[int] = field(default_factory=list)
     month_count: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
     week_minutes: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
+    total_minutes: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    weekends: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
     shift_count: dict[tuple[int, int], int] = field(default_factory=lambda: defaultdict(int))
     on_shift: dict[tuple[int, int], set[int]] = field(default_factory=lambda: defaultdict(set))
     month_of: list[str] = field(default_factory=list)
@@ -52,6 +57,9 @@ class _State:
         self.days_worked[e] += 1
         self.month_count[e, self.month_of[d]] += 1
         self.week_minutes[e, self.week_of[d]] += self.problem.shifts[s].minutes or 0
+        self.total_minutes[e] += self.problem.shifts[s].minutes or 0
+        if self.problem.horizon.weekdays[d] >= SATURDAY:
+            self.weekends[e].add(self.week_of[d])
         self.shift_count[e, s] += 1
         self.on_shift[d, s].add(e)
 
@@ -71,7 +79,12 @@ class _State:
         after = 0
         while (e, d + after + 1) in self.shift_on:
             after += 1
-        if run + 1 + after > problem.max_consecutive_days:
+        caps = [problem.max_consecutive_days]
+        if employee.consecutive_shifts is not None:
+            caps.append(employee.consecutive_shifts[1])
+        if any(cap is not None and run + 1 + after > cap for cap in caps):
+            return False
+        if not self._keeps_benchmark_rules(e, d, s):
             return False
         if (
             employee.days_per_month
@@ -103,6 +116,30 @@ class _State:
                 return False
         return True
 
+    def _keeps_benchmark_rules(self, e: int, d: int, s: int) -> bool:
+        """Total minutes and weekend maxima, and no too-short run of days off created."""
+        problem = self.problem
+        employee = problem.employees[e]
+        if employee.total_minutes is not None:
+            minutes = self.total_minutes[e] + (problem.shifts[s].minutes or 0)
+            if minutes > employee.total_minutes[1]:
+                return False
+        if (
+            employee.max_weekends is not None
+            and problem.horizon.weekdays[d] >= SATURDAY
+            and self.week_of[d] not in self.weekends[e]
+            and len(self.weekends[e]) >= employee.max_weekends
+        ):
+            return False
+        k = employee.min_days_off_run
+        for step in (-1, 1):  # a worked day within k days, past a day off, would close it
+            if (e, d + step) in self.shift_on:
+                continue
+            for gap in range(1, k):
+                if (e, d + step * (gap + 1)) in self.shift_on:
+                    return False
+        return True
+
     def preference_cost(self, e: int, d: int, s: int) -> int:
         cost = 0
         for pref in self.problem.employees[e].preferences:
@@ -132,11 +169,17 @@ def _shifts_by_scarcity(problem: Problem, d: int) -> list[int]:
     """Shifts with the fewest candidates per required head first."""
 
     def candidates_per_head(s: int) -> float:
-        need = problem.shifts[s].staffing.mins[d]
+        need = _need(problem, d, s)
         pool = sum(1 for employee in problem.employees if s in employee.day_options[d])
         return pool / need if need else float("inf")
 
     return sorted(range(len(problem.shifts)), key=candidates_per_head)
+
+
+def _need(problem: Problem, d: int, s: int) -> int:
+    """Heads wanted on a shift: the staffing minimum plus any weighted cover target."""
+    target = sum(c.target for c in problem.cover if c.day == d and c.shift == s)
+    return problem.shifts[s].staffing.mins[d] + target
 
 
 def _pick(state: _State, d: int, s: int, wanted: list[int]) -> int | None:
@@ -171,7 +214,7 @@ def _fill_shift(state: _State, d: int, s: int) -> None:
             if e is None:
                 break
             state.place(e, d, s, None)
-    for _ in range(shift.staffing.mins[d] - len(state.on_shift[d, s])):
+    for _ in range(_need(problem, d, s) - len(state.on_shift[d, s])):
         e = _pick(state, d, s, list(range(len(employees))))
         if e is None:
             break

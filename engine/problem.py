@@ -102,6 +102,11 @@ class EmployeeSpec:
     count_limits: tuple[CountLimitSpec, ...] = ()
     weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
     field: str = ""
+    # Benchmark rules (engine.io); None / 0 leaves the rule out, as v1 requests do.
+    total_minutes: tuple[int, int] | None = None  # hard (min, max) worked minutes, period
+    consecutive_shifts: tuple[int, int | None] | None = None  # hard (min, max) run of work
+    min_days_off_run: int = 0  # hard: a run of days off between worked days is this long
+    max_weekends: int | None = None  # hard: weekends with a worked Saturday or Sunday
     # Diagnostic problems only: options that eligibility rules would forbid, and which.
     day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
     duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)
@@ -148,6 +153,17 @@ class FairnessSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class CoverSpec:
+    """A weighted headcount target: each head below or above it costs its own weight."""
+
+    day: int
+    shift: int
+    target: int
+    under_weight: int
+    over_weight: int
+
+
+@dataclass(frozen=True, slots=True)
 class SkillSupportSpec:
     by_duty: bool
     hard: bool
@@ -159,13 +175,14 @@ class Problem:
     shifts: tuple[ShiftSpec, ...]
     duties: tuple[DutySpec, ...]
     employees: tuple[EmployeeSpec, ...]
-    max_consecutive_days: int = DEFAULT_MAX_CONSECUTIVE_DAYS
+    max_consecutive_days: int | None = DEFAULT_MAX_CONSECUTIVE_DAYS  # None: no period cap
     transitions: tuple[TransitionSpec, ...] = ()
     pairings: tuple[PairingSpec, ...] = ()
     skill_support: SkillSupportSpec | None = None
     cross_shift: tuple[CrossShiftSpec, ...] = ()
     fairness: tuple[FairnessSpec, ...] = ()
     timezone: str = "UTC"
+    cover: tuple[CoverSpec, ...] = ()  # weighted targets (benchmarks); v1 uses Demand
 
     @property
     def num_days(self) -> int:

@@ -84,12 +84,17 @@ Family = Callable[[ModelContext], None]
 
 def _families() -> tuple[tuple[str, Family], ...]:
     from engine.model import (
+        consecutive_shifts,
+        cover,
         coverage,
+        days_off_runs,
         eligibility,
         fairness,
         preferences,
         sequences,
         teams,
+        total_minutes,
+        weekends,
         workload,
     )
 
@@ -98,6 +103,10 @@ def _families() -> tuple[tuple[str, Family], ...]:
         ("fixed_assignments", eligibility.add_fixed_assignments),
         ("shift_count_limits", workload.add_shift_count_limits),
         ("pairing_exclude", teams.add_pairing_exclude),
+        ("total_minutes", total_minutes.add_total_minutes),
+        ("consecutive_shifts", consecutive_shifts.add_consecutive_shifts),
+        ("min_days_off_run", days_off_runs.add_days_off_runs),
+        ("max_weekends", weekends.add_max_weekends),
         # Hard and soft
         ("consecutive_days", sequences.add_consecutive_days),
         ("shift_transitions", sequences.add_shift_transitions),
@@ -106,6 +115,7 @@ def _families() -> tuple[tuple[str, Family], ...]:
         ("skill_support", teams.add_skill_support),
         # Soft
         ("coverage", coverage.add_coverage),
+        ("cover", cover.add_cover),
         ("days_per_week", workload.add_days_per_week),
         ("pairing_require", teams.add_pairing_require),
         ("fairness", fairness.add_fairness),

@@ -6,6 +6,7 @@ Consecutive working days, cap N (``max_consecutive_working_days``, default 6):
 - soft (N >= 2): every window of N consecutive dates all worked costs CONSECUTIVE_DAYS
   under ``consecutive_days:<employee>``, i.e. a preferred cap of N-1.
 Windows containing a date the employee cannot work are skipped: they cannot violate.
+A problem with no cap (``max_consecutive_days`` None) gets neither.
 
 Shift transitions on dates d, d+1 (a shift belongs to its start date):
 - forbid: an occurrence is ``from`` on d and ``to`` on d+1;
@@ -31,6 +32,8 @@ TRANSITION_FAMILY = "shift_transition"
 def add_consecutive_days(ctx: ModelContext) -> None:
     problem, model = ctx.problem, ctx.model
     cap = problem.max_consecutive_days
+    if cap is None:  # no period-wide cap (benchmark problems): neither hard nor soft
+        return
     for e, employee in enumerate(problem.employees):
         works = [ctx.works(e, d) for d in range(problem.num_days)]
         hard_windows = _full_windows(works, cap + 1)

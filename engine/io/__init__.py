@@ -1,0 +1,1 @@
+"""Importers and checkers for public benchmark formats (mapped onto engine.problem)."""

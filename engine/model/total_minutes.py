@@ -1,0 +1,36 @@
+"""Total worked minutes per employee over the whole period (hard).
+
+``EmployeeSpec.total_minutes = (low, high)``: the minutes of the employee's worked
+shifts, summed over the period, lie in ``[low, high]`` (one group per employee, field
+``<employee>.total_minutes``). A linear sum over the shift literals: the tightest form,
+and the one presolve reasons with directly.
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from engine.model.build import ModelContext
+
+FAMILY = "total_minutes"
+
+
+def add_total_minutes(ctx: ModelContext) -> None:
+    model, problem = ctx.model, ctx.problem
+    for e, employee in enumerate(problem.employees):
+        if employee.total_minutes is None:
+            continue
+        low, high = employee.total_minutes
+        xs, lengths = [], []
+        for d in range(problem.num_days):
+            for s, shift in enumerate(problem.shifts):
+                x = ctx.x.get((e, d, s))
+                if x is not None and shift.minutes:
+                    xs.append(x)
+                    lengths.append(shift.minutes)
+        literal = ctx.hard_group(FAMILY, f"{employee.field}.total_minutes", employee.id)
+        minutes = cp_model.LinearExpr.weighted_sum(xs, lengths)
+        if low > 0:
+            model.add(minutes >= low).only_enforce_if(literal)
+        if high < sum(lengths):
+            model.add(minutes <= high).only_enforce_if(literal)
