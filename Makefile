@@ -4,7 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck serve consumer notebook notebook-app lock clean
+.PHONY: venv test lint typecheck serve consumer notebook notebook-app lock clean \
+        bench bench-full bench-curtois bench-scaling
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +53,21 @@ notebook-app: $(STAMP)
 lock:
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile requirements.in -o requirements.lock --python-version 3.11 --no-header
+
+## Benchmarks (benchmarks/README.md). Results, summary and charts go to benchmarks/results/.
+## bench: the quick suite (< 10 min on 2 cores); bench-full: every method on every size;
+## bench-curtois: the Curtois & Qu instances; bench-scaling: one instance at 1-8 workers.
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks run --suite quick --workers 2
+
+bench-full: $(STAMP)
+	$(BIN)/python -m benchmarks run --suite full --workers 2
+
+bench-curtois: $(STAMP)
+	$(BIN)/python -m benchmarks curtois-report --instances 1-12 --time-limit 60 --workers 2
+
+bench-scaling: $(STAMP)
+	$(BIN)/python -m benchmarks scaling --instance syn-80k --workers 1,2,4,8
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
