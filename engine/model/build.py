@@ -6,6 +6,13 @@ employee may hold on that shift. Assignability, weekdays, holidays, skill level 
 duties missing from a shift are therefore enforced by absence, which also keeps the model
 small. Two structural rules hold everywhere: at most one shift per employee and date, and
 at most one duty per assignment.
+
+``build(problem, prune=False)`` is the plain formulation the benchmarks compare against
+(benchmarks/baselines.py): the full tensor of ``x`` for every employee, day and shift and
+``y`` for every duty on every shift, with each option the problem rules out posted as an
+explicit ``var == 0``. Families that iterate options ask the context
+(:meth:`ModelContext.shift_options`), so they see the full tensor too. Same rules, same
+objective, so the two optima are equal; only the encoding differs.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ class ModelContext:
 
     problem: Problem
     model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
+    prune: bool = True  # False: variables for every option, forbidden ones fixed to 0
     x: dict[tuple[int, int, int], Var] = field(default_factory=dict)
     y: dict[tuple[int, int, int, int], Var] = field(default_factory=dict)
     work: dict[tuple[int, int], Var] = field(default_factory=dict)
@@ -51,6 +59,12 @@ class ModelContext:
             self._group_literals[key] = literal
             self.hard_groups.append(HardGroup(family, field_path, literal, employee))
         return literal
+
+    def shift_options(self, e: int, d: int) -> tuple[int, ...]:
+        """Shifts that have a variable for e on d: e's options, or all shifts when unpruned."""
+        if self.prune:
+            return self.problem.employees[e].day_options[d]
+        return tuple(range(len(self.problem.shifts)))
 
     def shift_var(self, e: int, d: int, s: int) -> Var | None:
         return self.x.get((e, d, s))
@@ -123,10 +137,16 @@ def _families() -> tuple[tuple[str, Family], ...]:
     )
 
 
-def build(problem: Problem, skip: Iterable[str] = ()) -> CompiledModel:
-    """Build the full model; ``skip`` leaves out whole families (used by probes)."""
-    ctx = ModelContext(problem)
-    _add_variables(ctx)
+def build(problem: Problem, skip: Iterable[str] = (), *, prune: bool = True) -> CompiledModel:
+    """Build the full model; ``skip`` leaves out whole families (used by probes).
+
+    ``prune=False`` builds the plain full-tensor formulation (see the module docstring).
+    """
+    ctx = ModelContext(problem, prune=prune)
+    if prune:
+        _add_variables(ctx)
+    else:
+        _add_all_variables(ctx)
     skipped = set(skip)
     for name, add_family in _families():
         if name not in skipped:
@@ -174,6 +194,52 @@ def _add_variables(ctx: ModelContext) -> None:
                 ctx.work[e, d] = day_vars[0]
             else:
                 # works == sum of shift literals: at most one shift per date.
+                w = new_bool(f"w[{employee.id},{d}]")
+                model.add_exactly_one([*day_vars, ~w])
+                ctx.work[e, d] = w
+
+
+def _add_all_variables(ctx: ModelContext) -> None:
+    """The full tensor: options the problem rules out exist too, posted as ``var == 0``.
+
+    Forbidden options are read off the problem's option sets, so every eligibility rule
+    (assignability, weekdays, holidays, fixed-day shifts, skill level 0, duties absent
+    from a shift, and any rule an importer folds into the options) becomes one explicit
+    constraint per variable it forbids.
+    """
+    model, problem = ctx.model, ctx.problem
+    new_bool = model.new_bool_var
+    num_shifts, num_duties = len(problem.shifts), len(problem.duties)
+    for e, employee in enumerate(problem.employees):
+        for d, options in enumerate(employee.day_options):
+            day_vars = []
+            for s in range(num_shifts):
+                x = new_bool(f"x[{employee.id},{d},{s}]")
+                ctx.x[e, d, s] = x
+                ctx.staff[d, s].append((e, x))
+                day_vars.append(x)
+                if s not in options:
+                    model.add(x == 0)
+                for gate in employee.day_gates.get((d, s), ()):
+                    _close(ctx, gate, employee.id, x)
+                if not num_duties:
+                    continue
+                allowed = employee.duty_options.get(s, ())
+                ys = []
+                for k in range(num_duties):
+                    y = new_bool("")
+                    ctx.y[e, d, s, k] = y
+                    ctx.holders[d, s, k].append((e, y))
+                    ys.append(y)
+                    if k not in allowed:
+                        model.add(y == 0)
+                    duty_gate = employee.duty_gates.get((s, k))
+                    if duty_gate is not None:
+                        _close(ctx, duty_gate, employee.id, y)
+                model.add(cp_model.LinearExpr.sum(ys) <= x)
+            if len(day_vars) == 1:
+                ctx.work[e, d] = day_vars[0]
+            else:
                 w = new_bool(f"w[{employee.id},{d}]")
                 model.add_exactly_one([*day_vars, ~w])
                 ctx.work[e, d] = w

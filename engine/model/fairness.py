@@ -50,8 +50,8 @@ def add_fairness(ctx: ModelContext) -> None:
             e: cp_model.LinearExpr.sum(
                 [
                     x
-                    for d, opts in enumerate(problem.employees[e].day_options)
-                    for s in opts
+                    for d in range(problem.num_days)
+                    for s in ctx.shift_options(e, d)
                     if s in group.shifts and (x := ctx.x.get((e, d, s))) is not None
                 ]
             )

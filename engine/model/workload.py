@@ -96,7 +96,7 @@ def add_weekly_hours(ctx: ModelContext) -> None:
         for week in problem.horizon.weeks:
             xs, lengths = [], []
             for d in week.days:
-                for s in employee.day_options[d]:
+                for s in ctx.shift_options(e, d):
                     # Rule 8 guarantees working hours for every assignable shift.
                     xs.append(ctx.x[e, d, s])
                     lengths.append(problem.shifts[s].minutes or 0)
