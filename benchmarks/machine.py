@@ -47,6 +47,14 @@ def _version(package: str) -> str | None:
         return None
 
 
+def load_average() -> list[float] | None:
+    """1, 5 and 15 minute load: other work on the machine skews every time measured."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def git_revision() -> dict[str, Any]:
     """HEAD's commit and whether the working tree had uncommitted changes."""
 
@@ -76,4 +84,5 @@ def machine_info() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "ortools": _version("ortools"),
         "polars": _version("polars"),
+        "load_average": load_average(),
     }

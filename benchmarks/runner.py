@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from benchmarks import frames, report
-from benchmarks.machine import ROOT, git_revision, machine_info
+from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.one import failed_run
 from benchmarks.suite import Instance, Suite
 from engine.size import request_size, schedule_days
@@ -159,6 +159,7 @@ def run_suite(
 ) -> tuple[Path, str]:
     """Run, write every output file and return the CSV path and the markdown summary."""
     started = timestamp()
+    load_at_start = load_average()
     instances = suite.select(only)
     runs, progress = run_all(instances, time_scale=time_scale, workers=workers)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -170,6 +171,7 @@ def run_suite(
         "workers": workers,
         "only": only,
         "sequential_runs": True,
+        "load_average_at_start": load_at_start,
     }
     info = sidecar(suite, settings)
     stem.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
