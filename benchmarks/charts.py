@@ -32,23 +32,67 @@ def _threshold_rule() -> alt.Chart:
     return rule
 
 
-def versus_size(runs: pl.DataFrame, column: str, title: str, y_title: str) -> alt.LayerChart:
-    """One point per run of ``column`` against size (log x), coloured by method."""
-    data = runs.filter(pl.col(column).is_not_null()).select(
-        "instance", "method", "size", column, "status"
+def versus_size(
+    runs: pl.DataFrame, column: str, title: str, y_title: str, missing_at: str | None = None
+) -> alt.LayerChart:
+    """``column`` against size (log x), coloured by method.
+
+    The sweep (mix ``all``) is joined by lines; family mixes and datasets are points of
+    their own shape. Runs without a value are left out, or drawn at ``missing_at`` (e.g.
+    the time limit) as crosses, so a run that found no roster is not silently missing.
+    """
+    kind = (
+        pl.when(pl.col("mix") == "all")
+        .then(pl.lit("sweep"))
+        .when(pl.col("mix") == "dataset")
+        .then(pl.lit("dataset"))
+        .otherwise(pl.lit("family mix"))
+    )
+    data = runs.with_columns(kind.alias("kind"), pl.col(column).is_null().alias("no_value")).select(
+        "instance",
+        "method",
+        "size",
+        "mix",
+        "kind",
+        "status",
+        "no_value",
+        column,
+        *([missing_at] if missing_at else []),
+    )
+    if missing_at:
+        data = data.with_columns(pl.coalesce(column, missing_at).alias(column))
+    data = data.filter(pl.col(column).is_not_null())
+    x = alt.X("size:Q", scale=alt.Scale(type="log"), title="size (E x S x max(1,D) x days)")
+    y = alt.Y(f"{column}:Q", title=y_title)
+    color = alt.Color("method:N", title="method")
+    tooltip = ["instance:N", "method:N", "size:Q", f"{column}:Q", "status:N"]
+    line = (
+        alt.Chart(data)
+        .transform_filter((alt.datum.kind == "sweep") & ~alt.datum.no_value)
+        .mark_line()
+        .encode(x=x, y=y, color=color, detail="method:N")
     )
     points = (
         alt.Chart(data)
-        .mark_line(point=True)
+        .mark_point(filled=True, size=60)
         .encode(
-            x=alt.X("size:Q", scale=alt.Scale(type="log"), title="size (E x S x max(1,D) x days)"),
-            y=alt.Y(f"{column}:Q", title=y_title),
-            color=alt.Color("method:N", title="method"),
-            detail="method:N",
-            tooltip=["instance:N", "method:N", "size:Q", f"{column}:Q", "status:N"],
+            x=x,
+            y=y,
+            color=color,
+            shape=alt.Shape("kind:N", title="instance"),
+            opacity=alt.condition(alt.datum.no_value, alt.value(0.45), alt.value(1.0)),
+            tooltip=tooltip,
         )
     )
-    return alt.LayerChart(layer=[points, _threshold_rule()], title=title, width=520, height=300)
+    layers = [line, points, _threshold_rule()]
+    if missing_at:
+        layers.append(
+            alt.Chart(data)
+            .transform_filter(alt.datum.no_value)
+            .mark_point(shape="cross", size=140, color="black")
+            .encode(x=x, y=y, tooltip=tooltip)
+        )
+    return alt.LayerChart(layer=layers, title=title, width=520, height=300)
 
 
 def progress_panels(runs: pl.DataFrame, progress: pl.DataFrame) -> alt.FacetChart:
@@ -88,7 +132,13 @@ def save_suite_charts(results_csv: Path) -> list[Path]:
     progress = frames.read_progress(results_csv)
     base = results_csv.with_suffix("")
     written = save(
-        versus_size(runs, "first_feasible_seconds", "Time to first feasible roster", "seconds"),
+        versus_size(
+            runs,
+            "first_feasible_seconds",
+            "Time to first feasible roster (black cross: none by the time limit)",
+            "seconds",
+            missing_at="time_limit",
+        ),
         base.with_name(base.name + "-first-feasible"),
     )
     gaps = runs.with_columns((pl.col("gap") * 100).alias("gap_percent"))
