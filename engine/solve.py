@@ -224,7 +224,33 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
         compiled.model.add_bool_and([group.literal])
     if limits.warm_start:
         add_roster_hint(compiled, greedy_roster(problem))
+        complete_hint(compiled, _completion_seconds(limits, started))
     return run(compiled, limits, started)
+
+
+def complete_hint(compiled: CompiledModel, seconds: float) -> bool:
+    """Extend a hint of the decisions to every variable of the model, when it is feasible.
+
+    CP-SAT takes a complete, feasible hint as its first solution at once; a hint of the
+    decisions alone leaves slack and helper variables to the search, which on large
+    models can take longer than finding a roster from scratch. The completion is a
+    trivial solve: decisions fixed to the hint, the rest minimized (as in polishing).
+    Returns False, leaving the partial hint, when the hinted roster breaks a hard rule
+    or the completion runs out of time.
+    """
+    model = compiled.model.clone()
+    completer = cp_model.CpSolver()
+    completer.parameters.fix_variables_to_their_hinted_value = True
+    completer.parameters.num_workers = 1
+    completer.parameters.max_time_in_seconds = seconds
+    if completer.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return False
+    values = completer.response_proto.solution
+    target = compiled.model
+    target.clear_hints()  # type: ignore[no-untyped-call]
+    for index, value in enumerate(values):
+        target.add_hint(target.get_int_var_from_proto_index(index), value)
+    return True
 
 
 def add_roster_hint(compiled: CompiledModel, roster: Roster) -> None:
@@ -358,6 +384,14 @@ def _solve_with_watchdog(
         return solver.solve(model, progress)
     finally:
         watchdog.cancel()
+
+
+def _completion_seconds(limits: SolveLimits, started: float) -> float:
+    """At most a tenth of what the budget has left (and never more than polishing)."""
+    if limits.time_limit_seconds is None:
+        return POLISH_TIME_LIMIT_SECONDS
+    left = limits.time_limit_seconds - (time.perf_counter() - started)
+    return min(POLISH_TIME_LIMIT_SECONDS, max(MIN_SEARCH_SECONDS, 0.1 * left))
 
 
 def _polish_seconds(limits: SolveLimits, started: float) -> float:

@@ -1,0 +1,68 @@
+"""A greedy roster that keeps the hard rules becomes a complete hint of the whole model.
+
+CP-SAT takes a complete, feasible hint as its first solution; a partial one (decisions
+only) can leave the search without a roster for many seconds on large models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ortools.sat.python import cp_model
+
+from engine.audit import audit
+from engine.greedy import greedy_roster
+from engine.model.build import CompiledModel, build
+from engine.problem import Problem, from_request
+from engine.rules import parse_request
+from engine.solve import add_roster_hint, complete_hint
+from tests.test_greedy import as_assignments
+
+DATASETS = Path(__file__).parent.parent / "datasets"
+
+
+def compiled_with_hint(name: str) -> tuple[Problem, CompiledModel]:
+    request = parse_request(json.loads((DATASETS / f"{name}.json").read_text()))
+    problem = from_request(request)
+    compiled = build(problem)
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    add_roster_hint(compiled, greedy_roster(problem))
+    return problem, compiled
+
+
+def hinted_indices(model: cp_model.CpModel) -> list[int]:
+    return list(model.proto.solution_hint.vars)
+
+
+def test_a_feasible_greedy_roster_hints_every_variable_feasibly() -> None:
+    problem, compiled = compiled_with_hint("call_centre_duties")
+    request = parse_request(json.loads((DATASETS / "call_centre_duties.json").read_text()))
+    assert audit(request, as_assignments(problem, greedy_roster(problem))).feasible
+    decisions = len(hinted_indices(compiled.model))
+    assert complete_hint(compiled, 10.0)
+    variables = len(compiled.model.proto.variables)
+    assert (
+        sorted(hinted_indices(compiled.model)) == list(range(variables)) and variables > decisions
+    )
+    # The completed hint is itself a solution: fixing every variable to it is feasible.
+    check = compiled.model.clone()
+    solver = cp_model.CpSolver()
+    solver.parameters.fix_variables_to_their_hinted_value = True
+    solver.parameters.num_workers = 1
+    assert solver.solve(check) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    # ...and its decisions are the greedy roster's.
+    values = solver.response_proto.solution
+    roster = greedy_roster(problem)
+    assert {key for key, x in compiled.x.items() if values[x.index]} == set(roster)
+
+
+def test_a_greedy_roster_that_breaks_a_hard_rule_keeps_the_partial_hint() -> None:
+    # The factory's greedy roster misses forward-looking rules (fixed assignments).
+    problem, compiled = compiled_with_hint("factory_three_shifts")
+    request = parse_request(json.loads((DATASETS / "factory_three_shifts.json").read_text()))
+    assert not audit(request, as_assignments(problem, greedy_roster(problem))).feasible
+    before = hinted_indices(compiled.model)
+    assert not complete_hint(compiled, 10.0)
+    assert hinted_indices(compiled.model) == before
