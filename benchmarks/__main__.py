@@ -1,9 +1,10 @@
 """``python -m benchmarks <command>``: run suites, chart and compare results, scale threads.
 
-Commands: ``run``, ``charts``, ``compare``, ``scaling``, and ``curtois`` /
-``curtois-report`` (forwarded to :mod:`benchmarks.curtois`). ``_one`` is internal: the
-runner starts it once per (instance, method) in a fresh process. Heavy modules are
-imported by the command that needs them, so ``--help`` and ``_one`` start fast.
+Commands: ``run``, ``report`` (reprint a summary), ``charts``, ``compare``, ``scaling``,
+and ``curtois`` / ``curtois-report`` (forwarded to :mod:`benchmarks.curtois`). ``_one``
+is internal: the runner starts it once per (instance, method) in a fresh process. Heavy
+modules are imported by the command that needs them, so ``--help`` and ``_one`` start
+fast.
 """
 
 from __future__ import annotations
@@ -50,6 +51,22 @@ def _charts(argv: list[str]) -> int:
     return 0
 
 
+def _report(argv: list[str]) -> int:
+    import json
+
+    from benchmarks import frames, report
+    from benchmarks.runner import heading
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks report")
+    parser.add_argument("results", type=Path, help="a results CSV (sidecar and progress beside it)")
+    args = parser.parse_args(argv)
+    sidecar = args.results.with_suffix(".json")
+    title = heading(json.loads(sidecar.read_text())) if sidecar.exists() else args.results.stem
+    runs, progress = frames.read_runs(args.results), frames.read_progress(args.results)
+    print(report.markdown(runs, progress, title))
+    return 0
+
+
 def _curtois(argv: list[str]) -> int:
     from benchmarks.curtois import main
 
@@ -76,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.scaling import main as scaling
 
         return scaling(rest)
-    commands = {"run": _run, "charts": _charts}
+    commands = {"run": _run, "charts": _charts, "report": _report}
     if command not in commands:
         print(f"unknown command {command!r}\n\n{__doc__}", file=sys.stderr)
         return 2

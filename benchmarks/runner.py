@@ -136,16 +136,33 @@ def timestamp() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
+def _relative(path: Path) -> str:
+    """A path inside the repository as a repository path (results are shared)."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path.name
+
+
 def sidecar(suite: Suite, settings: dict[str, Any]) -> dict[str, Any]:
     return {
         "suite": suite.name,
-        "suite_file": str(suite.path),
+        "suite_file": _relative(suite.path),
         "description": suite.description,
         "started_utc": settings.pop("started_utc"),
         "settings": settings,
         "machine": machine_info(),
         "git": git_revision(),
     }
+
+
+def heading(info: dict[str, Any]) -> str:
+    """The summary's title line: suite, time, machine and revision (from the sidecar)."""
+    machine, git = info["machine"], info["git"]
+    return (
+        f"{info['suite']} suite, {info['started_utc']}: {machine['cpu_model']}, "
+        f"{machine['cores_available']} cores, {info['settings'].get('workers')} CP-SAT workers, "
+        f"OR-Tools {machine['ortools']}, commit {(git['commit'] or '?')[:10]}"
+        f"{' (dirty)' if git['dirty'] else ''}"
+    )
 
 
 def run_suite(
@@ -175,13 +192,7 @@ def run_suite(
     }
     info = sidecar(suite, settings)
     stem.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    machine = info["machine"]
-    heading = (
-        f"{suite.name} suite, {started}: {machine['cpu_model']}, {machine['cores_available']} "
-        f"cores, {workers} CP-SAT workers, OR-Tools {machine['ortools']}, "
-        f"commit {(info['git']['commit'] or '?')[:10]}{' (dirty)' if info['git']['dirty'] else ''}"
-    )
-    summary = report.markdown(runs, progress, heading)
+    summary = report.markdown(runs, progress, heading(info))
     stem.with_suffix(".md").write_text(summary, encoding="utf-8")
     if charts:
         from benchmarks.charts import save_suite_charts
