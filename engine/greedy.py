@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from engine.problem import Problem
+from engine.problem import EmployeeSpec, Problem
 
 SATURDAY = 5
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
@@ -140,6 +140,12 @@ class _State:
                     return False
         return True
 
+    def below_minimum(self, e: int, s: int) -> bool:
+        return any(
+            limit.shift == s and limit.min is not None and self.shift_count[e, s] < limit.min
+            for limit in self.problem.employees[e].count_limits
+        )
+
     def preference_cost(self, e: int, d: int, s: int) -> int:
         cost = 0
         for pref in self.problem.employees[e].preferences:
@@ -162,7 +168,32 @@ def greedy_roster(problem: Problem) -> Roster:
     for d in range(problem.num_days):
         for s in _shifts_by_scarcity(problem, d):
             _fill_shift(state, d, s)
+    _meet_count_minimums(state)
     return state.roster
+
+
+def _meet_count_minimums(state: _State) -> None:
+    """Top up shift count minimums on free days (an extra head costs little).
+
+    A roster that misses a hard minimum cannot be completed into a full hint
+    (engine.solve.complete_hint), and the search then starts from scratch.
+    """
+    problem = state.problem
+    for e, employee in enumerate(problem.employees):
+        for limit in employee.count_limits:
+            if limit.min is None:
+                continue
+            for d in range(problem.num_days):
+                if state.shift_count[e, limit.shift] >= limit.min:
+                    break
+                if state.can_take(e, d, limit.shift):
+                    state.place(e, d, limit.shift, _any_duty(employee, limit.shift))
+
+
+def _any_duty(employee: EmployeeSpec, s: int) -> int | None:
+    """A duty the employee may hold on the shift, when the shift has duties."""
+    duties = employee.duty_options.get(s, ())
+    return duties[0] if duties else None
 
 
 def _shifts_by_scarcity(problem: Problem, d: int) -> list[int]:
@@ -183,11 +214,20 @@ def _need(problem: Problem, d: int, s: int) -> int:
 
 
 def _pick(state: _State, d: int, s: int, wanted: list[int]) -> int | None:
-    """The best candidate among ``wanted``: no unmet wish, fewest days worked so far."""
+    """The best candidate among ``wanted``: below a count minimum of this shift first,
+    then no unmet wish, then fewest days worked so far."""
     ok = [e for e in wanted if state.can_take(e, d, s)]
     if not ok:
         return None
-    return min(ok, key=lambda e: (state.preference_cost(e, d, s), state.days_worked[e], e))
+    return min(
+        ok,
+        key=lambda e: (
+            not state.below_minimum(e, s),
+            state.preference_cost(e, d, s),
+            state.days_worked[e],
+            e,
+        ),
+    )
 
 
 def _fill_shift(state: _State, d: int, s: int) -> None:

@@ -69,3 +69,30 @@ def test_greedy_roster_staffs_the_max_size_dataset_almost_fully() -> None:
 def test_greedy_roster_keeps_backward_checkable_rules(data: dict[str, Any]) -> None:
     codes, _ = greedy_audit(parse_request(data))
     assert codes <= NOT_CHECKED_BY_GREEDY
+
+
+def test_greedy_meets_shift_count_minimums_on_free_days() -> None:
+    # No demand at all: only the count minimum asks for work, and the greedy tops it up.
+    data = {
+        "schedule_period": {"start_date": "2026-03-02", "end_date": "2026-03-08"},
+        "shifts": [
+            {"id": "S", "name": "S", "staffing_demand": [{"min": 0, "max": 3}] * 7},
+            {"id": "T", "name": "T", "staffing_demand": [{"min": 0, "max": 3}] * 7},
+        ],
+        "employees": [
+            {
+                "id": "e0",
+                "assignable_shift_ids": ["S", "T"],
+                "shift_count_limits": [{"shift_id": "T", "min": 3}],
+            }
+        ],
+        "constraints": {
+            "shift_transitions": [{"from_shift_id": "T", "to_shift_id": "T", "rule": "forbid"}]
+        },
+    }
+    request = parse_request(data)
+    problem = from_request(request)
+    roster = greedy_roster(problem)
+    report = audit(request, as_assignments(problem, roster))
+    assert report.hard_violations == []
+    assert sorted(d for (_, d, s) in roster if s == 1) == [0, 2, 4]  # never two in a row

@@ -17,6 +17,8 @@ from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
 from engine.rules import parse_request
 from engine.solve import add_roster_hint, complete_hint
+from tests.model.conftest import employee, parse, shift
+from tests.model.conftest import request as make_request
 from tests.test_greedy import as_assignments
 
 DATASETS = Path(__file__).parent.parent / "datasets"
@@ -59,10 +61,25 @@ def test_a_feasible_greedy_roster_hints_every_variable_feasibly() -> None:
 
 
 def test_a_greedy_roster_that_breaks_a_hard_rule_keeps_the_partial_hint() -> None:
-    # The factory's greedy roster misses forward-looking rules (fixed assignments).
-    problem, compiled = compiled_with_hint("factory_three_shifts")
-    request = parse_request(json.loads((DATASETS / "factory_three_shifts.json").read_text()))
-    assert not audit(request, as_assignments(problem, greedy_roster(problem))).feasible
+    # The greedy pass cannot see a required follow-up shift: N on day 0 needs E on day 1,
+    # but day 1 has no demand, so the greedy roster leaves e0 off and breaks the rule.
+    request = parse(
+        make_request(
+            3,
+            [shift("N", 3, on={0: (1, 1)}), shift("E", 3)],
+            [employee("e0", ["N", "E"])],
+            shift_transitions=[
+                {"from_shift_id": "N", "to_shift_id": "E", "rule": "require"},
+            ],
+        )
+    )
+    problem = from_request(request)
+    compiled = build(problem)
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    add_roster_hint(compiled, greedy_roster(problem))
+    broken = audit(request, as_assignments(problem, greedy_roster(problem))).hard_violations
+    assert [v.code for v in broken] == ["shift_transition"]
     before = hinted_indices(compiled.model)
     assert not complete_hint(compiled, 10.0)
     assert hinted_indices(compiled.model) == before
