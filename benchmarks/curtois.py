@@ -5,7 +5,8 @@
 ``python -m benchmarks curtois-report [--instances 1-12] ...`` solves each instance,
 checks each roster with the independent checker, writes a CSV (one row per instance)
 and prints it as a markdown table. Best-known values are those of the benchmark's
-published comparison (datasets/curtois-qu/README.md).
+published comparison (datasets/curtois-qu/README.md). ``--param KEY=VALUE``
+(repeatable, both commands) sets a CP-SAT parameter for the runs (``SolveLimits.parameters``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,13 +43,19 @@ class Solved:
     workers: int
 
 
-def solve_instance(number: int, time_limit: float, workers: int) -> Solved:
-    """Solve instance ``number`` through the engine's solve path and check the roster."""
+def solve_instance(
+    number: int, time_limit: float, workers: int, parameters: Mapping[str, object] | None = None
+) -> Solved:
+    """Solve instance ``number`` through the engine's solve path and check the roster.
+
+    ``parameters``: further CP-SAT parameters by name (``SolveLimits.parameters``).
+    """
     instance = load(number)
     problem = to_problem(instance)
-    outcome = solve_problem(
-        problem, SolveLimits(time_limit_seconds=time_limit, num_workers=workers)
+    limits = SolveLimits(
+        time_limit_seconds=time_limit, num_workers=workers, parameters=dict(parameters or {})
     )
+    outcome = solve_problem(problem, limits)
     roster = to_roster(problem, outcome.assignments) if outcome.has_solution else {}
     return Solved(number, instance, outcome, roster, check(instance, roster), workers)
 
@@ -124,7 +132,7 @@ def markdown(frame: pl.DataFrame) -> str:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    solved = solve_instance(args.instance, args.time_limit, args.workers)
+    solved = solve_instance(args.instance, args.time_limit, args.workers, _params(args.param))
     if not solved.outcome.has_solution:
         print(f"instance {args.instance}: {solved.outcome.status}", file=sys.stderr)
         return 1
@@ -146,7 +154,8 @@ def _report_command(args: argparse.Namespace) -> int:
     revision = git_revision()
     rows = []
     for number in numbers:
-        rows.append(row(solve_instance(number, args.time_limit, args.workers), revision))
+        solved = solve_instance(number, args.time_limit, args.workers, _params(args.param))
+        rows.append(row(solved, revision))
         print(f"instance {number}: {rows[-1]['objective']} ({rows[-1]['status']})", file=sys.stderr)
     frame = pl.DataFrame(rows)
     out = Path(args.out) if args.out else RESULTS_DIR / f"curtois-{args.instances}.csv"
@@ -157,6 +166,17 @@ def _report_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _params(items: list[str]) -> dict[str, object]:
+    """``--param key=value`` options as CP-SAT parameters (values converted by the engine)."""
+    parameters: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--param expects key=value, got {item!r}")
+        parameters[key.strip()] = value.strip()
+    return parameters
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -165,12 +185,14 @@ def _parser() -> argparse.ArgumentParser:
     one.add_argument("--time-limit", type=float, default=60.0)
     one.add_argument("--workers", type=int, default=2)
     one.add_argument("--out", default=None)
+    one.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     one.set_defaults(run=_solve_command)
     many = commands.add_parser("curtois-report", help="solve and check several instances")
     many.add_argument("--instances", default="1-12")
     many.add_argument("--time-limit", type=float, default=60.0)
     many.add_argument("--workers", type=int, default=2)
     many.add_argument("--out", default=None)
+    many.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     many.set_defaults(run=_report_command)
     return parser
 

@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import version as package_version
 from typing import Literal
@@ -67,6 +68,11 @@ class SolveLimits:
 
     Results are reproducible with ``num_workers=1`` and a fixed ``random_seed`` when the
     solve ends before its time limit (a wall-clock limit makes any run timing-dependent).
+
+    ``parameters`` sets further CP-SAT parameters by name (``SatParameters`` fields, e.g.
+    ``{"num_violation_ls": 1}``), applied after the ones above; a string value is read as
+    the field's type (``"true"``, ``"2"``), a list extends a repeated field. Empty (the
+    default) leaves CP-SAT's defaults, so v1 solves are unchanged.
     """
 
     time_limit_seconds: float | None = None  # wall clock for the whole call
@@ -75,6 +81,7 @@ class SolveLimits:
     log_search: bool = False
     warm_start: bool = True  # hint a greedy roster (engine.greedy)
     diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
+    parameters: Mapping[str, object] = field(default_factory=dict)  # extra CP-SAT ones
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,10 +292,37 @@ def _parameters(
     p.symmetry_level = 0
     if search_seconds is not None:
         p.max_time_in_seconds = search_seconds
+    for name, value in limits.parameters.items():
+        set_parameter(solver, name, value)
     if limits.log_search:  # the log goes to stderr: stdout carries the JSON result
         p.log_search_progress = True
         p.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
+
+
+def set_parameter(solver: cp_model.CpSolver, name: str, value: object) -> None:
+    """Set one CP-SAT parameter by name; a string is converted to the field's type."""
+    p = solver.parameters
+    if not hasattr(p, name):
+        raise ValueError(f"unknown CP-SAT parameter {name!r}")
+    current = getattr(p, name)
+    if isinstance(value, str) and not isinstance(current, str):
+        if isinstance(current, bool):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"CP-SAT parameter {name!r} is a bool, not {value!r}")
+            value = value.lower() in ("true", "1")
+        elif isinstance(current, int):
+            value = int(value)
+        elif isinstance(current, float):
+            value = float(value)
+        elif hasattr(type(current), "__members__"):  # an enum, by member name
+            value = type(current).__members__[value]
+        else:  # a repeated field: comma-separated items
+            value = [item for item in value.split(",") if item]
+    if isinstance(value, list | tuple):
+        getattr(p, name).extend(value)
+    else:
+        setattr(p, name, value)
 
 
 def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = None) -> SolveOutcome:
