@@ -17,11 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.audit import audit, compare_with_metrics
+from engine.audit import audit
 from engine.contract import Solution, SolveRequest
 from engine.fair_share import GroupBurden, Share, gini, group_burden
 from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
+from engine.solve import SolveLimits
+from tests.audited import solved_and_audited
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
 D, N = "D", "N"
@@ -125,14 +126,8 @@ def _request(policy: str, *, months: dict[str, int] | None = None, groups: int =
 
 
 def _solved(req: SolveRequest) -> Solution:
-    response = solve(req, SolveLimits(time_limit_seconds=4.0, num_workers=1))
-    assert response.status == "completed", response.error
-    assert response.solution is not None
-    solution = response.solution
-    report = audit(req, solution.assignments)
-    assert report.hard_violations == []
-    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
-    return solution
+    """Solve single-threaded; the roster must pass the audit of this very request."""
+    return solved_and_audited(req, SolveLimits(time_limit_seconds=4.0, num_workers=1))
 
 
 def _priced_excess(req: SolveRequest, solution: Solution, index: int) -> tuple[float, float]:

@@ -24,8 +24,9 @@ from engine.diagnose import DiagnosisLimits, diagnose_with_probes
 from engine.fair_share import group_burden
 from engine.problem import from_request
 from engine.rules import parse_request
-from engine.solve import SolveLimits, SolveOutcome, solve, solve_problem, to_response
+from engine.solve import SolveLimits, SolveOutcome, solve_problem, to_response
 from engine.variants import with_fairness_group
+from tests.audited import solved_and_audited
 from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
@@ -55,14 +56,10 @@ COVERAGE_SCHEMA = {
 
 
 def _solved(req: SolveRequest) -> Solution:
-    response = solve(req, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1))
-    assert response.status == "completed", response.error
-    assert response.solution is not None
-    solution = response.solution
-    report = audit(req, solution.assignments)
-    assert report.hard_violations == []
-    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
-    return solution
+    """Solve single-threaded; the roster must pass the audit of this very request."""
+    return solved_and_audited(
+        req, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1)
+    )
 
 
 def _short_staffed() -> Json:

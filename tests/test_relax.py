@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
 from engine.contract import Cause, Diagnosis, SolveRequest
 from engine.diagnose import FAMILY_ORDER
 from engine.relax import relax, relax_all
 from engine.solve import SolveLimits, solve
+from tests.audited import solved_and_audited
 from tests.infeasible import Planted, load_planted
 from tests.model.conftest import date, employee, parse, request, shift
 
@@ -31,13 +31,7 @@ def diagnosed(problem: SolveRequest) -> Diagnosis:
 
 
 def assert_audited_roster(problem: SolveRequest) -> None:
-    response = solve(problem, LIMITS)
-    assert response.status == "completed", response.error
-    assert response.solution is not None
-    solution = response.solution
-    report = audit(problem, solution.assignments)
-    assert report.hard_violations == []
-    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
+    solved_and_audited(problem, LIMITS)
 
 
 def cause(family: str, field: str) -> Cause:

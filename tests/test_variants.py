@@ -20,7 +20,7 @@ from engine.fair_share import group_burden
 from engine.model.weights import PREFERENCE
 from engine.problem import from_request
 from engine.rules import parse_request
-from engine.solve import SolveLimits, solve, solve_problem, to_response
+from engine.solve import SolveLimits, solve_problem, to_response
 from engine.variants import (
     FAMILIES,
     families_in_use,
@@ -30,6 +30,7 @@ from engine.variants import (
     without_fairness_group,
     without_families,
 )
+from tests.audited import solved_and_audited
 from tests.factories import full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
@@ -41,14 +42,9 @@ Json = dict[str, Any]
 
 def _solved(req: SolveRequest) -> Solution:
     """Solve single-threaded; the roster must pass the audit of this very request."""
-    response = solve(req, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1))
-    assert response.status == "completed", response.error
-    assert response.solution is not None
-    solution = response.solution
-    report = audit(req, solution.assignments)
-    assert report.hard_violations == []
-    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
-    return solution
+    return solved_and_audited(
+        req, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1)
+    )
 
 
 def _names(solution: Solution) -> list[str]:
