@@ -8,15 +8,26 @@ can be checked looking backwards: one shift per date, fixed assignments, consecu
 cap (period-wide and per employee), monthly maximum, hard weekly hours, total-minutes
 maximum, shift count maxima, worked-weekend maximum, minimum days-off runs, hard
 forbidden transitions and exclude pairings. Weighted cover targets count as demand.
-Rules it cannot see (forward-looking requirements, minimums) are left to the solver,
-which repairs or improves the hint; the hint never changes what is optimal, only where
-the search starts.
+
+Minimums it cannot see looking backwards get passes of their own. Shift count minimums
+are topped up on free days. Under a minimum run of worked days, an employee whose run is
+still too short is picked first, and so is one continuing a run (fewer, longer runs
+leave room for work between the days-off minimums); a run that still ends too short is
+lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
+adding runs of the minimum length. A benchmark row (engine.io: only per-employee hard
+rules) that still breaks a minimum is replanned alone by a small CP-SAT model of that
+employee's rules, the other rows fixed. A hint breaking no hard rule is completed into
+a first solution at once (engine.solve.complete_hint). What is left is left to the
+solver, which repairs or improves the hint; the hint never changes what is optimal,
+only where the search starts.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
 
 from engine.problem import EmployeeSpec, Problem
 
@@ -62,6 +73,25 @@ class _State:
             self.weekends[e].add(self.week_of[d])
         self.shift_count[e, s] += 1
         self.on_shift[d, s].add(e)
+
+    def unplace(self, e: int, d: int) -> None:
+        s = self.shift_on.pop((e, d))
+        del self.roster[e, d, s]
+        minutes = self.problem.shifts[s].minutes or 0
+        self.days_worked[e] -= 1
+        self.month_count[e, self.month_of[d]] -= 1
+        self.week_minutes[e, self.week_of[d]] -= minutes
+        self.total_minutes[e] -= minutes
+        week = self.week_of[d]
+        weekdays = self.problem.horizon.weekdays
+        if weekdays[d] >= SATURDAY and not any(
+            (e, o) in self.shift_on and weekdays[o] >= SATURDAY and self.week_of[o] == week
+            for o in (d - 1, d + 1)
+            if 0 <= o < self.problem.num_days
+        ):
+            self.weekends[e].discard(week)
+        self.shift_count[e, s] -= 1
+        self.on_shift[d, s].discard(e)
 
     def run_before(self, e: int, d: int) -> int:
         run = 0
@@ -140,6 +170,14 @@ class _State:
                     return False
         return True
 
+    def continues_run(self, e: int, d: int) -> bool:
+        """Whether e worked the day before, under a rule on runs (long runs leave long
+        rests: fewer, longer runs fit more work between the days-off minimums)."""
+        employee = self.problem.employees[e]
+        return (e, d - 1) in self.shift_on and (
+            employee.consecutive_shifts is not None or employee.min_days_off_run > 1
+        )
+
     def below_minimum(self, e: int, s: int) -> bool:
         return any(
             limit.shift == s and limit.min is not None and self.shift_count[e, s] < limit.min
@@ -169,7 +207,292 @@ def greedy_roster(problem: Problem) -> Roster:
         for s in _shifts_by_scarcity(problem, d):
             _fill_shift(state, d, s)
     _meet_count_minimums(state)
+    _repair_short_runs(state)
+    _meet_minute_minimums(state)
+    for e in range(len(problem.employees)):
+        if _replannable(problem, e) and _row_breaks(state, e):
+            _replan_row(state, e)
     return state.roster
+
+
+def _replannable(problem: Problem, e: int) -> bool:
+    """Whether every hard rule on e's row is one of its own and :func:`_replan_row` posts
+    it: benchmark rows (engine.io), free of the v1 rules that tie rows together."""
+    employee = problem.employees[e]
+    benchmark = (
+        employee.total_minutes is not None
+        or employee.consecutive_shifts is not None
+        or employee.min_days_off_run > 1
+        or employee.max_weekends is not None
+    )
+    return (
+        benchmark
+        and not employee.fixed
+        and employee.days_per_month is None
+        and employee.days_per_week is None
+        and employee.weekly_hours is None
+        and not any(e in pairing.employees for pairing in problem.pairings)
+    )
+
+
+def _row_breaks(state: _State, e: int) -> bool:
+    """Whether e's row breaks a minimum the forward pass cannot see: total minutes,
+    shift counts or an inner run of worked days."""
+    problem = state.problem
+    employee = problem.employees[e]
+    if employee.total_minutes and state.total_minutes[e] < employee.total_minutes[0]:
+        return True
+    if any(
+        limit.min is not None and state.shift_count[e, limit.shift] < limit.min
+        for limit in employee.count_limits
+    ):
+        return True
+    low, last, d = _min_run(employee), problem.num_days - 1, 0
+    while d <= last:
+        if (e, d) not in state.shift_on:
+            d += 1
+            continue
+        start = d
+        while (e, d + 1) in state.shift_on:
+            d += 1
+        if start > 0 and d < last and d - start + 1 < low:
+            return True
+        d += 1
+    return False
+
+
+def _replan_row(state: _State, e: int) -> None:
+    """Replace e's row by one keeping all of e's hard rules, with the others' rows fixed:
+    a small CP-SAT model of one employee, worth most where heads are still wanted.
+    The row is left as it is when no such row is found within a fraction of a second."""
+    problem = state.problem
+    employee = problem.employees[e]
+    days = problem.num_days
+    model = cp_model.CpModel()
+    x = {
+        (d, s): model.new_bool_var(f"x{d}_{s}")
+        for d in range(days)
+        for s in employee.day_options[d]
+    }
+    works: list[cp_model.LinearExprT] = []
+    for d in range(days):
+        here = [x[d, s] for s in employee.day_options[d]]
+        model.add_at_most_one(here)
+        works.append(sum(here) if here else 0)
+    w = [model.new_bool_var(f"w{d}") for d in range(days)]
+    for d in range(days):
+        model.add(w[d] == works[d])
+    high = employee.consecutive_shifts[1] if employee.consecutive_shifts else None
+    for cap in (problem.max_consecutive_days, high):
+        if cap is not None:
+            for start in range(days - cap):
+                model.add(sum(w[start : start + cap + 1]) <= cap)
+    for low, on in ((_min_run(employee), True), (employee.min_days_off_run, False)):
+        for length in range(1, low):  # no inner run of 1..low-1 days of one kind
+            for before in range(days - length - 1):
+                inner = w[before + 1 : before + length + 1]
+                edges = (w[before], w[before + length + 1])
+                if on:
+                    model.add_bool_or([*edges, *(~v for v in inner)])
+                else:
+                    model.add_bool_or([*(~v for v in edges), *inner])
+    if employee.max_weekends is not None:
+        weekend_worked = []
+        for week in problem.horizon.weeks:
+            ends = [d for d in week.days if problem.horizon.weekdays[d] >= SATURDAY]
+            if ends:
+                worked = model.new_bool_var(f"weekend{week.key}")
+                for d in ends:
+                    model.add_implication(w[d], worked)
+                weekend_worked.append(worked)
+        model.add(sum(weekend_worked) <= employee.max_weekends)
+    for limit in employee.count_limits:
+        count = sum(x[d, s] for (d, s) in x if s == limit.shift)
+        if limit.min is not None:
+            model.add(count >= limit.min)
+        if limit.max is not None:
+            model.add(count <= limit.max)
+    if employee.total_minutes is not None:
+        minutes = sum((problem.shifts[s].minutes or 0) * v for (d, s), v in x.items())
+        model.add(minutes >= employee.total_minutes[0])
+        model.add(minutes <= employee.total_minutes[1])
+    for t in problem.transitions:
+        if t.hard and t.forbid:
+            for d in range(days - 1):
+                if (d, t.from_shift) in x and (d + 1, t.to_shift) in x:
+                    model.add_bool_or([~x[d, t.from_shift], ~x[d + 1, t.to_shift]])
+    model.maximize(sum(_row_value(state, e, d, s) * v for (d, s), v in x.items()))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = 0.5
+    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return
+    for d in range(days):
+        if (e, d) in state.shift_on:
+            state.unplace(e, d)
+    for (d, s), v in x.items():
+        if solver.boolean_value(v):
+            state.place(e, d, s, _any_duty(employee, s))
+
+
+def _row_value(state: _State, e: int, d: int, s: int) -> int:
+    """What e working shift s on day d is worth, the other rows as they are (e's own
+    head not counted): a wanted head gains, a head over every target costs."""
+    problem = state.problem
+    others = len(state.on_shift[d, s] - {e})
+    value = 0
+    if others < problem.shifts[s].staffing.mins[d]:
+        value += 100
+    for c in problem.cover:
+        if c.day == d and c.shift == s:
+            value += c.under_weight if others < c.target else -c.over_weight
+    for pref in problem.employees[e].preferences:
+        if pref.day != d:
+            continue
+        if pref.kind == "preferred_shift" and pref.shift == s:
+            value += pref.weight
+        elif pref.kind == "day_off" or (pref.kind == "avoided_shift" and pref.shift == s):
+            value -= pref.weight
+    return value
+
+
+def _min_run(employee: EmployeeSpec) -> int:
+    return employee.consecutive_shifts[0] if employee.consecutive_shifts else 0
+
+
+def _best_shift(state: _State, e: int, d: int) -> int | None:
+    """The shift of day d that e can take, where most heads are still wanted."""
+    options = [s for s in state.problem.employees[e].day_options[d] if state.can_take(e, d, s)]
+    if not options:
+        return None
+    return max(
+        options,
+        key=lambda s: (
+            _need(state.problem, d, s) - len(state.on_shift[d, s]),
+            -state.preference_cost(e, d, s),
+            -s,
+        ),
+    )
+
+
+def _add_day(state: _State, e: int, d: int) -> bool:
+    if not 0 <= d < state.problem.num_days:
+        return False
+    s = _best_shift(state, e, d)
+    if s is None:
+        return False
+    state.place(e, d, s, _any_duty(state.problem.employees[e], s))
+    return True
+
+
+def _repair_short_runs(state: _State) -> None:
+    """Lengthen each run of worked days shorter than the employee's minimum, or drop it.
+
+    Only runs with a day off on both sides inside the period count, as in the model.
+    """
+    problem = state.problem
+    last = problem.num_days - 1
+    for e, employee in enumerate(problem.employees):
+        low = _min_run(employee)
+        if low < 2:
+            continue
+        d = 0
+        while d <= last:
+            if (e, d) not in state.shift_on:
+                d += 1
+                continue
+            start = d
+            while (e, d + 1) in state.shift_on:
+                d += 1
+            end = d
+            if start > 0 and end < last and end - start + 1 < low:
+                start, end = _lengthen(state, e, start, end, low)
+                if start > 0 and end < last and end - start + 1 < low:
+                    for day in range(start, end + 1):
+                        state.unplace(e, day)
+            d = end + 1
+
+
+def _lengthen(state: _State, e: int, start: int, end: int, low: int) -> tuple[int, int]:
+    """Add days after, then before, the run [start, end] until it is ``low`` long or
+    touches an edge of the period; undo the additions, and return the run as it was,
+    when it cannot."""
+    last = state.problem.num_days - 1
+    first, final = start, end
+    added: list[int] = []
+    while end - start + 1 < low and start > 0 and end < last:
+        if _add_day(state, e, end + 1):
+            end += 1
+            added.append(end)
+        elif _add_day(state, e, start - 1):
+            start -= 1
+            added.append(start)
+        else:
+            break
+        while (e, end + 1) in state.shift_on:  # it may have joined the next run
+            end += 1
+        while (e, start - 1) in state.shift_on:
+            start -= 1
+    if start > 0 and end < last and end - start + 1 < low:
+        for day in added:
+            state.unplace(e, day)
+        return first, final
+    return start, end
+
+
+def _meet_minute_minimums(state: _State) -> None:
+    """Top up total-minutes minimums: first by lengthening runs (no new short run), then
+    with new runs of the minimum length, on days where every checked rule still holds."""
+    problem = state.problem
+    for e, employee in enumerate(problem.employees):
+        if employee.total_minutes is None:
+            continue
+        low = max(1, _min_run(employee))
+        while state.total_minutes[e] < employee.total_minutes[0]:
+            if not (_extend_some_run(state, e) or _new_run(state, e, low)):
+                break
+
+
+def _extend_some_run(state: _State, e: int) -> bool:
+    """Work one more day next to a worked day, where most heads are still wanted."""
+    best: tuple[int, int, int] | None = None
+    for d in range(state.problem.num_days):
+        if (e, d) in state.shift_on:
+            continue
+        if (e, d - 1) not in state.shift_on and (e, d + 1) not in state.shift_on:
+            continue
+        s = _best_shift(state, e, d)
+        if s is None:
+            continue
+        gap = _need(state.problem, d, s) - len(state.on_shift[d, s])
+        if best is None or gap > best[0]:
+            best = (gap, d, s)
+    if best is None:
+        return False
+    _, d, s = best
+    state.place(e, d, s, _any_duty(state.problem.employees[e], s))
+    return True
+
+
+def _new_run(state: _State, e: int, low: int) -> bool:
+    """Work a new run of ``low`` days between days off, where it fits."""
+    last = state.problem.num_days - 1
+    for start in range(last + 1):
+        if (e, start - 1) in state.shift_on:
+            continue
+        added: list[int] = []
+        for d in range(start, start + low):
+            if d > last or not _add_day(state, e, d):
+                break
+            added.append(d)
+        end = start + len(added) - 1
+        while (e, end + 1) in state.shift_on:
+            end += 1
+        if added and (len(added) == low or end == last or end - start + 1 >= low):
+            return True
+        for d in added:
+            state.unplace(e, d)
+    return False
 
 
 def _meet_count_minimums(state: _State) -> None:
@@ -223,6 +546,8 @@ def _pick(state: _State, d: int, s: int, wanted: list[int]) -> int | None:
         ok,
         key=lambda e: (
             not state.below_minimum(e, s),
+            not 0 < state.run_before(e, d) < _min_run(state.problem.employees[e]),
+            not state.continues_run(e, d),
             state.preference_cost(e, d, s),
             state.days_worked[e],
             e,
