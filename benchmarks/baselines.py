@@ -40,10 +40,10 @@ import time
 from dataclasses import replace
 
 from engine.audit import audit
-from engine.contract import Assignment, SolveRequest, SolverInfo
-from engine.greedy import Roster, greedy_roster
+from engine.contract import SolveRequest, SolverInfo
+from engine.greedy import greedy_roster, roster_assignments
 from engine.model.build import CompiledModel, build
-from engine.problem import Problem, from_request
+from engine.problem import from_request
 from engine.solve import ORTOOLS_VERSION, ProgressPoint, SolveLimits, SolveOutcome, run
 
 GREEDY_STATUS = "GREEDY"  # cp_sat_status of a greedy outcome: CP-SAT never ran
@@ -110,21 +110,6 @@ def greedy_outcome(request: SolveRequest) -> SolveOutcome:
         message=None if broken == 0 else f"the greedy roster breaks {broken} hard rule(s)",
         progress=[ProgressPoint(built, report.objective_value, 0.0)],
     )
-
-
-def roster_assignments(problem: Problem, roster: Roster) -> list[Assignment]:
-    """A greedy roster as v1 assignments, in the order the engine reports them."""
-    assignments = [
-        Assignment(
-            employee_id=problem.employees[e].id,
-            date=problem.horizon.dates[d],
-            shift_id=problem.shifts[s].id,
-            duty_id=problem.duties[k].id if k is not None else None,
-        )
-        for (e, d, s), k in roster.items()
-    ]
-    assignments.sort(key=lambda a: (a.date, a.shift_id, a.employee_id))
-    return assignments
 
 
 def model_stats(request: SolveRequest, *, prune: bool) -> dict[str, int]:

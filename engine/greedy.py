@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from engine.contract import Assignment
 from engine.problem import EmployeeSpec, Problem
 
 SATURDAY = 5
@@ -584,3 +585,18 @@ def _fill_shift(state: _State, d: int, s: int) -> None:
         if e is None:
             break
         state.place(e, d, s, None)
+
+
+def roster_assignments(problem: Problem, roster: Roster) -> list[Assignment]:
+    """A greedy roster as v1 assignments, in the order the engine reports them."""
+    assignments = [
+        Assignment(
+            employee_id=problem.employees[e].id,
+            date=problem.horizon.dates[d],
+            shift_id=problem.shifts[s].id,
+            duty_id=problem.duties[k].id if k is not None else None,
+        )
+        for (e, d, s), k in roster.items()
+    ]
+    assignments.sort(key=lambda a: (a.date, a.shift_id, a.employee_id))
+    return assignments

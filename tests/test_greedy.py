@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from engine.audit import audit
-from engine.contract import Assignment, SolveRequest
-from engine.greedy import Roster, greedy_roster
-from engine.problem import Problem, from_request
+from engine.contract import SolveRequest
+from engine.greedy import greedy_roster, roster_assignments
+from engine.problem import from_request
 from engine.rules import parse_request
 from tests.strategies import requests
 
@@ -31,21 +31,9 @@ NOT_CHECKED_BY_GREEDY = {
 }
 
 
-def as_assignments(problem: Problem, roster: Roster) -> list[Assignment]:
-    return [
-        Assignment(
-            employee_id=problem.employees[e].id,
-            date=problem.horizon.dates[d],
-            shift_id=problem.shifts[s].id,
-            duty_id=problem.duties[k].id if k is not None else None,
-        )
-        for (e, d, s), k in roster.items()
-    ]
-
-
 def greedy_audit(request: SolveRequest) -> tuple[set[str], float]:
     problem = from_request(request)
-    report = audit(request, as_assignments(problem, greedy_roster(problem)))
+    report = audit(request, roster_assignments(problem, greedy_roster(problem)))
     missing = sum(s.missing for s in report.shortages)
     return {v.code for v in report.hard_violations}, missing
 
@@ -93,6 +81,6 @@ def test_greedy_meets_shift_count_minimums_on_free_days() -> None:
     request = parse_request(data)
     problem = from_request(request)
     roster = greedy_roster(problem)
-    report = audit(request, as_assignments(problem, roster))
+    report = audit(request, roster_assignments(problem, roster))
     assert report.hard_violations == []
     assert sorted(d for (_, d, s) in roster if s == 1) == [0, 2, 4]  # never two in a row

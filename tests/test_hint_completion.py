@@ -12,14 +12,13 @@ from pathlib import Path
 from ortools.sat.python import cp_model
 
 from engine.audit import audit
-from engine.greedy import greedy_roster
+from engine.greedy import greedy_roster, roster_assignments
 from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
 from engine.rules import parse_request
 from engine.solve import add_roster_hint, complete_hint
 from tests.model.conftest import employee, parse, shift
 from tests.model.conftest import request as make_request
-from tests.test_greedy import as_assignments
 
 DATASETS = Path(__file__).parent.parent / "datasets"
 
@@ -41,7 +40,7 @@ def hinted_indices(model: cp_model.CpModel) -> list[int]:
 def test_a_feasible_greedy_roster_hints_every_variable_feasibly() -> None:
     problem, compiled = compiled_with_hint("call_centre_duties")
     request = parse_request(json.loads((DATASETS / "call_centre_duties.json").read_text()))
-    assert audit(request, as_assignments(problem, greedy_roster(problem))).feasible
+    assert audit(request, roster_assignments(problem, greedy_roster(problem))).feasible
     decisions = len(hinted_indices(compiled.model))
     assert complete_hint(compiled, 10.0)
     variables = len(compiled.model.proto.variables)
@@ -78,7 +77,7 @@ def test_a_greedy_roster_that_breaks_a_hard_rule_keeps_the_partial_hint() -> Non
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
     add_roster_hint(compiled, greedy_roster(problem))
-    broken = audit(request, as_assignments(problem, greedy_roster(problem))).hard_violations
+    broken = audit(request, roster_assignments(problem, greedy_roster(problem))).hard_violations
     assert [v.code for v in broken] == ["shift_transition"]
     before = hinted_indices(compiled.model)
     assert not complete_hint(compiled, 10.0)
