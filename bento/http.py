@@ -22,6 +22,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
@@ -350,6 +351,14 @@ async def not_found(request: Request) -> Response:
     return problem(request, "not-found", f"no operation at {request.url.path}")
 
 
+async def routing_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 (a path no route pattern accepts, e.g. with a newline in it)
+    answer problem+json like every other error; anything else is a bug."""
+    if isinstance(exc, HTTPException) and exc.status_code in (404, 405):
+        return await not_found(request)
+    return await internal_error(request, exc)
+
+
 async def internal_error(request: Request, exc: Exception) -> Response:
     """Last resort: a bug answers problem+json 500, never a traceback."""
     return problem(request, "internal-error", "an unexpected error occurred")
@@ -404,7 +413,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             ),
         ],
         lifespan=lifespan,
-        exception_handlers={Exception: internal_error},
+        exception_handlers={HTTPException: routing_error, Exception: internal_error},
     )
     app.add_middleware(_RequestIdMiddleware)
     return app

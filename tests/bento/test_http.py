@@ -251,6 +251,11 @@ def test_unknown_path_is_problem_json_404(client: TestClient) -> None:
     assert_problem(client.get("/nowhere"), 404, "not-found")
 
 
+def test_a_path_no_route_pattern_accepts_is_problem_json_404(client: TestClient) -> None:
+    # A newline defeats the catch-all pattern, so Starlette itself answers the 404.
+    assert_problem(client.get("/x%0Ay"), 404, "not-found")
+
+
 def test_unreachable_store_is_503_with_retry_after(client: TestClient) -> None:
     app: Any = client.app
     working = app.state.store
