@@ -13,7 +13,6 @@ is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -27,8 +26,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
+from bento.gate import (
+    REALM,
+    RETRY_AFTER_UNAVAILABLE,
+    SYNC_TIME_LIMIT_SECONDS,
+    Rejected,
+    bearer,
+    json_body,
+    validation_problem,
+)
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
+from bento.paid import payment_header, payment_required, solve_paid
+from bento.payments.mpp_gateway import MppGateway
+from bento.payments.x402_gateway import X402Gateway
 from bento.problems import API_ROOT, problem, server_root
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
@@ -38,87 +49,17 @@ from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
 from engine.validation import validate
 
-MAX_BODY_BYTES = 1024 * 1024  # the contract's 1 MB hard cap
-SYNC_TIME_LIMIT_SECONDS = 30
-RETRY_AFTER_UNAVAILABLE = "30"
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-REALM = 'realm="shiftsched"'
 
 
-class _Rejected(Exception):
-    """A request stopped at the gate; carries its problem+json response."""
-
-    def __init__(self, response: Response) -> None:
-        self.response = response
-
-
-# --------------------------------------------------------------------------- the gate
-
-
-async def _json_body(request: Request) -> Any:
-    content_type = request.headers.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() != "application/json":
-        raise _Rejected(problem(request, "unsupported-media-type", f"got {content_type!r}"))
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise _Rejected(problem(request, "payload-too-large"))
-    body = bytearray()
-    async for chunk in request.stream():  # counted while reading, before parsing
-        body.extend(chunk)
-        if len(body) > MAX_BODY_BYTES:
-            raise _Rejected(problem(request, "payload-too-large"))
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise _Rejected(problem(request, "invalid-json", str(exc))) from None
-
-
-def _validation_problem(request: Request, exc: InvalidRequest) -> Response:
-    return problem(
-        request,
-        "validation-error",
-        f"{len(exc.errors)} error(s) in the request",
-        errors=[e.as_dict() for e in exc.errors],
-    )
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-
-
-async def _account(request: Request, *, paying: bool) -> Account:
+async def _account(request: Request, *, paying: bool, data: Any = None) -> Account:
     """The caller's account; 402 (paying operations) or 401 when there is none."""
     store: Store = request.app.state.store
-    if "x-payment" in request.headers:
-        raise _Rejected(
-            problem(
-                request,
-                "unauthorized",
-                "x402 payments are not configured on this server",
-                headers={"WWW-Authenticate": f"X402 {REALM}"},
-            )
-        )
-    key = _bearer(request)
+    key = bearer(request)
     if key is None:
         if paying:
-            raise _Rejected(
-                problem(
-                    request,
-                    "payment-required",
-                    "send an API key as Authorization: Bearer <key>",
-                    headers={"WWW-Authenticate": f"Bearer {REALM}"},
-                    accepts=[
-                        {
-                            "scheme": "api_key",
-                            "description": "Authorization: Bearer <API key>; each solve "
-                            "consumes max(1, ceil(size / 10,000)) units",
-                        }
-                    ],
-                )
-            )
-        raise _Rejected(
+            raise Rejected(payment_required(request, data))
+        raise Rejected(
             problem(
                 request,
                 "unauthorized",
@@ -128,7 +69,7 @@ async def _account(request: Request, *, paying: bool) -> Account:
         )
     account = await anyio.to_thread.run_sync(store.authenticate, key)
     if account is None:
-        raise _Rejected(
+        raise Rejected(
             problem(
                 request,
                 "unauthorized",
@@ -148,7 +89,7 @@ def _gated(handler: Handler) -> Handler:
     async def run(request: Request) -> Response:
         try:
             return await handler(request)
-        except _Rejected as rejected:
+        except Rejected as rejected:
             return rejected.response
         except StoreUnavailable:
             return problem(
@@ -166,22 +107,25 @@ def _gated(handler: Handler) -> Handler:
 
 @_gated
 async def validate_route(request: Request) -> Response:
-    data = await _json_body(request)
+    data = await json_body(request)
     try:
         response = validate(data)
     except InvalidRequest as exc:
-        return _validation_problem(request, exc)
+        return validation_problem(request, exc)
     return JSONResponse(response.model_dump(mode="json", exclude_none=True))
 
 
 @_gated
 async def solve_route(request: Request) -> Response:
-    data = await _json_body(request)
-    account = await _account(request, paying=True)
+    data = await json_body(request)
+    payment = payment_header(request)
+    if payment is not None:
+        return await solve_paid(request, data, payment)
+    account = await _account(request, paying=True, data=data)
     try:
         solve_request = parse_request(data)
     except InvalidRequest as exc:
-        return _validation_problem(request, exc)
+        return validation_problem(request, exc)
     size = request_size(solve_request)
     timeout = solve_request.options.solver_timeout_seconds
     queued = size_class(size) == "large" or timeout > SYNC_TIME_LIMIT_SECONDS
@@ -415,6 +359,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         lifespan=lifespan,
         exception_handlers={HTTPException: routing_error, Exception: internal_error},
     )
+    app.state.x402 = X402Gateway(settings.x402) if settings.x402 else None
+    app.state.mpp = MppGateway(settings.mpp) if settings.mpp else None
     app.add_middleware(_RequestIdMiddleware)
     return app
 

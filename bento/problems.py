@@ -16,6 +16,7 @@ Error types (slug -> status):
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -85,10 +86,13 @@ def problem(
     slug: str,
     detail: str | None = None,
     *,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     **extra: Any,
 ) -> Response:
-    """A problem+json response of one of the documented error types."""
+    """A problem+json response of one of the documented error types.
+
+    ``headers`` may be pairs, for a field sent more than once (one ``WWW-Authenticate``
+    per scheme)."""
     body: dict[str, Any] = {
         "type": f"{errors_base(request)}/{slug}",
         "title": TITLES[slug],
@@ -99,9 +103,10 @@ def problem(
     if detail:
         body["detail"] = detail
     body.update({k: v for k, v in extra.items() if v is not None})
-    return Response(
-        json.dumps(body, ensure_ascii=False),
-        status_code=STATUS[slug],
-        media_type=PROBLEM_JSON,
-        headers=headers,
+    response = Response(
+        json.dumps(body, ensure_ascii=False), status_code=STATUS[slug], media_type=PROBLEM_JSON
     )
+    pairs = headers.items() if isinstance(headers, Mapping) else headers or ()
+    for name, value in pairs:
+        response.headers.append(name, value)
+    return response

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -24,6 +26,8 @@ class Settings:
     jobs_db_path: str | None = None  # None: jobs.db beside the SQLite database (or var/)
     jobs_workers: int | None = None  # None: solve_processes - 1 (at least 1)
     jobs_consumer: bool = True  # False: queued jobs are run by separate consumers
+    x402: X402Settings | None = None  # None: x402 payments off (X402_PAY_TO unset)
+    mpp: MppSettings | None = None  # None: mpp payments off (MPP_PAYMENTS_ACCOUNT unset)
 
     @property
     def job_threads(self) -> int:
@@ -50,4 +54,6 @@ class Settings:
             jobs_db_path=env.get("JOBS_DB_PATH") or None,
             jobs_workers=int(workers) if workers else None,
             jobs_consumer=env.get("JOBS_CONSUMER", "embedded").lower() != "external",
+            x402=x402_from_env(env),
+            mpp=mpp_from_env(env),
         )

@@ -12,6 +12,14 @@ requests can never overspend; settling is a conditional state change of the ledg
 so a unit is never charged or refunded twice. Balances also carry CHECK (>= 0) as a last
 line of defence.
 
+Payments (x402, mpp) are not units: each one is *claimed* once, by a key that names it
+(the x402 authorization nonce, the mpp provider's payment id), before it is verified.
+The key is the primary key of the `payments` table, so of two requests carrying the
+same payment, concurrently or one after the other, exactly one gets the claim; the other
+is refused as a replay. A claim is given back only when the payment was never settled
+(rejected at verification, facilitator unreachable, solve not delivered), so the payer
+can use it again.
+
 The free quota is kept per account (an account normally has one key; a re-issued key
 must not reset the quota).
 
@@ -44,6 +52,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 Tier = Literal["basic", "pro"]
 ReservationState = Literal["reserved", "captured", "released"]
 JobStatus = Literal["running", "completed", "failed"]
+PaymentState = Literal["verifying", "settling", "settled", "settle_failed"]
 
 TIERS: Final[tuple[Tier, ...]] = ("basic", "pro")
 DEFAULT_DATABASE_PATH: Final = Path("var") / "shiftsched.db"
@@ -182,6 +191,23 @@ jobs = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
+)
+
+payments = sa.Table(
+    "payments",
+    metadata,
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("scheme", sa.String(16), nullable=False),
+    sa.Column("amount", sa.String(80), nullable=False),
+    sa.Column("request_id", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("detail", sa.String(500), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint(
+        "state IN ('verifying', 'settling', 'settled', 'settle_failed')",
+        name="ck_payments_state",
+    ),
 )
 
 _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.DisconnectionError, exc.TimeoutError)
@@ -453,6 +479,51 @@ class Store:
             if reservation_id is not None:
                 _settle(conn, reservation_id, "captured" if status == "completed" else "released")
             return True
+
+    # Payments ----------------------------------------------------------------------------
+
+    def claim_payment(self, key: str, scheme: str, amount: str, request_id: str) -> bool:
+        """Take a payment for this request; False if it was claimed before (a replay)."""
+        if not 1 <= len(key) <= 200:
+            raise ValueError("a payment key has 1 to 200 characters")
+        now = _now()
+        values = {
+            "key": key,
+            "scheme": scheme,
+            "amount": amount,
+            "request_id": request_id,
+            "state": "verifying",
+            "created_at": now,
+            "updated_at": now,
+        }
+        try:
+            with self._write() as conn:
+                conn.execute(payments.insert().values(values))
+        except exc.IntegrityError:
+            return False
+        return True
+
+    def mark_payment(self, key: str, state: PaymentState, detail: str | None = None) -> bool:
+        """Move a claimed payment on (settling, settled, settle_failed); False if unknown."""
+        values = {"state": state, "detail": (detail or "")[:500] or None, "updated_at": _now()}
+        with self._write() as conn:
+            changed = conn.execute(payments.update().where(payments.c.key == key).values(values))
+        return bool(changed.rowcount == 1)
+
+    def release_payment(self, key: str) -> bool:
+        """Give back a claim that was never settled, so the payment can be used again."""
+        with self._write() as conn:
+            changed = conn.execute(
+                payments.delete().where(payments.c.key == key, payments.c.state == "verifying")
+            )
+        return bool(changed.rowcount == 1)
+
+    def payment_state(self, key: str) -> PaymentState | None:
+        with self._read() as conn:
+            state = conn.execute(
+                sa.select(payments.c.state).where(payments.c.key == key)
+            ).scalar_one_or_none()
+        return cast(PaymentState | None, state)
 
     # Internals ---------------------------------------------------------------------------
 

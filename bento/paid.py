@@ -1,0 +1,383 @@
+"""POST /solve without an account: the 402 offer, and one solve paid by x402 or mpp.
+
+The offer (no credential at all): 402 problem+json whose ``accepts[]`` lists every
+configured scheme, priced for *this* request (units of DECISIONS.md x the configured
+unit price; 1 unit when the body is not a valid request), with one ``WWW-Authenticate``
+field per scheme (``Bearer``, ``X402``, ``Payment``) and, with x402 on, the protocol's
+own ``PAYMENT-REQUIRED`` header.
+
+A paid request walks this order, and stops at the first fault:
+
+1. the scheme is configured (else 401) and its credential decodes (else 401);
+2. a Bearer key sent beside it must be valid (401), though it pays nothing;
+3. the body is a valid request (422), small (422 tier-limit-exceeded: a payment buys no
+   queued solve) and asks for at most 30 s (501);
+4. the payment requirements can be built from the settings (else 503);
+5. the payment pays this price (401), and is claimed in the database: a payment used
+   before, or in flight in a concurrent request, is refused (401);
+6. the facilitator/provider verifies it (401 when it refuses, 503 when unreachable);
+7. the solve runs; a roster (or a diagnosed infeasibility, as on the key path) is
+   *delivered* and the payment settled; otherwise the claim is given back unsettled, so
+   the payer loses nothing and can retry with the same payment;
+8. a settlement that fails after delivery never withholds the roster: the response
+   carries ``X-Service-Settle-Status`` (failed, facilitator_error, internal_error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+import anyio
+from mpp import Credential
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bento.gate import (
+    REALM,
+    RETRY_AFTER_UNAVAILABLE,
+    SYNC_TIME_LIMIT_SECONDS,
+    Rejected,
+    bearer,
+    validation_problem,
+)
+from bento.payments.config import PaymentMisconfigured
+from bento.payments.mpp_gateway import MppGateway, ProviderUnavailable
+from bento.payments.x402_gateway import (
+    FacilitatorUnavailable,
+    Payload,
+    PaymentRejected,
+    Requirements,
+    Settlement,
+    X402Gateway,
+)
+from bento.problems import API_ROOT, problem, server_root
+from bento.settings import Settings
+from bento.store import Store
+from bento.workers import SolveFailed, SolvePool
+from engine.errors import InvalidRequest
+from engine.rules import parse_request
+from engine.size import request_size, size_class, units_for
+
+X402_HEADERS = ("x-payment", "payment-signature")
+PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED"
+SETTLE_STATUS_HEADER = "X-Service-Settle-Status"
+API_KEY_ENTRY = {
+    "scheme": "api_key",
+    "description": "Authorization: Bearer <API key>; each solve consumes "
+    "max(1, ceil(size / 10,000)) units of the key's account",
+}
+
+
+@dataclass(frozen=True)
+class PaymentHeader:
+    """A payment credential as sent: which scheme, and the header value."""
+
+    scheme: Literal["x402", "mpp"]
+    value: str
+
+
+def payment_header(request: Request) -> PaymentHeader | None:
+    """The payment credential of the request, if it carries one."""
+    for name in X402_HEADERS:
+        if name in request.headers:
+            return PaymentHeader("x402", request.headers[name])
+    authorization = request.headers.get("authorization", "")
+    if authorization[:8].lower() == "payment ":
+        return PaymentHeader("mpp", authorization)
+    if "payment-authorization" in request.headers:
+        return PaymentHeader("mpp", request.headers["payment-authorization"])
+    return None
+
+
+# ---------------------------------------------------------------------------- the offer
+
+
+def payment_required(request: Request, data: Any) -> Response:
+    """402: every configured way to pay for this request; 503 if one cannot be built."""
+    units = _units_or_one(data)
+    x402: X402Gateway | None = request.app.state.x402
+    mpp: MppGateway | None = request.app.state.mpp
+    docs = _docs(request)
+    accepts: list[dict[str, Any]] = [{**API_KEY_ENTRY, "docs": docs}]
+    headers: list[tuple[str, str]] = [("WWW-Authenticate", f"Bearer {REALM}")]
+    try:
+        if x402 is not None:
+            x402.settings.checked()
+            accepts.append(x402.accepts_entry(units, docs))
+            headers.append(("WWW-Authenticate", f"X402 {REALM}"))
+            required = x402.payment_required_header(units, str(request.url), None)
+            headers.append((PAYMENT_REQUIRED_HEADER, required))
+        if mpp is not None:
+            mpp.settings.checked()
+            accepts.append(mpp.accepts_entry(units, docs))
+            headers.append(("WWW-Authenticate", mpp.www_authenticate(units)))
+    except PaymentMisconfigured as error:
+        raise Rejected(_misconfigured(request, error)) from None
+    headers.append(("Cache-Control", "no-store"))
+    return problem(
+        request,
+        "payment-required",
+        f"this solve costs {units} unit(s): send an API key or pay with one of accepts[]",
+        headers=headers,
+        accepts=accepts,
+    )
+
+
+# ---------------------------------------------------------------------------- paid solve
+
+
+async def solve_paid(request: Request, data: Any, payment: PaymentHeader) -> Response:
+    if payment.scheme == "x402":
+        return await _solve_x402(request, data, payment.value)
+    return await _solve_mpp(request, data, payment.value)
+
+
+async def _solve_x402(request: Request, data: Any, header: str) -> Response:
+    gateway: X402Gateway | None = request.app.state.x402
+    if gateway is None:
+        raise Rejected(_x402_refused(request, None, "x402 payments are not configured here"))
+    try:
+        payload = gateway.decode(header)
+    except PaymentRejected as rejected:
+        raise Rejected(_x402_refused(request, gateway, str(rejected), 1)) from None
+    await _check_bearer_beside(request)
+    units, time_limit = _paid_problem(request, data)
+    try:
+        gateway.settings.checked()
+        requirements = gateway.requirements(units, str(request.url), payload.x402_version)
+        gateway.check(payload, requirements)
+    except PaymentMisconfigured as error:
+        raise Rejected(_misconfigured(request, error)) from None
+    except PaymentRejected as rejected:
+        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
+    key = gateway.replay_key(payload)
+    await _claim(request, key, "x402", requirements.get_amount(), _x402_refused, gateway, units)
+    try:
+        await gateway.verify(payload, requirements)
+    except PaymentRejected as rejected:
+        await _release(request, key)
+        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
+    except FacilitatorUnavailable as error:
+        await _release(request, key)
+        raise Rejected(_unavailable(request, str(error))) from None
+    settle = partial(_settle_x402, gateway, payload, requirements)
+    return await _solve_and_settle(request, data, time_limit, key, settle)
+
+
+async def _settle_x402(
+    gateway: X402Gateway, payload: Payload, requirements: Requirements
+) -> tuple[Settlement, dict[str, str]]:
+    settlement = await gateway.settle(payload, requirements)
+    headers: dict[str, str] = {}
+    if settlement.header is not None:
+        headers["X-PAYMENT-RESPONSE"] = settlement.header
+        if payload.x402_version == 2:
+            headers["PAYMENT-RESPONSE"] = settlement.header
+    return settlement, headers
+
+
+async def _solve_mpp(request: Request, data: Any, header: str) -> Response:
+    gateway: MppGateway | None = request.app.state.mpp
+    if gateway is None:
+        raise Rejected(_mpp_refused(request, None, "mpp payments are not configured here"))
+    try:
+        credential = gateway.parse(header)
+    except PaymentRejected as rejected:
+        raise Rejected(_mpp_refused(request, gateway, str(rejected), 1)) from None
+    await _check_bearer_beside(request)
+    units, time_limit = _paid_problem(request, data)
+    try:
+        gateway.settings.checked()
+    except PaymentMisconfigured as error:
+        raise Rejected(_misconfigured(request, error)) from None
+    key = gateway.replay_key(credential)
+    amount = gateway.settings.price(units)
+    await _claim(request, key, "mpp", amount, _mpp_refused, gateway, units)
+    try:
+        await gateway.verify(credential, units)
+    except PaymentRejected as rejected:
+        await _release(request, key)
+        raise Rejected(_mpp_refused(request, gateway, str(rejected), units)) from None
+    except ProviderUnavailable as error:
+        await _release(request, key)
+        raise Rejected(_unavailable(request, str(error))) from None
+    settle = partial(_settle_mpp, gateway, credential, units)
+    return await _solve_and_settle(request, data, time_limit, key, settle)
+
+
+async def _settle_mpp(
+    gateway: MppGateway, credential: Credential, units: int
+) -> tuple[Settlement, dict[str, str]]:
+    settlement, receipt = await gateway.settle(credential, units)
+    return settlement, ({"Payment-Receipt": receipt} if receipt else {})
+
+
+async def _solve_and_settle(
+    request: Request, data: Any, time_limit: float, key: str, settle: Any
+) -> Response:
+    """Solve; settle only what is delivered; give the claim back otherwise."""
+    store: Store = request.app.state.store
+    settings: Settings = request.app.state.settings
+    pool: SolvePool = request.app.state.pool
+    try:
+        result = await anyio.to_thread.run_sync(
+            pool.solve, data, time_limit, settings.diagnosis_budget_seconds
+        )
+    except SolveFailed as exc:
+        await _release(request, key)
+        return problem(request, "internal-error", f"{exc}; the payment was not settled")
+    except BaseException:
+        await _release(request, key)
+        raise
+    error = result.get("error") or {}
+    delivered = result["status"] == "completed" or (
+        error.get("code") == "no_solution" and error.get("diagnosis") is not None
+    )
+    if not delivered:
+        await _release(request, key)
+        slug = "solver-timeout" if error.get("code") == "solver_timeout" else "internal-error"
+        return problem(request, slug, f"{error.get('message')}; the payment was not settled")
+    await anyio.to_thread.run_sync(store.mark_payment, key, "settling", None)
+    settlement, headers = await settle()
+    if settlement.status == "settled":
+        await anyio.to_thread.run_sync(store.mark_payment, key, "settled", None)
+    else:
+        headers[SETTLE_STATUS_HEADER] = settlement.status
+        mark = partial(store.mark_payment, key, "settle_failed", settlement.detail)
+        await anyio.to_thread.run_sync(mark)
+    if result["status"] != "completed":
+        return problem(
+            request,
+            "solver-infeasible",
+            error.get("message"),
+            headers=headers,
+            solver_status=error.get("solver_status"),
+            diagnosis=error.get("diagnosis"),
+        )
+    return JSONResponse(result, headers=headers)
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _units_or_one(data: Any) -> int:
+    try:
+        return units_for(request_size(parse_request(data)))
+    except InvalidRequest:
+        return 1
+
+
+def _paid_problem(request: Request, data: Any) -> tuple[int, float]:
+    """(units, time limit) of a valid, small, synchronous request; else Rejected."""
+    try:
+        solve_request = parse_request(data)
+    except InvalidRequest as exc:
+        raise Rejected(validation_problem(request, exc)) from None
+    size = request_size(solve_request)
+    if size_class(size) == "large":
+        raise Rejected(
+            problem(
+                request,
+                "tier-limit-exceeded",
+                f"size {size:,} exceeds 80,000; large problems need a pro API key, "
+                "a payment buys a synchronous solve only",
+            )
+        )
+    timeout = solve_request.options.solver_timeout_seconds
+    if timeout > SYNC_TIME_LIMIT_SECONDS:
+        raise Rejected(
+            problem(
+                request,
+                "not-implemented",
+                f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
+                "the asynchronous path needs a pro API key",
+            )
+        )
+    return units_for(size), float(timeout)
+
+
+async def _check_bearer_beside(request: Request) -> None:
+    """A key sent with a payment pays nothing, but a wrong one is still refused."""
+    key = bearer(request)
+    if key is None:
+        return
+    store: Store = request.app.state.store
+    if await anyio.to_thread.run_sync(store.authenticate, key) is None:
+        raise Rejected(
+            problem(
+                request,
+                "unauthorized",
+                "the API key sent beside the payment is unknown or disabled",
+                headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
+            )
+        )
+
+
+async def _claim(
+    request: Request, key: str, scheme: str, amount: str, refused: Any, gateway: Any, units: int
+) -> None:
+    store: Store = request.app.state.store
+    claim = partial(store.claim_payment, key, scheme, amount, _request_id(request))
+    if not await anyio.to_thread.run_sync(claim):
+        message = "this payment was already used (or is in use by another request)"
+        raise Rejected(refused(request, gateway, message, units))
+
+
+async def _release(request: Request, key: str) -> None:
+    store: Store = request.app.state.store
+    await anyio.to_thread.run_sync(store.release_payment, key)
+
+
+def _x402_refused(
+    request: Request, gateway: X402Gateway | None, message: str, units: int = 1
+) -> Response:
+    headers = [("WWW-Authenticate", f'X402 {REALM}, error="invalid_payment"')]
+    if gateway is not None:
+        try:
+            gateway.settings.checked()
+            required = gateway.payment_required_header(units, str(request.url), message)
+            headers.append((PAYMENT_REQUIRED_HEADER, required))
+        except PaymentMisconfigured:
+            pass
+    return problem(request, "unauthorized", message, headers=headers)
+
+
+def _mpp_refused(
+    request: Request, gateway: MppGateway | None, message: str, units: int = 1
+) -> Response:
+    challenge = f'Bearer {REALM}, error="invalid_request"'
+    if gateway is not None:
+        try:
+            gateway.settings.checked()
+            challenge = gateway.www_authenticate(units)
+        except PaymentMisconfigured:
+            pass
+    return problem(request, "unauthorized", message, headers={"WWW-Authenticate": challenge})
+
+
+def _misconfigured(request: Request, error: PaymentMisconfigured) -> Response:
+    return problem(
+        request,
+        "service-unavailable",
+        f"payments are misconfigured on this server: {error}",
+        headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+    )
+
+
+def _unavailable(request: Request, message: str) -> Response:
+    return problem(
+        request,
+        "service-unavailable",
+        f"{message}; nothing was charged",
+        headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+    )
+
+
+def _docs(request: Request) -> str:
+    return server_root(request) + API_ROOT + "/openapi.json"
+
+
+def _request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "")) or "unknown"
