@@ -7,6 +7,7 @@ headers it sets and the problem+json error types it can answer with.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from functools import cache
 from typing import Any
 
@@ -65,6 +66,62 @@ JOB_OUTCOMES = (
     "job is not charged), solver_timeout, internal_error, or interrupted (the service "
     "stopped or restarted before the job finished; submit it again)."
 )
+POSITIVE_INTEGER_STRING = {"type": "string", "pattern": "^[1-9][0-9]*$"}
+SETTLE_STATUSES = ["failed", "facilitator_error", "internal_error"]
+PAYMENT_HEADERS = {
+    "X-PAYMENT-RESPONSE": _header(
+        "x402: the facilitator's settle response (base64 JSON); present only when an "
+        "x402 payment was settled",
+        "string",
+    ),
+    "PAYMENT-RESPONSE": _header(
+        "x402 version 2 (a PAYMENT-SIGNATURE payload): the same base64 settle response",
+        "string",
+    ),
+    "Payment-Receipt": _header(
+        "mpp: the receipt of the captured payment (base64url); present only when the "
+        "payment was captured",
+        "string",
+    ),
+    "X-Service-Settle-Status": {
+        "description": "set when a payment (x402 settlement or mpp capture) failed after "
+        "the roster was produced; the roster is delivered anyway: failed (the "
+        "facilitator/provider refused, e.g. a nonce collision), facilitator_error "
+        "(facilitator/provider unreachable or no valid answer), internal_error (an "
+        "unexpected gateway-side fault); absent on success",
+        "schema": {"type": "string", "enum": SETTLE_STATUSES},
+    },
+}
+PAYMENT_REQUIRED_HEADERS = {
+    "WWW-Authenticate": _header(
+        "one field per supported scheme: Bearer, X402 (when x402 is configured) and "
+        "Payment (mpp challenge with the payments-link profile, when mpp is configured)",
+        "string",
+    ),
+    "PAYMENT-REQUIRED": _header(
+        "x402's own challenge: base64 JSON PaymentRequired (in the configured protocol "
+        "version) for this request; present when x402 is configured",
+        "string",
+    ),
+}
+X402_DESCRIPTION = (
+    "Pay per solve with x402: send a base64 JSON payment payload in X-PAYMENT (x402 "
+    "protocol version 1) or PAYMENT-SIGNATURE (version 2). The service checks that it pays "
+    "this request's requirements (scheme, network, pay_to, asset; price = units x the "
+    "configured unit price, in the asset's atomic units), asks the facilitator to verify "
+    "it before solving and to settle it after the roster is delivered. A payment is used "
+    "once: one used before, or in use by a concurrent request, is refused (401). The "
+    "requirements are in the 402 answer's accepts[] and PAYMENT-REQUIRED header."
+)
+MPP_DESCRIPTION = (
+    "Pay per solve with mpp, the HTTP Payment authentication scheme, payments-link "
+    "profile: the 402 answer carries the challenge in WWW-Authenticate (Payment ..., "
+    'profile="payments-link"); pay it through the payment provider and send '
+    "Authorization: Payment <credential> (or Payment-Authorization: Payment <credential> "
+    "beside an Authorization: Bearer key). The provider's authorized payment is checked "
+    "before solving and captured after the roster is delivered; the response then "
+    "carries Payment-Receipt. A payment is used once (a replay is refused, 401)."
+)
 BODY_ERRORS = {
     "400": _problem("invalid JSON (type invalid-json)"),
     "413": _problem("body over the 1 MB cap (type payload-too-large)"),
@@ -94,12 +151,13 @@ def _operations() -> dict[str, Any]:
             "post": {
                 "operationId": "solve_shift",
                 "summary": "Solve a request; consumes max(1, ceil(size / 10,000)) units",
-                "security": [{"apiKey": []}],
+                "security": [{"apiKey": []}, {"x402": []}, {"mpp": []}],
                 "requestBody": body,
                 "responses": {
                     "200": {
-                        "description": "a roster (status completed)",
-                        "headers": UNITS_HEADERS,
+                        "description": "a roster (status completed); the units headers on "
+                        "the API-key path, the payment headers on a paid solve",
+                        "headers": {**UNITS_HEADERS, **PAYMENT_HEADERS},
                         "content": _json("SolveResponse"),
                     },
                     "202": {
@@ -111,13 +169,26 @@ def _operations() -> dict[str, Any]:
                     },
                     **BODY_ERRORS,
                     "401": _problem(
-                        "invalid or disabled API key; WWW-Authenticate names the scheme"
+                        "invalid or disabled API key (also one sent beside a payment), a "
+                        "malformed or refused payment (wrong price, recipient or network, "
+                        "refused by the facilitator/provider, or used before), or a payment "
+                        "of a scheme not configured here; WWW-Authenticate names the "
+                        "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
+                        "challenge"
                     ),
-                    "402": _problem("no credential; accepts[] lists the supported ones"),
+                    "402": {
+                        "description": "no credential: accepts[] lists every configured "
+                        "way to authorise this solve (API key, x402, mpp), priced for this "
+                        "request",
+                        "headers": PAYMENT_REQUIRED_HEADERS,
+                        "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
+                    },
                     "422": _problem(
-                        "validation-error, tier-limit-exceeded, or solver-infeasible (with "
-                        "solver_status and diagnosis; units are consumed)",
-                        UNITS_HEADERS,
+                        "validation-error, tier-limit-exceeded (a large problem on a basic "
+                        "key, or any large problem paid by x402/mpp: a payment buys a "
+                        "synchronous solve only), or solver-infeasible (with solver_status "
+                        "and diagnosis; units are consumed, a payment is settled)",
+                        {**UNITS_HEADERS, **PAYMENT_HEADERS},
                     ),
                     "429": _problem(
                         "quota-exceeded: free quota and balance cannot cover the solve (a "
@@ -129,8 +200,10 @@ def _operations() -> dict[str, Any]:
                         "which needs a pro key"
                     ),
                     "503": _problem(
-                        "service-unavailable (account store or job queue unreachable); "
-                        "nothing was charged",
+                        "service-unavailable (account store or job queue unreachable, the "
+                        "x402 facilitator or mpp payment provider unreachable at "
+                        "verification, or payments misconfigured on this server, e.g. an "
+                        "invalid network identifier); nothing was charged",
                         RETRY_AFTER,
                     ),
                     "504": _problem("solver-timeout: no roster within the time limit"),
@@ -190,7 +263,89 @@ def _schemas() -> dict[str, Any]:
         (ProblemDetails, "serialization"),
     ]
     _, top = models_json_schema(models, ref_template=REF)
-    return dict(top.get("$defs", {}))
+    schemas = dict(top.get("$defs", {}))
+    schemas.update(_payment_schemas(schemas["ProblemDetails"]))
+    return schemas
+
+
+def _accept(scheme: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """One ``accepts[]`` entry of the 402 body, discriminated by ``scheme``."""
+    return {
+        "type": "object",
+        "properties": {
+            "scheme": {"type": "string", "const": scheme},
+            **fields,
+            "description": {"type": "string"},
+            "docs": {"type": "string", "description": "where this API is described"},
+        },
+        "required": ["scheme", *required, "description"],
+        "additionalProperties": False,
+    }
+
+
+def _payment_schemas(problem_details: dict[str, Any]) -> dict[str, Any]:
+    """The 402 body (ProblemDetails with a required ``accepts[]``) and its three entries."""
+    entries = {
+        "ApiKeyAccept": _accept("api_key", {}, []),
+        "X402Accept": _accept(
+            "x402",
+            {
+                "version": {"type": "integer", "description": "x402 protocol version"},
+                "x402_scheme": {"type": "string", "description": "x402 payment scheme"},
+                "network": {"type": "string"},
+                "pay_to": {"type": "string"},
+                "asset": {"type": "string"},
+                "max_amount_required": {
+                    **POSITIVE_INTEGER_STRING,
+                    "description": "price of this solve in the asset's atomic units",
+                },
+                "max_timeout_seconds": {"type": "integer", "exclusiveMinimum": 0},
+            },
+            [
+                "version",
+                "x402_scheme",
+                "network",
+                "pay_to",
+                "asset",
+                "max_amount_required",
+                "max_timeout_seconds",
+            ],
+        ),
+        "MppAccept": _accept(
+            "mpp",
+            {
+                "profile": {"type": "string", "description": "payments-link"},
+                "payments_account": {"type": "string"},
+                "amount_minor": {
+                    **POSITIVE_INTEGER_STRING,
+                    "description": "price of this solve in minor units of the currency",
+                },
+                "currency": {"type": "string", "pattern": "^[a-z]{3}$"},
+            },
+            ["profile", "payments_account", "amount_minor", "currency"],
+        ),
+    }
+    body = deepcopy(problem_details)
+    body["title"] = "PaymentRequiredProblem"
+    body["properties"]["status"] = {"type": "integer", "const": 402, "title": "Status"}
+    body["properties"]["accepts"] = {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "oneOf": [_ref(name) for name in entries],
+            "discriminator": {
+                "propertyName": "scheme",
+                "mapping": {
+                    "api_key": REF.format(model="ApiKeyAccept"),
+                    "x402": REF.format(model="X402Accept"),
+                    "mpp": REF.format(model="MppAccept"),
+                },
+            },
+        },
+        "title": "Accepts",
+    }
+    body["required"] = [*body.get("required", []), "accepts"]
+    return {**entries, "PaymentRequiredProblem": body}
 
 
 def openapi_document(server_url: str) -> dict[str, Any]:
@@ -211,6 +366,15 @@ def openapi_document(server_url: str) -> dict[str, Any]:
         "paths": _operations(),
         "components": {
             "schemas": _schemas(),
-            "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "apiKey": {"type": "http", "scheme": "bearer"},
+                "x402": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-PAYMENT",
+                    "description": X402_DESCRIPTION,
+                },
+                "mpp": {"type": "http", "scheme": "Payment", "description": MPP_DESCRIPTION},
+            },
         },
     }

@@ -148,7 +148,7 @@ class X402Gateway:
         it is not base64 JSON of a version 1 or 2 payload."""
         try:
             return decode_payment_signature_header(header.strip())
-        except (binascii.Error, UnicodeDecodeError, ValueError, ValidationError) as error:
+        except (binascii.Error, ValueError, ValidationError, AttributeError, TypeError) as error:
             raise PaymentRejected(
                 "invalid_payload", f"the payment header is not a base64 x402 payload: {error}"
             ) from None

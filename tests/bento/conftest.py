@@ -29,6 +29,7 @@ import pytest
 import redis
 
 from bento.store import Store
+from tests.bento.payments_support import StandIn, running_standin
 from tests.bento.processes import free_port, stop
 
 PG_START_TIMEOUT_SECONDS = 30
@@ -209,3 +210,10 @@ def _start_redis(binary: str, root: Path) -> tuple[subprocess.Popen[bytes], int]
             process.kill()
         process.wait()
     pytest.fail(f"redis-server did not start:\n{log_path.read_text()}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def payment_standin() -> Iterator[StandIn]:
+    """The x402 facilitator and mpp provider stand-in, in its own process."""
+    with running_standin() as standin:
+        yield standin
