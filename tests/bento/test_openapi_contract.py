@@ -9,8 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jsonschema_rs import Draft202012Validator
+from schemathesis.specs.openapi.adapter.validators import validate_v3
 
 from bento.openapi import openapi_document
+from bento.paid import API_KEY_ENTRY
+from bento.payments.config import MppSettings, X402Settings
+from bento.payments.mpp_gateway import MppGateway
+from bento.payments.x402_gateway import X402Gateway
 
 # object -> (all properties, required properties), as the v1 tables list them
 CONTRACT: dict[str, tuple[set[str], set[str]]] = {
@@ -139,3 +145,195 @@ def test_response_object_keeps_every_contract_field(schemas: dict[str, Any], nam
     schema = named(schemas, name)
     assert fields <= set(schema["properties"])
     assert required <= set(schema.get("required", []))
+
+
+# ------------------------------------------------------------------ paying for a solve
+
+# accepts[] entry -> (scheme, all properties, required properties), as Authentication
+# rule 3 lists them (docs is the one optional field)
+ACCEPTS: dict[str, tuple[str, set[str], set[str]]] = {
+    "ApiKeyAccept": ("api_key", {"scheme", "description", "docs"}, {"scheme", "description"}),
+    "X402Accept": (
+        "x402",
+        {
+            "scheme",
+            "version",
+            "x402_scheme",
+            "network",
+            "pay_to",
+            "asset",
+            "max_amount_required",
+            "max_timeout_seconds",
+            "description",
+            "docs",
+        },
+        {
+            "scheme",
+            "version",
+            "x402_scheme",
+            "network",
+            "pay_to",
+            "asset",
+            "max_amount_required",
+            "max_timeout_seconds",
+            "description",
+        },
+    ),
+    "MppAccept": (
+        "mpp",
+        {
+            "scheme",
+            "profile",
+            "payments_account",
+            "amount_minor",
+            "currency",
+            "description",
+            "docs",
+        },
+        {"scheme", "profile", "payments_account", "amount_minor", "currency", "description"},
+    ),
+}
+PAID_HEADERS = {"X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE", "Payment-Receipt"}
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return openapi_document("http://localhost:3000/v1/public")
+
+
+def solve(document: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = document["paths"]["/solve"]["post"]
+    return found
+
+
+def conforms(document: dict[str, Any], name: str, instance: Any) -> bool:
+    """Whether ``instance`` validates against the named component schema."""
+    root = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+    return Draft202012Validator(root).is_valid(instance)
+
+
+def test_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    validate_v3(document)  # raises on a document that breaks the OpenAPI 3.1 schema
+
+
+def test_security_schemes_are_bearer_x402_and_mpp(document: dict[str, Any]) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert set(schemes) == {"apiKey", "x402", "mpp"}
+    assert schemes["apiKey"] == {"type": "http", "scheme": "bearer"}
+    x402 = schemes["x402"]
+    assert (x402["type"], x402["in"], x402["name"]) == ("apiKey", "header", "X-PAYMENT")
+    for words in ("PAYMENT-SIGNATURE", "version 2", "facilitator", "verify", "settle", "once"):
+        assert words in x402["description"]
+    mpp = schemes["mpp"]
+    assert (mpp["type"], mpp["scheme"]) == ("http", "Payment")
+    for words in ("payments-link", "WWW-Authenticate", "Payment-Authorization", "Bearer"):
+        assert words in mpp["description"]
+    assert "Payment-Receipt" in mpp["description"]
+
+
+def test_solve_takes_any_of_three_credentials_the_rest_a_key(document: dict[str, Any]) -> None:
+    assert solve(document)["security"] == [{"apiKey": []}, {"x402": []}, {"mpp": []}]
+    assert document["paths"]["/solve/jobs/{id}"]["get"]["security"] == [{"apiKey": []}]
+    assert document["paths"]["/usage"]["get"]["security"] == [{"apiKey": []}]
+    assert "security" not in document["paths"]["/solve/validate"]["post"]
+
+
+def test_402_is_a_payment_required_problem(document: dict[str, Any]) -> None:
+    answer = solve(document)["responses"]["402"]
+    schema = answer["content"]["application/problem+json"]["schema"]
+    assert schema == {"$ref": "#/components/schemas/PaymentRequiredProblem"}
+    assert set(answer["headers"]) == {"WWW-Authenticate", "PAYMENT-REQUIRED"}
+    assert not any(header.get("required") for header in answer["headers"].values())
+
+
+def test_payment_required_problem_extends_problem_details(schemas: dict[str, Any]) -> None:
+    body = schemas["PaymentRequiredProblem"]
+    problem = schemas["ProblemDetails"]
+    assert set(problem["properties"]) <= set(body["properties"])
+    assert set(body["required"]) == set(problem["required"]) | {"accepts"}
+    assert body["properties"]["status"]["const"] == 402
+    accepts = body["properties"]["accepts"]
+    assert (accepts["type"], accepts["minItems"]) == ("array", 1)
+    refs = {f"#/components/schemas/{name}" for name in ACCEPTS}
+    assert {entry["$ref"] for entry in accepts["items"]["oneOf"]} == refs
+    discriminator = accepts["items"]["discriminator"]
+    assert discriminator["propertyName"] == "scheme"
+    assert discriminator["mapping"] == {
+        scheme: f"#/components/schemas/{name}" for name, (scheme, _, _) in ACCEPTS.items()
+    }
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTS))
+def test_accepts_entry_has_exactly_the_contract_fields(schemas: dict[str, Any], name: str) -> None:
+    scheme, fields, required = ACCEPTS[name]
+    schema = schemas[name]
+    assert set(schema["properties"]) == fields
+    assert set(schema["required"]) == required
+    assert schema["properties"]["scheme"]["const"] == scheme
+
+
+def test_accepts_entry_field_rules(schemas: dict[str, Any]) -> None:
+    x402 = schemas["X402Accept"]["properties"]
+    amount = x402["max_amount_required"]
+    assert (amount["type"], amount["pattern"]) == ("string", "^[1-9][0-9]*$")
+    assert x402["max_timeout_seconds"]["type"] == "integer"
+    assert x402["max_timeout_seconds"]["exclusiveMinimum"] == 0
+    assert x402["version"]["type"] == "integer"
+    mpp = schemas["MppAccept"]["properties"]
+    assert (mpp["amount_minor"]["type"], mpp["amount_minor"]["pattern"]) == (
+        "string",
+        "^[1-9][0-9]*$",
+    )
+    assert (mpp["currency"]["type"], mpp["currency"]["pattern"]) == ("string", "^[a-z]{3}$")
+
+
+def test_the_gateways_offers_conform(document: dict[str, Any]) -> None:
+    """What the 402 really lists, built from settings alone (no facilitator, no provider)."""
+    docs = "http://localhost:3000/v1/public/openapi.json"
+    x402 = X402Gateway(X402Settings(pay_to="0x" + "1" * 40)).accepts_entry(3, docs)
+    mpp = MppGateway(MppSettings(payments_account="acct_1")).accepts_entry(3, docs)
+    api_key = {**API_KEY_ENTRY, "docs": docs}
+    for name, entry in (("X402Accept", x402), ("MppAccept", mpp), ("ApiKeyAccept", api_key)):
+        assert conforms(document, name, entry), name
+    body = {
+        "type": "http://localhost:3000/v1/public/errors/payment-required",
+        "title": "A credential is required",
+        "status": 402,
+        "request_id": "r1",
+        "instance": "/v1/public/solve",
+        "detail": "this solve costs 3 unit(s)",
+        "accepts": [api_key, x402, mpp],
+    }
+    assert conforms(document, "PaymentRequiredProblem", body)
+    assert not conforms(document, "PaymentRequiredProblem", {**body, "accepts": []})
+    assert not conforms(document, "X402Accept", {**x402, "max_amount_required": "0"})
+    assert not conforms(document, "X402Accept", {**x402, "max_timeout_seconds": 0})
+    assert not conforms(document, "MppAccept", {**mpp, "currency": "USD"})
+    assert not conforms(document, "MppAccept", {**mpp, "amount_minor": "01"})
+    assert not conforms(document, "ApiKeyAccept", {"scheme": "api_key"})
+
+
+def test_solve_200_documents_the_payment_headers(document: dict[str, Any]) -> None:
+    headers = solve(document)["responses"]["200"]["headers"]
+    assert PAID_HEADERS | {"X-Service-Settle-Status"} <= set(headers)
+    assert {"X-Units-Consumed", "X-Units-Remaining", "X-Service-Billing-Status"} <= set(headers)
+    settle = headers["X-Service-Settle-Status"]
+    assert settle["schema"] == {
+        "type": "string",
+        "enum": ["failed", "facilitator_error", "internal_error"],
+    }
+    assert "mpp" in settle["description"]
+    assert "base64" in headers["X-PAYMENT-RESPONSE"]["description"]
+    assert "version 2" in headers["PAYMENT-RESPONSE"]["description"]
+    assert "base64url" in headers["Payment-Receipt"]["description"]
+
+
+def test_solve_error_descriptions_name_the_payment_cases(document: dict[str, Any]) -> None:
+    responses = solve(document)["responses"]
+    assert "X402" in responses["401"]["description"]
+    assert "Payment" in responses["401"]["description"]
+    assert "facilitator" in responses["503"]["description"]
+    assert "provider" in responses["503"]["description"]
+    assert "misconfigured" in responses["503"]["description"]
+    assert "tier-limit-exceeded" in responses["422"]["description"]
+    assert "x402/mpp" in responses["422"]["description"]
