@@ -14,6 +14,21 @@ import httpx
 import httpx2
 import pytest
 
+from engine.audit import audit, compare_with_metrics
+from engine.contract import SolveResponse
+from engine.rules import parse_request
+from tests.bento.payments_support import (
+    MPP_ACCOUNT,
+    MPP_PRICE_MINOR,
+    NETWORK,
+    PAY_TO,
+    PRICE_PER_UNIT,
+    StandIn,
+    decoded,
+    mpp_credential,
+    payment_challenge,
+    x402_v1,
+)
 from tests.bento.processes import free_port, stop
 from tests.factories import minimal_request_dict
 
@@ -23,7 +38,7 @@ STARTUP_SECONDS = 90
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -> Iterator[str]:
     home = tmp_path_factory.mktemp("serve")
     port = free_port()
     env = {
@@ -34,6 +49,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "CP_SAT_WORKERS": "1",
         "BENTOML_HOME": str(home / "bentoml"),
         "BENTOML_DO_NOT_TRACK": "true",
+        "X402_PAY_TO": PAY_TO,
+        "X402_NETWORK": NETWORK,
+        "X402_PRICE_PER_UNIT": str(PRICE_PER_UNIT),
+        "X402_FACILITATOR_URL": payment_standin.url,
+        "MPP_PAYMENTS_ACCOUNT": MPP_ACCOUNT,
+        "MPP_PRICE_PER_UNIT_MINOR": str(MPP_PRICE_MINOR),
+        "MPP_PROVIDER_URL": payment_standin.url,
+        "MPP_SECRET_KEY": "served-secret-" + "s" * 32,
     }
     bentoml = Path(sys.executable).parent / "bentoml"
     log = (home / "serve.log").open("w")
@@ -71,6 +94,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+def assert_audited_roster(response: httpx.Response) -> None:
+    """The served roster passes the independent audit, metrics included."""
+    assert response.status_code == 200, response.text
+    result = SolveResponse.model_validate(response.json())
+    assert result.status == "completed" and result.solution is not None
+    report = audit(parse_request(minimal_request_dict()), result.solution.assignments)
+    assert report.feasible
+    assert compare_with_metrics(report, result.solution.metrics) == []
+
+
 def test_served_validate_solve_usage_and_errors(server: str) -> None:
     body = json.dumps(minimal_request_dict())
     headers = {"Content-Type": "application/json"}
@@ -80,8 +113,7 @@ def test_served_validate_solve_usage_and_errors(server: str) -> None:
 
     auth = {**headers, "Authorization": f"Bearer {DEMO_KEY}"}
     solved = httpx.post(f"{server}/solve", content=body, headers=auth, timeout=120)
-    assert solved.status_code == 200, solved.text
-    assert solved.json()["status"] == "completed"
+    assert_audited_roster(solved)
     assert solved.headers["x-units-consumed"] == "1"
 
     usage = httpx.get(f"{server}/usage", headers=auth, timeout=30).json()
@@ -137,3 +169,38 @@ async def test_served_mcp_tools_answer_with_the_api_key(server: str) -> None:
         assert tools == {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
         usage = await client.call_tool("get_usage", {})
         assert not usage.is_error
+
+
+def test_served_payments_offer_and_take_x402_and_mpp(server: str, payment_standin: StandIn) -> None:
+    payment_standin.reset()
+    body = json.dumps(minimal_request_dict())
+    headers = {"Content-Type": "application/json"}
+    offer = httpx.post(f"{server}/solve", content=body, headers=headers, timeout=30)
+    assert offer.status_code == 402
+    assert [entry["scheme"] for entry in offer.json()["accepts"]] == ["api_key", "x402", "mpp"]
+    challenges = offer.headers.get_list("www-authenticate")
+    assert [value.split(" ")[0] for value in challenges] == ["Bearer", "X402", "Payment"]
+    required = decoded(offer.headers["payment-required"])
+    assert required["resource"]["url"] == f"{server}/solve"
+
+    paid = httpx.post(
+        f"{server}/solve",
+        content=body,
+        headers={**headers, "X-PAYMENT": x402_v1(PRICE_PER_UNIT)},
+        timeout=60,
+    )
+    assert_audited_roster(paid)
+    assert decoded(paid.headers["x-payment-response"])["success"] is True
+    verify = payment_standin.calls("/verify")[0]["body"]
+    assert verify["paymentRequirements"]["resource"] == f"{server}/solve"
+
+    payment_id = payment_standin.add_payment(MPP_PRICE_MINOR)
+    credential = mpp_credential(payment_challenge(offer), payment_id)
+    receipted = httpx.post(
+        f"{server}/solve",
+        content=body,
+        headers={**headers, "Authorization": credential},
+        timeout=60,
+    )
+    assert_audited_roster(receipted)
+    assert "payment-receipt" in receipted.headers
