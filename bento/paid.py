@@ -25,6 +25,7 @@ A paid request walks this order, and stops at the first fault:
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -54,15 +55,18 @@ from bento.payments.x402_gateway import (
 )
 from bento.problems import API_ROOT, problem, server_root
 from bento.settings import Settings
-from bento.store import Store
+from bento.store import PaymentState, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolvePool
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
 
+logger = logging.getLogger(__name__)
+
 X402_HEADERS = ("x-payment", "payment-signature")
 PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED"
 SETTLE_STATUS_HEADER = "X-Service-Settle-Status"
+UNITS_CONSUMED_HEADER = "X-Units-Consumed"
 API_KEY_ENTRY = {
     "scheme": "api_key",
     "description": "Authorization: Bearer <API key>; each solve consumes "
@@ -141,7 +145,8 @@ async def _solve_x402(request: Request, data: Any, header: str) -> Response:
     try:
         payload = gateway.decode(header)
     except PaymentRejected as rejected:
-        raise Rejected(_x402_refused(request, gateway, str(rejected), 1)) from None
+        units = _units_or_one(data)
+        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
     await _check_bearer_beside(request)
     units, time_limit = _paid_problem(request, data)
     try:
@@ -185,7 +190,8 @@ async def _solve_mpp(request: Request, data: Any, header: str) -> Response:
     try:
         credential = gateway.parse(header)
     except PaymentRejected as rejected:
-        raise Rejected(_mpp_refused(request, gateway, str(rejected), 1)) from None
+        units = _units_or_one(data)
+        raise Rejected(_mpp_refused(request, gateway, str(rejected), units)) from None
     await _check_bearer_beside(request)
     units, time_limit = _paid_problem(request, data)
     try:
@@ -239,14 +245,14 @@ async def _solve_and_settle(
         await _release(request, key)
         slug = "solver-timeout" if error.get("code") == "solver_timeout" else "internal-error"
         return problem(request, slug, f"{error.get('message')}; the payment was not settled")
-    await anyio.to_thread.run_sync(store.mark_payment, key, "settling", None)
+    await _mark(store, key, "settling", None)
     settlement, headers = await settle()
     if settlement.status == "settled":
-        await anyio.to_thread.run_sync(store.mark_payment, key, "settled", None)
+        await _mark(store, key, "settled", None)
     else:
         headers[SETTLE_STATUS_HEADER] = settlement.status
-        mark = partial(store.mark_payment, key, "settle_failed", settlement.detail)
-        await anyio.to_thread.run_sync(mark)
+        await _mark(store, key, "settle_failed", settlement.detail)
+    headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
     if result["status"] != "completed":
         return problem(
             request,
@@ -323,6 +329,15 @@ async def _claim(
     if not await anyio.to_thread.run_sync(claim):
         message = "this payment was already used (or is in use by another request)"
         raise Rejected(refused(request, gateway, message, units))
+
+
+async def _mark(store: Store, key: str, state: PaymentState, detail: str | None) -> None:
+    """Record how settlement went; a store outage here must not withhold the roster the
+    payment was verified for (the claim stays taken, so it cannot be replayed)."""
+    try:
+        await anyio.to_thread.run_sync(store.mark_payment, key, state, detail)
+    except StoreUnavailable:
+        logger.warning("payment %s: could not record state %s (store unavailable)", key, state)
 
 
 async def _release(request: Request, key: str) -> None:

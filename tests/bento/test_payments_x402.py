@@ -164,7 +164,8 @@ def test_x_payment_v1_is_verified_solved_then_settled(client: TestClient, standi
     assert settle["success"] is True and settle["network"] == NETWORK
     assert settle["transaction"].startswith("0x")
     assert "x-service-settle-status" not in response.headers
-    assert "x-units-consumed" not in response.headers
+    assert response.headers["x-units-consumed"] == "0"  # no account units
+    assert "x-units-remaining" not in response.headers
     calls = standin.calls()
     assert [call["path"] for call in calls] == ["/verify", "/settle"]
     requirements = calls[0]["body"]["paymentRequirements"]
