@@ -176,13 +176,14 @@ class MppGateway:
             receipt = await self.server.broadcast_credential(
                 credential, intent=INTENT, request=self.route_input(units)
             )
+            header = receipt.to_payment_receipt()
         except ProviderUnavailable as error:
             return Settlement("facilitator_error", detail=str(error)), None
         except PaymentError as error:
             return Settlement("failed", detail=str(error)), None
         except Exception as error:
             return Settlement("internal_error", detail=f"{type(error).__name__}: {error}"), None
-        return Settlement("settled"), receipt.to_payment_receipt()
+        return Settlement("settled"), header
 
     # pympp hooks ----------------------------------------------------------------------
 

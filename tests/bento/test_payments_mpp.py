@@ -333,6 +333,19 @@ def test_a_failed_capture_still_delivers_the_roster_and_says_why(
     assert "payment-receipt" not in response.headers
 
 
+def test_an_unexpected_fault_while_settling_is_internal_error(
+    client: TestClient, standin: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(receipt: Receipt) -> str:
+        raise RuntimeError("receipt encoder fault")
+
+    monkeypatch.setattr(Receipt, "to_payment_receipt", broken)
+    data = minimal_request_dict()
+    response = post_solve(client, data, {"Authorization": pay(client, standin, data, SMALL_PRICE)})
+    assert_audited_roster(response, data)
+    assert response.headers["x-service-settle-status"] == "internal_error"
+
+
 # ------------------------------------------------------------------------------ replay
 
 
