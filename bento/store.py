@@ -40,7 +40,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, cast
@@ -48,6 +48,18 @@ from typing import Any, Final, Literal, cast
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+from bento.tables import (
+    DISPLAY_PREFIX_LENGTH,
+    accounts,
+    api_keys,
+    connections,
+    jobs,
+    ledger,
+    metadata,
+    oauth_tokens,
+    payments,
+)
 
 Tier = Literal["basic", "pro"]
 ReservationState = Literal["reserved", "captured", "released"]
@@ -62,8 +74,9 @@ DEMO_FREE_QUOTA: Final = 1000
 DEMO_ACCOUNT_ID: Final = "demo"
 """A fixed id, so two workers starting at once cannot both create a demo account."""
 KEY_PREFIX: Final = "sk_live_"
-DISPLAY_PREFIX_LENGTH: Final = 16
-"""`sk_live_` plus 8 hex characters: enough to tell keys apart in a listing."""
+ACCESS_TOKEN_PREFIX: Final = "mcp_at_"
+"""OAuth access tokens of connected apps; they authenticate like the key they map to."""
+LAST_USED_RESOLUTION: Final = timedelta(minutes=1)
 CONNECT_TIMEOUT_SECONDS: Final = 5
 SQLITE_BUSY_TIMEOUT_SECONDS: Final = 30
 
@@ -131,85 +144,6 @@ class Job:
         return body
 
 
-metadata = sa.MetaData()
-
-accounts = sa.Table(
-    "accounts",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("tier", sa.String(16), nullable=False),
-    sa.Column("free_quota_remaining", sa.BigInteger, nullable=False),
-    sa.Column("balance_units", sa.BigInteger, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("tier IN ('basic', 'pro')", name="ck_accounts_tier"),
-    sa.CheckConstraint("free_quota_remaining >= 0", name="ck_accounts_free_quota"),
-    sa.CheckConstraint("balance_units >= 0", name="ck_accounts_balance"),
-)
-
-api_keys = sa.Table(
-    "api_keys",
-    metadata,
-    sa.Column("id", sa.String(32), primary_key=True),
-    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
-    sa.Column("prefix", sa.String(DISPLAY_PREFIX_LENGTH), nullable=False, index=True),
-    sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
-    sa.Column("disabled", sa.Boolean, nullable=False, default=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-)
-
-ledger = sa.Table(
-    "ledger",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
-    sa.Column("reservation_id", sa.String(128), nullable=False, unique=True),
-    sa.Column("units", sa.BigInteger, nullable=False),
-    sa.Column("free_part", sa.BigInteger, nullable=False),
-    sa.Column("balance_part", sa.BigInteger, nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True),
-    sa.CheckConstraint("state IN ('reserved', 'captured', 'released')", name="ck_ledger_state"),
-    sa.CheckConstraint(
-        "free_part >= 0 AND balance_part >= 0 AND units = free_part + balance_part",
-        name="ck_ledger_parts",
-    ),
-)
-
-jobs = sa.Table(
-    "jobs",
-    metadata,
-    sa.Column("id", sa.String(32), primary_key=True),
-    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("units_reserved", sa.BigInteger, nullable=False),
-    sa.Column("reservation_id", sa.String(128), nullable=True),
-    sa.Column("request_json", sa.JSON, nullable=False),
-    sa.Column("response_json", sa.JSON, nullable=True),
-    sa.Column("error_code", sa.String(64), nullable=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
-)
-
-payments = sa.Table(
-    "payments",
-    metadata,
-    sa.Column("key", sa.String(200), primary_key=True),
-    sa.Column("scheme", sa.String(16), nullable=False),
-    sa.Column("amount", sa.String(80), nullable=False),
-    sa.Column("request_id", sa.String(64), nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("detail", sa.String(500), nullable=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint(
-        "state IN ('verifying', 'settling', 'settled', 'settle_failed')",
-        name="ck_payments_state",
-    ),
-)
-
 _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, exc.DisconnectionError, exc.TimeoutError)
 
 
@@ -271,6 +205,7 @@ class Store:
             if self._postgres:
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATE_LOCK_ID)))
             metadata.create_all(conn)
+            _add_missing_columns(conn)
 
     # Accounts and keys -------------------------------------------------------------------
 
@@ -289,7 +224,14 @@ class Store:
             _insert_account(conn, account_id, name, tier, free_quota, balance)
             return _require_account(conn, account_id)
 
-    def issue_key(self, account_id: str, key: str | None = None) -> str:
+    def issue_key(
+        self,
+        account_id: str,
+        key: str | None = None,
+        *,
+        label: str | None = None,
+        kind: str | None = None,
+    ) -> str:
         """Store a new key for the account and return its plaintext, the only time it is seen.
 
         An explicit key (a fixed demo key) must be 20-200 visible ASCII characters.
@@ -298,7 +240,7 @@ class Store:
         try:
             with self._write() as conn:
                 _require_account(conn, account_id)
-                _insert_key(conn, account_id, key)
+                _insert_key(conn, account_id, key, label=label, kind=kind)
         except exc.IntegrityError as error:
             raise ValueError("this key is already issued") from error
         return key
@@ -335,17 +277,50 @@ class Store:
             return _fetch_account(conn, account_id)
 
     def authenticate(self, api_key: str) -> Account | None:
-        """The account of an enabled key; None for an unknown or disabled one."""
+        """The account of an enabled key, or of a live OAuth access token whose connected
+        app is not revoked and whose key is enabled; None otherwise.
+
+        A key's ``last_used_at`` is refreshed at most once a minute, so authenticating
+        stays a read on almost every request.
+        """
         if not api_key:
             return None
+        digest = hash_key(api_key)
+        if api_key.startswith(ACCESS_TOKEN_PREFIX):
+            key_id = _key_of_access_token(digest)
+        else:
+            key_id = api_keys.c.id
         query = (
-            sa.select(*accounts.c)
+            sa.select(*accounts.c, api_keys.c.id.label("key_id"), api_keys.c.last_used_at)
             .join(api_keys, api_keys.c.account_id == accounts.c.id)
-            .where(api_keys.c.key_hash == hash_key(api_key), api_keys.c.disabled.is_(False))
+            .where(api_keys.c.disabled.is_(False))
         )
+        if api_key.startswith(ACCESS_TOKEN_PREFIX):
+            query = query.where(api_keys.c.id == key_id)
+        else:
+            query = query.where(api_keys.c.key_hash == digest)
         with self._read() as conn:
             row = conn.execute(query).first()
-        return _account_from_row(row) if row is not None else None
+        if row is None:
+            return None
+        now = _now()
+        if row.last_used_at is None or now - _aware(row.last_used_at) > LAST_USED_RESOLUTION:
+            with self._write() as conn:
+                conn.execute(
+                    api_keys.update().where(api_keys.c.id == row.key_id).values(last_used_at=now)
+                )
+        return _account_from_row(row)
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction, for the other stores on this database (``bento.identity``)."""
+        with self._write() as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self._read() as conn:
+            yield conn
 
     def ensure_demo_account(self, key: str | None = None) -> tuple[Account, str | None]:
         """The demo account (pro tier, DEMO_FREE_QUOTA), created once, with a key.
@@ -633,7 +608,7 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _account_from_row(row: sa.Row[Any]) -> Account:
+def _account_from_row(row: Any) -> Account:
     return Account(
         id=row.id,
         name=row.name,
@@ -712,17 +687,57 @@ def _insert_account(
     )
 
 
-def _insert_key(conn: Connection, account_id: str, key: str) -> None:
+def _insert_key(
+    conn: Connection,
+    account_id: str,
+    key: str,
+    *,
+    label: str | None = None,
+    kind: str | None = None,
+) -> str:
+    key_id = uuid.uuid4().hex
     conn.execute(
         api_keys.insert().values(
-            id=uuid.uuid4().hex,
+            id=key_id,
             account_id=account_id,
             prefix=key[:DISPLAY_PREFIX_LENGTH],
             key_hash=hash_key(key),
             disabled=False,
             created_at=_now(),
+            label=label,
+            kind=kind,
         )
     )
+    return key_id
+
+
+def _key_of_access_token(digest: str) -> Any:
+    """The api_keys.id behind a live access token of a connected app not revoked."""
+    return (
+        sa.select(connections.c.api_key_id)
+        .join(oauth_tokens, oauth_tokens.c.connection_id == connections.c.id)
+        .where(
+            oauth_tokens.c.token_hash == digest,
+            oauth_tokens.c.kind == "access",
+            oauth_tokens.c.revoked.is_(False),
+            oauth_tokens.c.expires_at > _now(),
+            connections.c.revoked_at.is_(None),
+        )
+        .scalar_subquery()
+    )
+
+
+def _add_missing_columns(conn: Connection) -> None:
+    """Add columns a newer release defined to tables an older one created (all such
+    columns are nullable), so an existing database keeps working after an upgrade."""
+    inspector = sa.inspect(conn)
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            kind = column.type.compile(dialect=conn.dialect)
+            conn.execute(sa.text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
 
 
 def _demo_key_to_issue(conn: Connection, key: str | None, created: bool) -> str | None:
