@@ -5,8 +5,10 @@ API app with the caller's own API key: same validation, same billing, same error
 second implementation to drift. A tool's result is the operation's JSON body; an error
 status becomes an error result carrying the problem+json document.
 
-Authentication is ``Authorization: Bearer <API key>`` on the MCP endpoint; the SDK
-answers 401 with a WWW-Authenticate challenge when the key is missing or unknown.
+Authentication is ``Authorization: Bearer <API key>``, or an OAuth access token of a
+connected app (``bento.oauth``: the SDK's authorization server, with sign-in and
+approval in the dashboard); the SDK answers 401 with a WWW-Authenticate challenge naming
+the protected-resource metadata when the credential is missing, unknown or revoked.
 """
 
 from __future__ import annotations
@@ -15,37 +17,20 @@ import json
 import os
 from typing import Any
 
-import anyio
 import httpx2
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import AccessToken, TokenVerifier
-from mcp.server.auth.settings import AuthSettings
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
+from bento.oauth import SCOPE, OAuthProvider
 from bento.problems import API_ROOT
 from engine.contract import SolveRequest
 
 MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
-
-
-class ApiKeyVerifier(TokenVerifier):
-    """Bearer tokens on the MCP endpoint are the service's API keys."""
-
-    def __init__(self, public_api: Starlette) -> None:
-        self.public_api = public_api
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        store = getattr(self.public_api.state, "store", None)
-        if store is None:
-            return None
-        account = await anyio.to_thread.run_sync(store.authenticate, token)
-        if account is None:
-            return None
-        return AccessToken(token=token, client_id=account.id, scopes=["solve"])
 
 
 def create_mcp_server(public_api: Starlette, public_url: str | None = None) -> MCPServer:
@@ -58,12 +43,17 @@ def create_mcp_server(public_api: Starlette, public_url: str | None = None) -> M
             "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
             "(consumes units); poll get_solve_job for queued (large) problems every ~15 s."
         ),
-        token_verifier=ApiKeyVerifier(public_api),
+        auth_server_provider=OAuthProvider(public_api, url),
         auth=AuthSettings(
             issuer_url=url,
             resource_server_url=url + MCP_PATH,
-            required_scopes=["solve"],
+            required_scopes=[SCOPE],
             validate_token_resource=False,
+            client_registration_options=ClientRegistrationOptions(
+                enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+            ),
+            revocation_options=RevocationOptions(enabled=True),
+            service_documentation_url=url + "/dashboard/",
         ),
     )
 

@@ -20,7 +20,7 @@ from engine.rules import parse_request
 from tests.factories import minimal_request_dict
 
 KEY = "sk_test_" + "f" * 64
-BASE = "http://testserver"
+BASE = "http://localhost"
 TOOLS = {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
 
 

@@ -1,0 +1,175 @@
+"""The OAuth 2.1 authorization server of the MCP endpoint, on the mcp SDK's routes.
+
+The SDK serves discovery (``/.well-known/oauth-authorization-server``, protected
+resource metadata for ``/mcp``), dynamic client registration (``/register``),
+``/authorize`` (PKCE S256 required), ``/token`` and ``/revoke``; this provider is the
+storage and policy behind them:
+
+* ``authorize`` parks the request and sends the browser to the dashboard, which signs
+  the user in and shows an approval page naming the app and what it may do;
+* approval connects the app to the account (``bento.identity``) and redirects back to
+  the app with a one-time code; the code buys an access token (1 h) and a refresh token
+  (30 days, rotated on use);
+* an access token authenticates exactly like the account's connection key, so the MCP
+  tools call the v1 API with it and billing is the account's; Bearer API keys keep
+  working on ``/mcp`` as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import anyio
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    AuthorizeError,
+    RefreshToken,
+    TokenError,
+)
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
+from starlette.applications import Starlette
+
+from bento.identity import Identity, IssuedTokens
+from bento.store import ACCESS_TOKEN_PREFIX, Store
+
+SCOPE: Final = "solve"
+APPROVAL_PATH: Final = "/dashboard/oauth/approve"
+
+
+class OAuthProvider:
+    """``OAuthAuthorizationServerProvider`` over the service database."""
+
+    def __init__(self, public_api: Starlette, public_url: str) -> None:
+        self.public_api = public_api
+        self.public_url = public_url.rstrip("/")
+
+    @property
+    def identity(self) -> Identity:
+        store: Store = self.public_api.state.store  # opened by the API's lifespan
+        return Identity(store)
+
+    # Clients -----------------------------------------------------------------------------
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        info = await anyio.to_thread.run_sync(self.identity.client, client_id)
+        return OAuthClientInformationFull.model_validate(info) if info is not None else None
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        info = client_info.model_dump(mode="json", exclude_none=True)
+        await anyio.to_thread.run_sync(self.identity.save_client, str(client_info.client_id), info)
+
+    # Authorization -----------------------------------------------------------------------
+
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
+        scopes = params.scopes or [SCOPE]
+        if any(scope != SCOPE for scope in scopes):
+            raise AuthorizeError("invalid_scope", f"the only scope is {SCOPE!r}")
+        parked = {**params.model_dump(mode="json"), "scopes": scopes}
+        request_id = await anyio.to_thread.run_sync(
+            self.identity.save_request, str(client.client_id), parked
+        )
+        return f"{self.public_url}{APPROVAL_PATH}?request={request_id}"
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        found = await anyio.to_thread.run_sync(self.identity.code, authorization_code)
+        if found is None:
+            return None
+        client_id, account_id, params, expires_at = found
+        if client_id != client.client_id:
+            return None
+        return AuthorizationCode(
+            code=authorization_code,
+            scopes=list(params.get("scopes") or [SCOPE]),
+            expires_at=expires_at.timestamp(),
+            client_id=client_id,
+            code_challenge=params["code_challenge"],
+            redirect_uri=AnyUrl(params["redirect_uri"]),
+            redirect_uri_provided_explicitly=bool(params["redirect_uri_provided_explicitly"]),
+            resource=params.get("resource"),
+            subject=account_id,
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        issued = await anyio.to_thread.run_sync(
+            self.identity.exchange_code, authorization_code.code, authorization_code.resource
+        )
+        if issued is None:
+            raise TokenError("invalid_grant", "the authorization code was already used")
+        return _oauth_token(issued)
+
+    # Tokens ------------------------------------------------------------------------------
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        record = await anyio.to_thread.run_sync(self.identity.token, refresh_token)
+        if record is None or record.kind != "refresh" or record.client_id != client.client_id:
+            return None
+        return RefreshToken(
+            token=refresh_token,
+            client_id=record.client_id,
+            scopes=record.scopes,
+            expires_at=int(record.expires_at.timestamp()),
+            resource=record.resource,
+            subject=record.account_id,
+        )
+
+    async def exchange_refresh_token(
+        self,
+        client: OAuthClientInformationFull,
+        refresh_token: RefreshToken,
+        scopes: list[str],
+    ) -> OAuthToken:
+        rotate = self.identity.rotate_refresh_token
+        issued = await anyio.to_thread.run_sync(
+            rotate, refresh_token.token, scopes or refresh_token.scopes, refresh_token.resource
+        )
+        if issued is None:
+            raise TokenError("invalid_grant", "the refresh token was already used or revoked")
+        return _oauth_token(issued)
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        """An OAuth access token of a live connection, or an enabled API key."""
+        if token.startswith(ACCESS_TOKEN_PREFIX):
+            record = await anyio.to_thread.run_sync(self.identity.token, token)
+            if record is None or record.kind != "access":
+                return None
+            return AccessToken(
+                token=token,
+                client_id=record.client_id,
+                scopes=record.scopes,
+                expires_at=int(record.expires_at.timestamp()),
+                resource=record.resource,
+                subject=record.account_id,
+            )
+        store: Store | None = getattr(self.public_api.state, "store", None)
+        if store is None:
+            return None
+        account = await anyio.to_thread.run_sync(store.authenticate, token)
+        if account is None:
+            return None
+        return AccessToken(token=token, client_id=account.id, scopes=[SCOPE], subject=account.id)
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        await anyio.to_thread.run_sync(self.identity.revoke_token_family, token.token)
+
+    async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
+        raise TokenError("unsupported_grant_type", "identity assertions are not accepted")
+
+
+def _oauth_token(issued: IssuedTokens) -> OAuthToken:
+    return OAuthToken(
+        access_token=issued.access_token,
+        expires_in=issued.expires_in,
+        scope=" ".join(issued.scopes),
+        refresh_token=issued.refresh_token,
+    )
