@@ -1,4 +1,5 @@
-"""The Bento: BentoML serves the public API under /v1/public and the MCP tools at /mcp.
+"""The Bento: the public API under /v1/public, the account dashboard under /dashboard,
+the MCP tools at /mcp (with the OAuth routes at the root).
 
 BentoML's own ``@bentoml.api`` cannot produce the v1 contract (its validation errors
 are 400 plain JSON, it has no 413 or 415), so the whole API is one Starlette app
@@ -11,17 +12,26 @@ from __future__ import annotations
 
 import bentoml
 
+from bento.dashboard.app import create_dashboard_app
 from bento.http import create_app
 from bento.mcp import create_mcp_app, create_mcp_server
+from bento.settings import Settings
 
 TRAFFIC_TIMEOUT_SECONDS = 900
 
-public_api = create_app()
-mcp_app = create_mcp_app(create_mcp_server(public_api))
+settings = Settings.from_env()
+public_api = create_app(settings)
+mcp_app = create_mcp_app(create_mcp_server(public_api, settings.public_url))
+dashboard_app = create_dashboard_app(
+    public_api,
+    settings.dashboard_secret,
+    secure_cookies=settings.public_url.startswith("https://"),
+)
 
 
 @bentoml.service(name="shiftsched", traffic={"timeout": TRAFFIC_TIMEOUT_SECONDS}, workers=1)
 @bentoml.asgi_app(mcp_app, path="/")
 @bentoml.asgi_app(public_api, path="/v1/public")
+@bentoml.asgi_app(dashboard_app, path="/dashboard")
 class ShiftScheduler:
     """Roster solving over the v1 HTTP contract, and the same operations as MCP tools."""

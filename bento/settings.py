@@ -28,6 +28,8 @@ class Settings:
     jobs_consumer: bool = True  # False: queued jobs are run by separate consumers
     x402: X402Settings | None = None  # None: x402 payments off (X402_PAY_TO unset)
     mpp: MppSettings | None = None  # None: mpp payments off (MPP_PAYMENTS_ACCOUNT unset)
+    public_url: str = "http://localhost:3000"  # where browsers and OAuth clients reach us
+    dashboard_secret: str | None = None  # signs dashboard cookies; None: random per start
 
     @property
     def job_threads(self) -> int:
@@ -56,4 +58,6 @@ class Settings:
             jobs_consumer=env.get("JOBS_CONSUMER", "embedded").lower() != "external",
             x402=x402_from_env(env),
             mpp=mpp_from_env(env),
+            public_url=(env.get("PUBLIC_URL") or cls.public_url).rstrip("/"),
+            dashboard_secret=env.get("DASHBOARD_SECRET") or None,
         )

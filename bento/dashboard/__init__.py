@@ -1,0 +1,1 @@
+"""The account dashboard (server-rendered pages) and its security helpers."""
