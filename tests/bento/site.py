@@ -1,0 +1,94 @@
+"""The whole site as one ASGI app, as the Bento mounts it: the API at /v1/public, the
+dashboard at /dashboard, MCP (and the OAuth routes) at the root; plus a real server.
+
+``site_app`` runs every part's lifespan, so it can be driven in-process
+(``TestClient``); ``served_site`` serves it with uvicorn on a loopback port, for a
+browser or an MCP client that needs a real URL.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from dataclasses import replace
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from bento.dashboard.app import create_dashboard_app
+from bento.dashboard.security import SignInLimiter
+from bento.http import create_app
+from bento.mcp import create_mcp_app, create_mcp_server
+from bento.settings import Settings
+from tests.bento.processes import free_port
+
+DASHBOARD_SECRET = "test-dashboard-secret-" + "d" * 32
+
+
+def site_app(settings: Settings, *, sign_in_limiter: SignInLimiter | None = None) -> Starlette:
+    public_api = create_app(settings)
+    mcp_app = create_mcp_app(create_mcp_server(public_api, settings.public_url))
+    dashboard = create_dashboard_app(
+        public_api, settings.dashboard_secret or DASHBOARD_SECRET, sign_in_limiter=sign_in_limiter
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for part in (public_api, mcp_app):
+                await stack.enter_async_context(part.router.lifespan_context(part))
+            app.state.public_api = public_api
+            yield
+
+    return Starlette(
+        routes=[
+            Mount("/v1/public", public_api),
+            Mount("/dashboard", dashboard),
+            Mount("/", mcp_app),
+        ],
+        lifespan=lifespan,
+    )
+
+
+def site_settings(database_url: str, public_url: str, **overrides: Any) -> Settings:
+    base = Settings(
+        database_url=database_url,
+        solve_processes=1,
+        cp_sat_workers=1,
+        diagnosis_budget_seconds=5,
+        public_url=public_url,
+        dashboard_secret=DASHBOARD_SECRET,
+    )
+    return replace(base, **overrides)
+
+
+@contextmanager
+def served_site(database_url: str, **overrides: Any) -> Iterator[str]:
+    """The site served on 127.0.0.1:<free port>; yields its base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    app = site_app(site_settings(database_url, base, **overrides))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/v1/public/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("the site did not start")
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -1,0 +1,628 @@
+"""The dashboard and OAuth over HTTP, in-process on the whole site, on SQLite and PostgreSQL.
+
+Covers the security rules of the dashboard (CSRF on every form, no session fixation,
+rate-limited sign-in, pages need a session, accounts see only their own things) and the
+OAuth flow an MCP client runs (discovery, registration, authorize with PKCE S256,
+sign-in, approval, token, refresh, MCP call, revocation), with the credential checks
+that go with it: a revoked app or a disabled key is refused on HTTP and on MCP.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from starlette.testclient import TestClient
+
+from bento.dashboard.security import SESSION_COOKIE, SignInLimiter
+from bento.identity import Identity
+from bento.store import Store
+from engine.audit import audit, compare_with_metrics
+from engine.contract import SolveResponse
+from engine.rules import parse_request
+from tests.bento.site import site_app, site_settings
+from tests.factories import minimal_request_dict
+
+BASE = "http://localhost"
+PASSWORD = "correct horse battery"
+REDIRECT_URI = "http://localhost:7777/callback"
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def site(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'site.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").new_database()
+    app = site_app(site_settings(url, BASE), sign_in_limiter=SignInLimiter(per_email=3))
+    with TestClient(app, base_url=BASE, follow_redirects=False) as client:
+        yield client
+
+
+@pytest.fixture
+def browser(site: TestClient) -> TestClient:
+    """A fresh cookie jar on the same site (another browser)."""
+    site.cookies.clear()
+    return site
+
+
+def store_of(client: TestClient) -> Store:
+    store: Store = client.app.state.public_api.state.store  # type: ignore[attr-defined]
+    return store
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf_token" value="([0-9a-f]+)"', html)
+    assert match, html
+    return match.group(1)
+
+
+def form(client: TestClient, page: str, action: str, **fields: str) -> Any:
+    token = csrf_of(client.get(page).text)
+    return client.post(action, data={"csrf_token": token, **fields})
+
+
+def sign_up(client: TestClient, email: str | None = None) -> str:
+    email = email or f"user-{secrets.token_hex(4)}@example.com"
+    response = form(
+        client,
+        "/dashboard/sign-up",
+        "/dashboard/sign-up",
+        email=email,
+        password=PASSWORD,
+        confirm=PASSWORD,
+    )
+    assert response.status_code == 303, response.text
+    return email
+
+
+def create_key(client: TestClient, label: str = "script") -> str:
+    page = form(client, "/dashboard/keys", "/dashboard/keys", label=label)
+    assert page.status_code == 200
+    match = re.search(r'<code id="new-key">([^<]+)</code>', page.text)
+    assert match
+    return match.group(1)
+
+
+def solve(client: TestClient, bearer: str) -> Any:
+    return client.post(
+        "/v1/public/solve",
+        content=json.dumps(minimal_request_dict()),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {bearer}"},
+    )
+
+
+def assert_audited(response: Any) -> None:
+    assert response.status_code == 200, response.text
+    result = SolveResponse.model_validate(response.json())
+    assert result.solution is not None
+    report = audit(parse_request(minimal_request_dict()), result.solution.assignments)
+    assert report.feasible
+    assert compare_with_metrics(report, result.solution.metrics) == []
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+def test_sign_up_signs_in_and_a_key_is_shown_once_then_works(browser: TestClient) -> None:
+    sign_up(browser)
+    key = create_key(browser, "nightly roster")
+    assert key.startswith("sk_live_")
+    listing = browser.get("/dashboard/keys").text
+    assert key not in listing and key[:16] in listing and "nightly roster" in listing
+    assert_audited(solve(browser, key))
+    usage = browser.get("/dashboard/usage").text
+    assert re.search(r'id="total-units">1<', usage)
+    assert re.search(r'id="available">99<', usage)
+
+
+def test_a_disabled_key_is_refused_on_http_and_mcp(browser: TestClient) -> None:
+    sign_up(browser)
+    key = create_key(browser)
+    key_id = re.search(
+        r'action="/dashboard/keys/([0-9a-f]+)/disable"', browser.get("/dashboard/keys").text
+    )
+    assert key_id
+    assert mcp_call(browser, key, "get_usage").status_code == 200
+    form(browser, "/dashboard/keys", f"/dashboard/keys/{key_id.group(1)}/disable")
+    assert solve(browser, key).status_code == 401
+    assert mcp_call(browser, key, "get_usage").status_code == 401
+
+
+def test_email_is_unique_and_passwords_are_checked(browser: TestClient) -> None:
+    email = sign_up(browser)
+    browser.cookies.clear()
+    again = form(
+        browser,
+        "/dashboard/sign-up",
+        "/dashboard/sign-up",
+        email=email.upper(),
+        password=PASSWORD,
+        confirm=PASSWORD,
+    )
+    assert again.status_code == 409
+    short = form(
+        browser,
+        "/dashboard/sign-up",
+        "/dashboard/sign-up",
+        email="x@example.com",
+        password="short",
+        confirm="short",
+    )
+    assert short.status_code == 400 and "at least 10" in short.text
+    differ = form(
+        browser,
+        "/dashboard/sign-up",
+        "/dashboard/sign-up",
+        email="y@example.com",
+        password=PASSWORD,
+        confirm=PASSWORD + "!",
+    )
+    assert differ.status_code == 400
+
+
+def test_passwords_are_stored_as_argon2id_hashes(browser: TestClient) -> None:
+    email = sign_up(browser)
+    user = Identity(store_of(browser)).user_by_email(email)
+    assert user is not None and user.password_hash.startswith("$argon2id$")
+    assert PASSWORD not in user.password_hash
+
+
+def test_pages_need_a_session(browser: TestClient) -> None:
+    for page in (
+        "/dashboard/keys",
+        "/dashboard/usage",
+        "/dashboard/jobs",
+        "/dashboard/apps",
+        "/dashboard/tier",
+    ):
+        response = browser.get(page)
+        assert response.status_code == 303
+        assert response.headers["location"] == "/dashboard/sign-in?next=" + page.replace("/", "%2F")
+
+
+# ------------------------------------------------------------------------------ security
+
+
+@pytest.mark.parametrize(
+    ("page", "action", "fields"),
+    [
+        (
+            "/dashboard/sign-up",
+            "/dashboard/sign-up",
+            {"email": "c@example.com", "password": PASSWORD, "confirm": PASSWORD},
+        ),
+        (
+            "/dashboard/sign-in",
+            "/dashboard/sign-in",
+            {"email": "c@example.com", "password": PASSWORD},
+        ),
+    ],
+)
+def test_anonymous_forms_need_the_csrf_token(
+    browser: TestClient, page: str, action: str, fields: dict[str, str]
+) -> None:
+    browser.get(page)
+    missing = browser.post(action, data=fields)
+    forged = browser.post(action, data={**fields, "csrf_token": "0" * 64})
+    assert missing.status_code == 403 and forged.status_code == 403
+
+
+def test_signed_in_forms_need_the_csrf_token_of_this_session(browser: TestClient) -> None:
+    sign_up(browser)
+    before = len(Identity(store_of(browser)).keys(_account_id(browser)))
+    assert browser.post("/dashboard/keys", data={"label": "x"}).status_code == 403
+    stolen = csrf_of(browser.get("/dashboard/keys").text)
+    browser.cookies.clear()
+    sign_up(browser)  # another user's session: the first one's token is worthless here
+    assert (
+        browser.post("/dashboard/keys", data={"label": "x", "csrf_token": stolen}).status_code
+        == 403
+    )
+    assert browser.post("/dashboard/sign-out", data={}).status_code == 403
+    assert len(Identity(store_of(browser)).keys(_account_id(browser))) == before
+
+
+def test_signing_in_always_starts_a_new_session(browser: TestClient) -> None:
+    email = sign_up(browser)
+    planted = browser.cookies.get(SESSION_COOKIE)
+    assert planted
+    form(browser, "/dashboard/keys", "/dashboard/sign-out")
+    assert browser.get("/dashboard/keys").status_code == 303  # signed out everywhere
+    browser.cookies.clear()
+    browser.cookies.set(SESSION_COOKIE, planted)  # an id fixed before sign-in...
+    response = form(
+        browser, "/dashboard/sign-in", "/dashboard/sign-in", email=email, password=PASSWORD
+    )
+    assert response.status_code == 303
+    fresh = _cookie_set_by(response, SESSION_COOKIE)
+    assert fresh and fresh != planted  # ...is replaced, not promoted
+    browser.cookies.clear()
+    browser.cookies.set(SESSION_COOKIE, planted)
+    assert browser.get("/dashboard/keys").status_code == 303
+
+
+def test_session_cookies_are_httponly_samesite_and_signed(browser: TestClient) -> None:
+    email = f"cookie-{secrets.token_hex(3)}@example.com"
+    token = csrf_of(browser.get("/dashboard/sign-up").text)
+    response = browser.post(
+        "/dashboard/sign-up",
+        data={"csrf_token": token, "email": email, "password": PASSWORD, "confirm": PASSWORD},
+    )
+    cookie = next(
+        v for v in response.headers.get_list("set-cookie") if v.startswith(SESSION_COOKIE)
+    )
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie
+    browser.cookies.clear()
+    browser.cookies.set(SESSION_COOKIE, "forged-unsigned-session-id")
+    assert browser.get("/dashboard/keys").status_code == 303
+
+
+def test_sign_in_is_rate_limited_per_email(browser: TestClient) -> None:
+    email = sign_up(browser)
+    browser.cookies.clear()
+    statuses = [
+        form(
+            browser,
+            "/dashboard/sign-in",
+            "/dashboard/sign-in",
+            email=email,
+            password="wrong password!",
+        ).status_code
+        for _ in range(3)
+    ]
+    assert statuses == [401, 401, 401]
+    blocked = form(
+        browser, "/dashboard/sign-in", "/dashboard/sign-in", email=email, password=PASSWORD
+    )
+    assert blocked.status_code == 429 and blocked.headers["retry-after"] == "60"
+
+
+def test_sign_in_only_redirects_inside_the_site(browser: TestClient) -> None:
+    email = sign_up(browser)
+    browser.cookies.clear()
+    token = csrf_of(browser.get("/dashboard/sign-in").text)
+    response = browser.post(
+        "/dashboard/sign-in",
+        data={
+            "csrf_token": token,
+            "email": email,
+            "password": PASSWORD,
+            "next": "//evil.example/x",
+        },
+    )
+    assert response.headers["location"] == "/dashboard/keys"
+
+
+def test_an_account_never_sees_another_accounts_jobs_or_keys(browser: TestClient) -> None:
+    store = store_of(browser)
+    sign_up(browser)
+    key_a = create_key(browser)
+    account_a = _account_id(browser)
+    store.set_tier(account_a, "pro")
+    job = store.create_job(account_a, minimal_request_dict())
+    assert job.id in browser.get("/dashboard/jobs").text
+    browser.cookies.clear()
+    sign_up(browser)
+    key_b = create_key(browser)
+    assert job.id not in browser.get("/dashboard/jobs").text
+    assert key_a[:16] not in browser.get("/dashboard/keys").text
+    seen_by_b = browser.get(
+        f"/v1/public/solve/jobs/{job.id}", headers={"Authorization": f"Bearer {key_b}"}
+    )
+    assert seen_by_b.status_code == 404
+    seen_by_a = browser.get(
+        f"/v1/public/solve/jobs/{job.id}", headers={"Authorization": f"Bearer {key_a}"}
+    )
+    assert seen_by_a.status_code == 200
+    store.finish_job(job.id, "failed", error_code="interrupted")
+
+
+def test_a_user_cannot_disable_another_accounts_key(browser: TestClient) -> None:
+    sign_up(browser)
+    key_a = create_key(browser)
+    key_id = Identity(store_of(browser)).keys(_account_id(browser))[0].id
+    browser.cookies.clear()
+    sign_up(browser)
+    form(browser, "/dashboard/keys", f"/dashboard/keys/{key_id}/disable")
+    assert_audited(solve(browser, key_a))
+
+
+# ---------------------------------------------------------------------------------- OAuth
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def register(client: TestClient, name: str = "Test Assistant") -> str:
+    response = client.post(
+        "/register",
+        json={
+            "redirect_uris": [REDIRECT_URI],
+            "client_name": name,
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        },
+    )
+    assert response.status_code == 201, response.text
+    client_id: str = response.json()["client_id"]
+    return client_id
+
+
+def authorize(client: TestClient, client_id: str, challenge: str, state: str) -> Any:
+    return client.get(
+        "/authorize",
+        params={
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": REDIRECT_URI,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": state,
+            "scope": "solve",
+            "resource": f"{BASE}/mcp",
+        },
+    )
+
+
+def connect(client: TestClient, name: str = "Test Assistant") -> dict[str, Any]:
+    """Register, authorize, approve (signed in already), exchange: the token response."""
+    client_id = register(client, name)
+    verifier, challenge = pkce()
+    state = secrets.token_urlsafe(8)
+    approval = authorize(client, client_id, challenge, state).headers["location"]
+    page = client.get(approval)
+    assert page.status_code == 200 and name in page.text
+    request_id = parse_qs(urlsplit(approval).query)["request"][0]
+    back = client.post(
+        "/dashboard/oauth/approve",
+        data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "approve"},
+    )
+    assert back.status_code == 303
+    query = parse_qs(urlsplit(back.headers["location"]).query)
+    assert back.headers["location"].startswith(REDIRECT_URI) and query["state"] == [state]
+    tokens = client.post(
+        "/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": query["code"][0],
+            "redirect_uri": REDIRECT_URI,
+            "client_id": client_id,
+            "code_verifier": verifier,
+        },
+    )
+    assert tokens.status_code == 200, tokens.text
+    return {**tokens.json(), "client_id": client_id, "code": query["code"][0], "verifier": verifier}
+
+
+def mcp_call(
+    client: TestClient, bearer: str, tool: str, arguments: dict[str, Any] | None = None
+) -> Any:
+    return client.post(
+        "/mcp",
+        headers={**MCP_HEADERS, "Authorization": f"Bearer {bearer}"},
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments or {}},
+        },
+    )
+
+
+def test_discovery_documents_name_the_oauth_endpoints(browser: TestClient) -> None:
+    server = browser.get("/.well-known/oauth-authorization-server").json()
+    assert server["authorization_endpoint"] == f"{BASE}/authorize"
+    assert server["registration_endpoint"] == f"{BASE}/register"
+    assert server["revocation_endpoint"] == f"{BASE}/revoke"
+    assert server["code_challenge_methods_supported"] == ["S256"]
+    resource = browser.get("/.well-known/oauth-protected-resource/mcp").json()
+    assert resource["resource"] == f"{BASE}/mcp"
+    challenge = browser.post(
+        "/mcp", headers=MCP_HEADERS, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    )
+    assert challenge.status_code == 401
+    assert "resource_metadata=" in challenge.headers["www-authenticate"]
+
+
+def test_authorize_sends_an_anonymous_browser_to_sign_in_first(browser: TestClient) -> None:
+    client_id = register(browser)
+    _, challenge = pkce()
+    approval = authorize(browser, client_id, challenge, "s").headers["location"]
+    assert approval.startswith(f"{BASE}/dashboard/oauth/approve?request=")
+    to_sign_in = browser.get(approval)
+    assert to_sign_in.status_code == 303
+    assert to_sign_in.headers["location"].startswith(
+        "/dashboard/sign-in?next=%2Fdashboard%2Foauth%2Fapprove"
+    )
+
+
+def test_the_oauth_flow_gives_a_token_that_solves_over_mcp_and_bills_the_account(
+    browser: TestClient,
+) -> None:
+    sign_up(browser)
+    tokens = connect(browser)
+    assert tokens["token_type"] == "Bearer" and tokens["scope"] == "solve"
+    account_id = _account_id(browser)
+    before = store_of(browser).usage(account_id)
+    result = mcp_call(
+        browser, tokens["access_token"], "solve_shift", {"request": minimal_request_dict()}
+    )
+    assert result.status_code == 200, result.text
+    payload = result.json()["result"]
+    assert not payload.get("isError"), payload
+    assert_audited(_Json(payload["structuredContent"]))
+    assert store_of(browser).usage(account_id)[2] == before[2] - 1
+    keys = Identity(store_of(browser)).keys(account_id)
+    assert [key.kind for key in keys] == ["connection"]  # provisioned, plaintext never shown
+    assert "Test Assistant" in browser.get("/dashboard/apps").text
+
+
+def test_a_second_app_reuses_the_accounts_connection_key(browser: TestClient) -> None:
+    sign_up(browser)
+    connect(browser, "First Assistant")
+    connect(browser, "Second Assistant")
+    keys = Identity(store_of(browser)).keys(_account_id(browser))
+    assert [key.kind for key in keys] == ["connection"]
+    assert len(Identity(store_of(browser)).connections(_account_id(browser))) == 2
+
+
+def test_a_code_is_single_use_and_needs_the_pkce_verifier(browser: TestClient) -> None:
+    sign_up(browser)
+    client_id = register(browser)
+    verifier, challenge = pkce()
+    approval = authorize(browser, client_id, challenge, "s").headers["location"]
+    page = browser.get(approval)
+    request_id = parse_qs(urlsplit(approval).query)["request"][0]
+    back = browser.post(
+        "/dashboard/oauth/approve",
+        data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "approve"},
+    )
+    code = parse_qs(urlsplit(back.headers["location"]).query)["code"][0]
+    exchange = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT_URI,
+        "client_id": client_id,
+    }
+    wrong = browser.post("/token", data={**exchange, "code_verifier": pkce()[0]})
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
+    assert browser.post("/token", data={**exchange, "code_verifier": verifier}).status_code == 200
+    again = browser.post("/token", data={**exchange, "code_verifier": verifier})
+    assert again.status_code == 400
+
+
+def test_denying_sends_access_denied_back_and_connects_nothing(browser: TestClient) -> None:
+    sign_up(browser)
+    client_id = register(browser)
+    _, challenge = pkce()
+    approval = authorize(browser, client_id, challenge, "st").headers["location"]
+    page = browser.get(approval)
+    request_id = parse_qs(urlsplit(approval).query)["request"][0]
+    back = browser.post(
+        "/dashboard/oauth/approve",
+        data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "deny"},
+    )
+    query = parse_qs(urlsplit(back.headers["location"]).query)
+    assert query == {"error": ["access_denied"], "state": ["st"]}
+    assert Identity(store_of(browser)).connections(_account_id(browser)) == []
+
+
+def test_approval_needs_the_csrf_token(browser: TestClient) -> None:
+    sign_up(browser)
+    client_id = register(browser)
+    _, challenge = pkce()
+    approval = authorize(browser, client_id, challenge, "s").headers["location"]
+    browser.get(approval)
+    request_id = parse_qs(urlsplit(approval).query)["request"][0]
+    forged = browser.post(
+        "/dashboard/oauth/approve", data={"request": request_id, "decision": "approve"}
+    )
+    assert forged.status_code == 403
+    assert Identity(store_of(browser)).connections(_account_id(browser)) == []
+
+
+def test_refresh_rotates_and_an_old_refresh_token_is_refused(browser: TestClient) -> None:
+    sign_up(browser)
+    tokens = connect(browser)
+    refresh = {"grant_type": "refresh_token", "client_id": tokens["client_id"]}
+    renewed = browser.post("/token", data={**refresh, "refresh_token": tokens["refresh_token"]})
+    assert renewed.status_code == 200, renewed.text
+    fresh = renewed.json()
+    assert fresh["refresh_token"] != tokens["refresh_token"]
+    assert mcp_call(browser, fresh["access_token"], "get_usage").status_code == 200
+    reused = browser.post("/token", data={**refresh, "refresh_token": tokens["refresh_token"]})
+    assert reused.status_code == 400
+
+
+def test_revoking_the_app_in_the_dashboard_cuts_it_off_at_once(browser: TestClient) -> None:
+    sign_up(browser)
+    tokens = connect(browser)
+    access = tokens["access_token"]
+    assert mcp_call(browser, access, "get_usage").status_code == 200
+    apps_page = browser.get("/dashboard/apps").text
+    app_id = re.search(r'action="/dashboard/apps/([0-9a-f]+)/revoke"', apps_page)
+    assert app_id
+    form(browser, "/dashboard/apps", f"/dashboard/apps/{app_id.group(1)}/revoke")
+    assert mcp_call(browser, access, "get_usage").status_code == 401
+    assert solve(browser, access).status_code == 401
+    refreshed = browser.post(
+        "/token",
+        data={
+            "grant_type": "refresh_token",
+            "client_id": tokens["client_id"],
+            "refresh_token": tokens["refresh_token"],
+        },
+    )
+    assert refreshed.status_code == 400
+    assert "Test Assistant" not in browser.get("/dashboard/apps").text
+
+
+def test_a_client_can_revoke_its_own_tokens(browser: TestClient) -> None:
+    sign_up(browser)
+    tokens = connect(browser)
+    response = browser.post(
+        "/revoke",  # the SDK's revocation form wants client_secret present, even empty
+        data={
+            "token": tokens["access_token"],
+            "client_id": tokens["client_id"],
+            "client_secret": "",
+        },
+    )
+    assert response.status_code == 200
+    assert mcp_call(browser, tokens["access_token"], "get_usage").status_code == 401
+
+
+def test_disabling_the_connection_key_stops_every_app(browser: TestClient) -> None:
+    sign_up(browser)
+    tokens = connect(browser)
+    key = Identity(store_of(browser)).keys(_account_id(browser))[0]
+    form(browser, "/dashboard/keys", f"/dashboard/keys/{key.id}/disable")
+    assert mcp_call(browser, tokens["access_token"], "get_usage").status_code == 401
+
+
+def _cookie_set_by(response: Any, name: str) -> str | None:
+    for header in response.headers.get_list("set-cookie"):
+        if header.startswith(name + "="):
+            return str(header.split(";", 1)[0].split("=", 1)[1])
+    return None
+
+
+class _Json:
+    """A response-like wrapper for a JSON document that is already decoded."""
+
+    status_code = 200
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+        self.text = json.dumps(data)
+
+    def json(self) -> Any:
+        return self._data
+
+
+def _account_id(client: TestClient) -> str:
+    cookie = client.cookies.get(SESSION_COOKIE)
+    assert cookie
+    from bento.dashboard.security import CookieSigner
+    from tests.bento.site import DASHBOARD_SECRET
+
+    session_id = CookieSigner(DASHBOARD_SECRET).unsign(cookie)
+    assert session_id
+    user = Identity(store_of(client)).session_user(session_id)
+    assert user
+    return user.account_id
