@@ -164,7 +164,7 @@ class Identity:
             row = conn.execute(sa.select(users).where(users.c.email == email)).first()
         return _user(row) if row is not None else None
 
-    def set_passwordhash_key(self, user_id: str, password_hash: str) -> None:
+    def set_password_hash(self, user_id: str, password_hash: str) -> None:
         with self.store.write() as conn:
             conn.execute(
                 users.update().where(users.c.id == user_id).values(password_hash=password_hash)
