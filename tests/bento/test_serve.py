@@ -204,3 +204,16 @@ def test_served_payments_offer_and_take_x402_and_mpp(server: str, payment_standi
     )
     assert_audited_roster(receipted)
     assert "payment-receipt" in receipted.headers
+
+
+def test_served_dashboard_and_oauth_discovery(server: str) -> None:
+    root = server.removesuffix("/v1/public")
+    sign_in = httpx.get(f"{root}/dashboard/sign-in", timeout=30)
+    assert sign_in.status_code == 200 and "csrf_token" in sign_in.text
+    assert "httponly" in sign_in.headers["set-cookie"].lower()
+    assert httpx.get(f"{root}/dashboard/static/style.css", timeout=30).status_code == 200
+    keys = httpx.get(f"{root}/dashboard/keys", timeout=30)
+    assert keys.status_code == 303 and keys.headers["location"].startswith("/dashboard/sign-in")
+    metadata = httpx.get(f"{root}/.well-known/oauth-authorization-server", timeout=30).json()
+    assert metadata["registration_endpoint"].endswith("/register")
+    assert metadata["code_challenge_methods_supported"] == ["S256"]

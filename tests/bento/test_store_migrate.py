@@ -1,0 +1,48 @@
+"""Upgrading in place: a database made by an older release gains the new columns and
+tables at start, and its keys keep working."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from bento.store import Store, hash_key
+from bento.tables import api_keys
+
+OLD_SCHEMA = [
+    """CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, name VARCHAR(200) NOT NULL,
+       tier VARCHAR(16) NOT NULL, free_quota_remaining BIGINT NOT NULL,
+       balance_units BIGINT NOT NULL, created_at TIMESTAMP NOT NULL)""",
+    """CREATE TABLE api_keys (id VARCHAR(32) PRIMARY KEY, account_id VARCHAR(64) NOT NULL
+       REFERENCES accounts(id), prefix VARCHAR(16) NOT NULL, key_hash VARCHAR(64) NOT NULL
+       UNIQUE, disabled BOOLEAN NOT NULL, created_at TIMESTAMP NOT NULL)""",
+]
+KEY = "sk_live_" + "0" * 64
+
+
+def test_an_older_database_is_upgraded_in_place(database_url: str) -> None:
+    engine = sa.create_engine(database_url)
+    with engine.begin() as conn:
+        for statement in OLD_SCHEMA:
+            conn.execute(sa.text(statement))
+        conn.execute(
+            sa.text(
+                "INSERT INTO accounts VALUES ('a1', 'Old Co', 'basic', 5, 0, CURRENT_TIMESTAMP)"
+            )
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO api_keys VALUES ('k1', 'a1', :prefix, :hash, false, CURRENT_TIMESTAMP)"
+            ),
+            {"prefix": KEY[:16], "hash": hash_key(KEY)},
+        )
+    engine.dispose()
+    with Store(database_url) as store:
+        store.migrate()
+        store.migrate()  # idempotent
+        account = store.authenticate(KEY)
+        assert account is not None and account.name == "Old Co"
+        with store.read() as conn:
+            row = conn.execute(sa.select(api_keys).where(api_keys.c.id == "k1")).one()
+            assert row.label is None and row.kind is None and row.last_used_at is not None
+            tables = set(sa.inspect(conn).get_table_names())
+        assert {"users", "web_sessions", "connections", "oauth_tokens", "payments"} <= tables
