@@ -67,6 +67,8 @@ MAX_TIME_LIMIT_SECONDS: Final = 300
 POLL_SECONDS: Final = 1.0
 """Longest pause of an idle consumer between queue reads: a new job starts within it."""
 SHUTDOWN_SECONDS: Final = 2.0
+CONSUMER_START_SECONDS: Final = 10.0
+"""Start-up waits this long at most for the consumer's worker threads to exist."""
 MARK_MARGIN_SECONDS: Final = 60.0
 """Slack past the solve's own deadline before a consumer's mark counts as dead."""
 STORE_RETRIES: Final = 2
@@ -120,6 +122,18 @@ def _mark(job_id: str) -> str:
 
 class _EmbeddedConsumer(Consumer):  # type: ignore[misc]
     """huey's thread consumer inside the web process."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.started = threading.Event()
+
+    def start(self) -> None:
+        """Start the worker threads, then say so: stopping before they exist would fail
+        (huey joins threads that were never started), as a quick start-stop showed."""
+        try:
+            super().start()
+        finally:
+            self.started.set()
 
     def _set_signal_handlers(self) -> None:
         """Keep the server's handlers: it owns the process's signals and stops us itself."""
@@ -257,6 +271,7 @@ class JobQueue:
         )
         thread = threading.Thread(target=consumer.run, name="job-consumer", daemon=True)
         thread.start()
+        consumer.started.wait(CONSUMER_START_SECONDS)
         self._consumer, self._consumer_thread = consumer, thread
 
     def stop_consumer(self, store: Store) -> None:
