@@ -336,9 +336,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
             print(f"{len(interrupted)} job(s) left running earlier marked interrupted", flush=True)
         if settings.jobs_consumer:
             queue.start_consumer(settings.job_threads)
+        gateways = [g for g in (app.state.x402, app.state.mpp) if g is not None]
+        for gateway in gateways:
+            await gateway.http.open()
         try:
             yield
         finally:
+            for gateway in gateways:
+                await gateway.http.aclose()
             await anyio.to_thread.run_sync(queue.stop_consumer, store)
             pool.close()
             store.close()

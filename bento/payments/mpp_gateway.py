@@ -41,6 +41,7 @@ from mpp.server.mpp import Mpp
 from pydantic import BaseModel, ConfigDict, Field
 
 from bento.payments.config import MppSettings
+from bento.payments.outbound import OutboundHttp
 from bento.payments.x402_gateway import PaymentRejected, Settlement
 
 METHOD_NAME: Final = "payments-link"
@@ -84,8 +85,10 @@ class MppGateway:
     settings: MppSettings
     description: str = "One solve of the shift-scheduling engine"
     server: Mpp = field(init=False)
+    http: OutboundHttp = field(init=False)
 
     def __post_init__(self) -> None:
+        self.http = OutboundHttp(self.settings.provider_timeout_seconds)
         method = ServerMethod(
             method=PAYMENTS_LINK, validate=self._validate, broadcast=self._capture
         )
@@ -217,7 +220,7 @@ class MppGateway:
         s = self.settings
         headers = {"Authorization": f"Bearer {s.provider_key}"} if s.provider_key else {}
         try:
-            async with httpx.AsyncClient(timeout=s.provider_timeout_seconds) as client:
+            async with self.http.client() as client:
                 response = await client.request(
                     verb, s.provider_url.rstrip("/") + path, headers=headers
                 )

@@ -25,7 +25,9 @@ import base64
 import binascii
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import httpx
@@ -46,6 +48,7 @@ from x402.schemas import (
 from x402.schemas.v1 import PaymentPayloadV1, PaymentRequiredV1, PaymentRequirementsV1
 
 from bento.payments.config import X402Settings
+from bento.payments.outbound import OutboundHttp
 
 SettleStatus = Literal["settled", "failed", "facilitator_error", "internal_error"]
 Payload = PaymentPayload | PaymentPayloadV1
@@ -73,12 +76,16 @@ class Settlement:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class X402Gateway:
     """The x402 offer of this service and its conversations with the facilitator."""
 
     settings: X402Settings
     description: str = "One solve of the shift-scheduling engine"
+    http: OutboundHttp = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.http = OutboundHttp(self.settings.facilitator_timeout_seconds)
 
     # Offer ----------------------------------------------------------------------------
 
@@ -223,10 +230,15 @@ class X402Gateway:
         except Exception as error:
             return Settlement("internal_error", detail=f"{type(error).__name__}: {error}")
 
-    def _client(self) -> HTTPFacilitatorClient:
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[HTTPFacilitatorClient]:
         s = self.settings
-        config = FacilitatorConfig(url=s.facilitator_url, timeout=s.facilitator_timeout_seconds)
-        return HTTPFacilitatorClient(config)
+        async with self.http.client() as http:
+            yield HTTPFacilitatorClient(
+                FacilitatorConfig(
+                    url=s.facilitator_url, timeout=s.facilitator_timeout_seconds, http_client=http
+                )
+            )
 
 
 def _int(value: Any) -> int | None:
