@@ -35,6 +35,7 @@ from bento.gate import (
     json_body,
     validation_problem,
 )
+from bento.identity import Identity
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
 from bento.paid import payment_header, payment_required, solve_paid
@@ -319,6 +320,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(settings.database_url) if settings.database_url else Store.from_env()
         store.migrate()
+        Identity(store).purge_expired()
         _, key = store.ensure_demo_account(settings.demo_api_key)
         if key is not None:
             print(f"Demo account ready. API key (shown once): {key}", flush=True)

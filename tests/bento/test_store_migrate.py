@@ -46,3 +46,30 @@ def test_an_older_database_is_upgraded_in_place(database_url: str) -> None:
             assert row.label is None and row.kind is None and row.last_used_at is not None
             tables = set(sa.inspect(conn).get_table_names())
         assert {"users", "web_sessions", "connections", "oauth_tokens", "payments"} <= tables
+
+
+def test_expired_sessions_requests_codes_and_tokens_are_purged(store: Store) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bento.identity import Identity
+    from bento.tables import oauth_clients, oauth_requests, web_sessions
+
+    identity = Identity(store)
+    user = identity.create_user("purge@example.com", "$argon2id$placeholder")
+    live = identity.start_session(user.id)
+    old = identity.start_session(user.id)
+    past = datetime.now(UTC) - timedelta(days=1)
+    with store.write() as conn:
+        conn.execute(
+            web_sessions.update()
+            .where(web_sessions.c.id_hash == hash_key(old))
+            .values(expires_at=past)
+        )
+        conn.execute(oauth_clients.insert().values(client_id="c1", info_json={}, created_at=past))
+        conn.execute(
+            oauth_requests.insert().values(id="r1", client_id="c1", params_json={}, expires_at=past)
+        )
+    assert identity.purge_expired() == 2
+    assert identity.session_user(live) is not None
+    assert identity.pending_request("r1") is None
+    assert identity.purge_expired() == 0
