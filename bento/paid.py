@@ -69,8 +69,8 @@ SETTLE_STATUS_HEADER = "X-Service-Settle-Status"
 UNITS_CONSUMED_HEADER = "X-Units-Consumed"
 API_KEY_ENTRY = {
     "scheme": "api_key",
-    "description": "Authorization: Bearer <API key>; each solve consumes "
-    "max(1, ceil(size / 10,000)) units of the key's account",
+    "description": "Authorization: Bearer <API key>, issued in the account dashboard "
+    "(/dashboard/); each solve consumes max(1, ceil(size / 10,000)) units of its account",
 }
 
 
