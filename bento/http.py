@@ -38,6 +38,7 @@ from bento.gate import (
 from bento.identity import Identity
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
+from bento.outcome import delivered, delivered_response, solve_in_pool, undelivered_problem
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
@@ -152,8 +153,6 @@ async def _solve_now(
     request: Request, account: Account, data: Any, units: int, time_limit: float
 ) -> Response:
     store: Store = request.app.state.store
-    settings: Settings = request.app.state.settings
-    pool: SolvePool = request.app.state.pool
     reservation_id = uuid.uuid4().hex
     reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
     if reservation is None:
@@ -163,9 +162,7 @@ async def _solve_now(
             f"this solve needs {units} unit(s); top up the prepaid balance",
         )
     try:
-        result = await anyio.to_thread.run_sync(
-            pool.solve, data, time_limit, settings.diagnosis_budget_seconds
-        )
+        result = await solve_in_pool(request, data, time_limit)
     except SolveFailed as exc:
         await anyio.to_thread.run_sync(store.release, reservation_id)
         return problem(request, "internal-error", f"{exc}; nothing was charged")
@@ -220,15 +217,9 @@ async def _deliver(
     request: Request, account: Account, result: Any, reservation_id: str, units: int
 ) -> Response:
     store: Store = request.app.state.store
-    error = result.get("error") or {}
-    chargeable = result["status"] == "completed" or (
-        error.get("code") == "no_solution" and error.get("diagnosis") is not None
-    )
-    if not chargeable:
+    if not delivered(result):
         await anyio.to_thread.run_sync(store.release, reservation_id)
-        if error.get("code") == "solver_timeout":
-            return problem(request, "solver-timeout", error.get("message"))
-        return problem(request, "internal-error", error.get("message"))
+        return undelivered_problem(request, result)
     billing_failed = False
     try:
         await anyio.to_thread.run_sync(store.capture, reservation_id)
@@ -238,17 +229,9 @@ async def _deliver(
     headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}
     if billing_failed:
         headers["X-Service-Billing-Status"] = "failed"
-    if result["status"] != "completed":
-        return problem(
-            request,
-            "solver-infeasible",
-            error.get("message"),
-            headers=headers,
-            solver_status=error.get("solver_status"),
-            diagnosis=error.get("diagnosis"),
-        )
-    result["usage"] = {"units_consumed": units, "units_remaining": remaining}
-    return JSONResponse(result, headers=headers)
+    if result["status"] == "completed":
+        result["usage"] = {"units_consumed": units, "units_remaining": remaining}
+    return delivered_response(request, result, headers)
 
 
 @_gated

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import anyio
 from mpp import Credential
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from bento.gate import (
     REALM,
@@ -43,6 +43,7 @@ from bento.gate import (
     bearer,
     validation_problem,
 )
+from bento.outcome import delivered, delivered_response, solve_in_pool, undelivered_problem
 from bento.payments.config import PaymentMisconfigured
 from bento.payments.mpp_gateway import MppGateway, ProviderUnavailable
 from bento.payments.x402_gateway import (
@@ -54,9 +55,8 @@ from bento.payments.x402_gateway import (
     X402Gateway,
 )
 from bento.problems import API_ROOT, problem, server_root
-from bento.settings import Settings
 from bento.store import PaymentState, Store, StoreUnavailable
-from bento.workers import SolveFailed, SolvePool
+from bento.workers import SolveFailed
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
@@ -225,26 +225,17 @@ async def _solve_and_settle(
 ) -> Response:
     """Solve; settle only what is delivered; give the claim back otherwise."""
     store: Store = request.app.state.store
-    settings: Settings = request.app.state.settings
-    pool: SolvePool = request.app.state.pool
     try:
-        result = await anyio.to_thread.run_sync(
-            pool.solve, data, time_limit, settings.diagnosis_budget_seconds
-        )
+        result = await solve_in_pool(request, data, time_limit)
     except SolveFailed as exc:
         await _release(request, key)
         return problem(request, "internal-error", f"{exc}; the payment was not settled")
     except BaseException:
         await _release(request, key)
         raise
-    error = result.get("error") or {}
-    delivered = result["status"] == "completed" or (
-        error.get("code") == "no_solution" and error.get("diagnosis") is not None
-    )
-    if not delivered:
+    if not delivered(result):
         await _release(request, key)
-        slug = "solver-timeout" if error.get("code") == "solver_timeout" else "internal-error"
-        return problem(request, slug, f"{error.get('message')}; the payment was not settled")
+        return undelivered_problem(request, result, "; the payment was not settled")
     await _mark(store, key, "settling", None)
     settlement, headers = await settle()
     if settlement.status == "settled":
@@ -253,16 +244,7 @@ async def _solve_and_settle(
         headers[SETTLE_STATUS_HEADER] = settlement.status
         await _mark(store, key, "settle_failed", settlement.detail)
     headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
-    if result["status"] != "completed":
-        return problem(
-            request,
-            "solver-infeasible",
-            error.get("message"),
-            headers=headers,
-            solver_status=error.get("solver_status"),
-            diagnosis=error.get("diagnosis"),
-        )
-    return JSONResponse(result, headers=headers)
+    return delivered_response(request, result, headers)
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -217,3 +217,10 @@ def payment_standin() -> Iterator[StandIn]:
     """The x402 facilitator and mpp provider stand-in, in its own process."""
     with running_standin() as standin:
         yield standin
+
+
+@pytest.fixture
+def standin(payment_standin: StandIn) -> StandIn:
+    """The stand-in with its script, calls and payments reset for this test."""
+    payment_standin.reset()
+    return payment_standin

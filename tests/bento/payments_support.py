@@ -23,6 +23,9 @@ from x402.schemas.v1 import PaymentPayloadV1
 
 from bento.http import Settings, create_app
 from bento.payments.config import MppSettings, X402Settings
+from engine.audit import audit, compare_with_metrics
+from engine.contract import SolveResponse
+from engine.rules import parse_request
 from tests.bento.processes import ROOT, free_port, stop
 
 PAY_TO = "0x1111111111111111111111111111111111111111"
@@ -146,6 +149,29 @@ def paid_app(
 
 def post_solve(client: TestClient, body: Any, headers: dict[str, str] | None = None) -> Any:
     return client.post("/solve", content=json.dumps(body), headers={**JSON, **(headers or {})})
+
+
+ERRORS = "https://api.test/v1/public/errors"
+
+
+def problem_of(response: Any, status: int, slug: str) -> dict[str, Any]:
+    """The problem+json body of ``response``, which must have this status and type."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["type"] == f"{ERRORS}/{slug}"
+    return body
+
+
+def assert_audited_roster(response: Any, data: dict[str, Any]) -> SolveResponse:
+    """A 200 with a completed roster for ``data`` that the independent audit accepts."""
+    assert response.status_code == 200, response.text
+    result = SolveResponse.model_validate(response.json())
+    assert result.status == "completed" and result.solution is not None
+    report = audit(parse_request(data), result.solution.assignments)
+    assert report.feasible
+    assert compare_with_metrics(report, result.solution.metrics) == []
+    return result
 
 
 # x402 payer --------------------------------------------------------------------------------

@@ -22,8 +22,6 @@ from mpp import Challenge, Credential, Receipt
 from starlette.testclient import TestClient
 
 from bento.payments.mpp_gateway import MppGateway
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from engine.synthetic import synthetic_request
@@ -31,18 +29,19 @@ from tests.bento.payments_support import (
     MPP_ACCOUNT,
     MPP_PRICE_MINOR,
     StandIn,
+    assert_audited_roster,
     mpp_credential,
     mpp_settings,
     paid_app,
     payment_challenge,
     post_solve,
+    problem_of,
 )
 from tests.bento.processes import free_port
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
 DEMO_KEY = "sk_test_" + "c" * 64
-ERRORS = "https://api.test/v1/public/errors"
 SMALL_UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 SMALL_PRICE = SMALL_UNITS * MPP_PRICE_MINOR
 
@@ -59,29 +58,6 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 def client(database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
     with paid_app(database_url, None, mpp_settings(payment_standin), DEMO_KEY) as client:
         yield client
-
-
-@pytest.fixture
-def standin(payment_standin: StandIn) -> StandIn:
-    payment_standin.reset()
-    return payment_standin
-
-
-def problem_of(response: Any, status: int, slug: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["type"] == f"{ERRORS}/{slug}"
-    return body
-
-
-def assert_audited_roster(response: Any, data: dict[str, Any]) -> None:
-    assert response.status_code == 200, response.text
-    result = SolveResponse.model_validate(response.json())
-    assert result.status == "completed" and result.solution is not None
-    report = audit(parse_request(data), result.solution.assignments)
-    assert report.feasible
-    assert compare_with_metrics(report, result.solution.metrics) == []
 
 
 def assert_mpp_refused(response: Any) -> dict[str, Any]:

@@ -21,8 +21,6 @@ import pytest
 from starlette.testclient import TestClient
 
 import bento.payments.x402_gateway
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from tests.bento.payments_support import (
@@ -31,10 +29,12 @@ from tests.bento.payments_support import (
     PAY_TO,
     PRICE_PER_UNIT,
     StandIn,
+    assert_audited_roster,
     decoded,
     mpp_settings,
     paid_app,
     post_solve,
+    problem_of,
     x402_settings,
     x402_v1,
     x402_v2,
@@ -43,7 +43,6 @@ from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
 DEMO_KEY = "sk_test_" + "b" * 64
-ERRORS = "https://api.test/v1/public/errors"
 SMALL_UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 SMALL_PRICE = SMALL_UNITS * PRICE_PER_UNIT
 
@@ -62,30 +61,6 @@ def client(database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
     mpp = mpp_settings(payment_standin)
     with paid_app(database_url, x402, mpp, DEMO_KEY) as client:
         yield client
-
-
-@pytest.fixture
-def standin(payment_standin: StandIn) -> StandIn:
-    payment_standin.reset()
-    return payment_standin
-
-
-def problem_of(response: Any, status: int, slug: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["type"] == f"{ERRORS}/{slug}"
-    return body
-
-
-def assert_audited_roster(response: Any, data: dict[str, Any]) -> SolveResponse:
-    assert response.status_code == 200, response.text
-    result = SolveResponse.model_validate(response.json())
-    assert result.status == "completed" and result.solution is not None
-    report = audit(parse_request(data), result.solution.assignments)
-    assert report.feasible
-    assert compare_with_metrics(report, result.solution.metrics) == []
-    return result
 
 
 def assert_x402_refused(response: Any) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""One synchronous solve and what its result means to the caller, whoever pays.
+
+The key path (units) and the payment path (x402, mpp) differ only in how they charge;
+what counts as *delivered* (a roster, or an infeasibility with its diagnosis), how an
+undelivered result is reported (504 solver-timeout, else 500) and how a delivered one
+is answered (200, or 422 solver-infeasible) is decided here once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bento.problems import problem
+from bento.settings import Settings
+from bento.workers import SolvePool
+
+
+async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[str, Any]:
+    """The worker pool's result for ``data``; raises ``SolveFailed`` if the worker died."""
+    settings: Settings = request.app.state.settings
+    pool: SolvePool = request.app.state.pool
+    result: dict[str, Any] = await anyio.to_thread.run_sync(
+        pool.solve, data, time_limit, settings.diagnosis_budget_seconds
+    )
+    return result
+
+
+def delivered(result: dict[str, Any]) -> bool:
+    """A roster, or a diagnosed infeasibility: what a caller pays for (DECISIONS "Units")."""
+    error = result.get("error") or {}
+    return result["status"] == "completed" or (
+        error.get("code") == "no_solution" and error.get("diagnosis") is not None
+    )
+
+
+def undelivered_problem(request: Request, result: dict[str, Any], note: str = "") -> Response:
+    """504 when the solver ran out of time without a roster, else 500."""
+    error = result.get("error") or {}
+    slug = "solver-timeout" if error.get("code") == "solver_timeout" else "internal-error"
+    message = error.get("message") or ""
+    return problem(request, slug, f"{message}{note}" or None)
+
+
+def delivered_response(
+    request: Request, result: dict[str, Any], headers: dict[str, str]
+) -> Response:
+    """200 with the roster, or 422 solver-infeasible with the diagnosis."""
+    if result["status"] == "completed":
+        return JSONResponse(result, headers=headers)
+    error = result.get("error") or {}
+    return problem(
+        request,
+        "solver-infeasible",
+        error.get("message"),
+        headers=headers,
+        solver_status=error.get("solver_status"),
+        diagnosis=error.get("diagnosis"),
+    )
