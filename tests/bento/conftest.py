@@ -224,3 +224,14 @@ def standin(payment_standin: StandIn) -> StandIn:
     """The stand-in with its script, calls and payments reset for this test."""
     payment_standin.reset()
     return payment_standin
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """An empty database on each backend, shared by the tests of one module."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
+    url: str = request.getfixturevalue("postgres_server").new_database()
+    return url

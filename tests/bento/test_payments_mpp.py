@@ -46,17 +46,9 @@ SMALL_UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 SMALL_PRICE = SMALL_UNITS * MPP_PRICE_MINOR
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
-    url: str = request.getfixturevalue("postgres_server").new_database()
-    return url
-
-
 @pytest.fixture(scope="module")
-def client(database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
-    with paid_app(database_url, None, mpp_settings(payment_standin), DEMO_KEY) as client:
+def client(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
+    with paid_app(module_database_url, None, mpp_settings(payment_standin), DEMO_KEY) as client:
         yield client
 
 
@@ -260,8 +252,8 @@ def test_a_large_problem_paid_by_mpp_is_422_tier_limit_exceeded(
     assert standin.calls("/payments/") == []
 
 
-def test_mpp_where_it_is_not_configured_is_401(database_url: str) -> None:
-    with paid_app(database_url, None, None, DEMO_KEY) as client:
+def test_mpp_where_it_is_not_configured_is_401(module_database_url: str) -> None:
+    with paid_app(module_database_url, None, None, DEMO_KEY) as client:
         response = post_solve(client, minimal_request_dict(), {"Authorization": "Payment abc"})
     body = problem_of(response, 401, "unauthorized")
     assert "not configured" in body["detail"]
@@ -284,9 +276,9 @@ def test_no_answer_from_the_provider_is_503_and_the_payment_stays_usable(
     assert_audited_roster(post_solve(client, data, {"Authorization": credential}), data)
 
 
-def test_an_unreachable_provider_is_503(database_url: str, payment_standin: StandIn) -> None:
+def test_an_unreachable_provider_is_503(module_database_url: str, payment_standin: StandIn) -> None:
     settings = mpp_settings(payment_standin, provider_url=f"http://127.0.0.1:{free_port()}")
-    with paid_app(database_url, None, settings, DEMO_KEY) as client:
+    with paid_app(module_database_url, None, settings, DEMO_KEY) as client:
         data = minimal_request_dict()
         credential = mpp_credential(challenge_for(client, data), "pay_anything")
         response = post_solve(client, data, {"Authorization": credential})

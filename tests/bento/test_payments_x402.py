@@ -39,6 +39,7 @@ from tests.bento.payments_support import (
     x402_v1,
     x402_v2,
 )
+from tests.bento.processes import free_port
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
@@ -47,19 +48,11 @@ SMALL_UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 SMALL_PRICE = SMALL_UNITS * PRICE_PER_UNIT
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
-    url: str = request.getfixturevalue("postgres_server").new_database()
-    return url
-
-
 @pytest.fixture(scope="module")
-def client(database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
+def client(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
     x402 = x402_settings(payment_standin)
     mpp = mpp_settings(payment_standin)
-    with paid_app(database_url, x402, mpp, DEMO_KEY) as client:
+    with paid_app(module_database_url, x402, mpp, DEMO_KEY) as client:
         yield client
 
 
@@ -314,11 +307,11 @@ def test_no_verdict_from_the_facilitator_is_503_with_retry_after_and_costs_nothi
     assert_audited_roster(post_solve(client, data, {"X-PAYMENT": header}), data)
 
 
-def test_an_unreachable_facilitator_is_503(database_url: str, payment_standin: StandIn) -> None:
-    from tests.bento.processes import free_port
-
+def test_an_unreachable_facilitator_is_503(
+    module_database_url: str, payment_standin: StandIn
+) -> None:
     x402 = x402_settings(payment_standin, facilitator_url=f"http://127.0.0.1:{free_port()}")
-    with paid_app(database_url, x402, None, DEMO_KEY) as client:
+    with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
         response = post_solve(client, minimal_request_dict(), {"X-PAYMENT": x402_v1(SMALL_PRICE)})
     problem_of(response, 503, "service-unavailable")
     assert response.headers["retry-after"] == "30"
@@ -396,9 +389,9 @@ def test_one_payment_sent_by_four_requests_at_once_pays_for_one(
 
 
 def test_x_payment_where_x402_is_not_configured_is_401_x402(
-    database_url: str, payment_standin: StandIn
+    module_database_url: str, payment_standin: StandIn
 ) -> None:
-    with paid_app(database_url, None, None, DEMO_KEY) as client:
+    with paid_app(module_database_url, None, None, DEMO_KEY) as client:
         response = post_solve(client, minimal_request_dict(), {"X-PAYMENT": x402_v1(SMALL_PRICE)})
         offer = post_solve(client, minimal_request_dict())
     assert "not configured" in assert_x402_refused(response)["detail"]
@@ -409,10 +402,10 @@ def test_x_payment_where_x402_is_not_configured_is_401_x402(
 
 @pytest.mark.parametrize("network", ["base sepolia", "eip155", "EIP155:8453"])
 def test_an_invalid_network_identifier_in_the_configuration_is_503(
-    database_url: str, payment_standin: StandIn, network: str
+    module_database_url: str, payment_standin: StandIn, network: str
 ) -> None:
     x402 = x402_settings(payment_standin, network=network)
-    with paid_app(database_url, x402, None, DEMO_KEY) as client:
+    with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
         offer = post_solve(client, minimal_request_dict())
         paid = post_solve(client, minimal_request_dict(), {"X-PAYMENT": x402_v1(SMALL_PRICE)})
     for response in (offer, paid):
