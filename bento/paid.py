@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import anyio
 from mpp import Credential
@@ -45,15 +45,9 @@ from bento.gate import (
 )
 from bento.outcome import delivered, delivered_response, solve_in_pool, undelivered_problem
 from bento.payments.config import PaymentMisconfigured
-from bento.payments.mpp_gateway import MppGateway, ProviderUnavailable
-from bento.payments.x402_gateway import (
-    FacilitatorUnavailable,
-    Payload,
-    PaymentRejected,
-    Requirements,
-    Settlement,
-    X402Gateway,
-)
+from bento.payments.mpp_gateway import MppGateway
+from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
+from bento.payments.x402_gateway import Payload, Requirements, X402Gateway
 from bento.problems import API_ROOT, problem, server_root
 from bento.store import PaymentState, Store, StoreUnavailable
 from bento.workers import SolveFailed
@@ -132,92 +126,121 @@ def payment_required(request: Request, data: Any) -> Response:
 # ---------------------------------------------------------------------------- paid solve
 
 
-async def solve_paid(request: Request, data: Any, payment: PaymentHeader) -> Response:
-    if payment.scheme == "x402":
-        return await _solve_x402(request, data, payment.value)
-    return await _solve_mpp(request, data, payment.value)
-
-
-async def _solve_x402(request: Request, data: Any, header: str) -> Response:
-    gateway: X402Gateway | None = request.app.state.x402
-    if gateway is None:
-        raise Rejected(_x402_refused(request, None, "x402 payments are not configured here"))
-    try:
-        payload = gateway.decode(header)
-    except PaymentRejected as rejected:
-        units = _units_or_one(data)
-        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
+async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Response:
+    """One solve paid by ``header``: the order of the module docstring, for either scheme."""
+    payment = _decoded(request, data, header)
     await _check_bearer_beside(request)
     units, time_limit = _paid_problem(request, data)
     try:
-        gateway.settings.checked()
-        requirements = gateway.requirements(units, str(request.url), payload.x402_version)
-        gateway.check(payload, requirements)
+        key, amount = payment.price(units)
     except PaymentMisconfigured as error:
         raise Rejected(_misconfigured(request, error)) from None
     except PaymentRejected as rejected:
-        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
-    key = gateway.replay_key(payload)
-    await _claim(request, key, "x402", requirements.get_amount(), _x402_refused, gateway, units)
+        raise Rejected(payment.refused(str(rejected), units)) from None
+    store: Store = request.app.state.store
+    claim = partial(store.claim_payment, key, header.scheme, amount, _request_id(request))
+    if not await anyio.to_thread.run_sync(claim):
+        message = "this payment was already used (or is in use by another request)"
+        raise Rejected(payment.refused(message, units))
     try:
-        await gateway.verify(payload, requirements)
+        await payment.verify()
     except PaymentRejected as rejected:
         await _release(request, key)
-        raise Rejected(_x402_refused(request, gateway, str(rejected), units)) from None
-    except FacilitatorUnavailable as error:
+        raise Rejected(payment.refused(str(rejected), units)) from None
+    except PaymentUnavailable as error:
         await _release(request, key)
         raise Rejected(_unavailable(request, str(error))) from None
-    settle = partial(_settle_x402, gateway, payload, requirements)
-    return await _solve_and_settle(request, data, time_limit, key, settle)
+    return await _solve_and_settle(request, data, time_limit, key, payment.settle)
 
 
-async def _settle_x402(
-    gateway: X402Gateway, payload: Payload, requirements: Requirements
-) -> tuple[Settlement, dict[str, str]]:
-    settlement = await gateway.settle(payload, requirements)
-    headers: dict[str, str] = {}
-    if settlement.header is not None:
-        headers["X-PAYMENT-RESPONSE"] = settlement.header
-        if payload.x402_version == 2:
-            headers["PAYMENT-RESPONSE"] = settlement.header
-    return settlement, headers
+class _Payment(Protocol):
+    """One decoded payment, whatever its scheme."""
+
+    def refused(self, message: str, units: int) -> Response:
+        """401 naming the scheme, with a fresh challenge priced for ``units``."""
+
+    def price(self, units: int) -> tuple[str, str]:
+        """(replay key, amount) once the payment is checked against the price of
+        ``units``; PaymentRejected or PaymentMisconfigured when it cannot pay it."""
+
+    async def verify(self) -> None:
+        """Ask the facilitator/provider; PaymentRejected or PaymentUnavailable."""
+
+    async def settle(self) -> tuple[Settlement, dict[str, str]]:
+        """Settle after delivery: the outcome and the headers proving it. Never raises."""
 
 
-async def _solve_mpp(request: Request, data: Any, header: str) -> Response:
-    gateway: MppGateway | None = request.app.state.mpp
-    if gateway is None:
-        raise Rejected(_mpp_refused(request, None, "mpp payments are not configured here"))
+def _decoded(request: Request, data: Any, header: PaymentHeader) -> _Payment:
+    """The payment of the header; Rejected (401) when its scheme is off or it is malformed."""
+    if header.scheme == "x402":
+        x402: X402Gateway | None = request.app.state.x402
+        if x402 is None:
+            raise Rejected(_x402_refused(request, None, "x402 is not configured here"))
+        try:
+            return _X402Payment(request, x402, x402.decode(header.value))
+        except PaymentRejected as rejected:
+            message, units = str(rejected), _units_or_one(data)
+            raise Rejected(_x402_refused(request, x402, message, units)) from None
+    mpp: MppGateway | None = request.app.state.mpp
+    if mpp is None:
+        raise Rejected(_mpp_refused(request, None, "mpp is not configured here"))
     try:
-        credential = gateway.parse(header)
+        return _MppPayment(request, mpp, mpp.parse(header.value))
     except PaymentRejected as rejected:
-        units = _units_or_one(data)
-        raise Rejected(_mpp_refused(request, gateway, str(rejected), units)) from None
-    await _check_bearer_beside(request)
-    units, time_limit = _paid_problem(request, data)
-    try:
-        gateway.settings.checked()
-    except PaymentMisconfigured as error:
-        raise Rejected(_misconfigured(request, error)) from None
-    key = gateway.replay_key(credential)
-    amount = gateway.settings.price(units)
-    await _claim(request, key, "mpp", amount, _mpp_refused, gateway, units)
-    try:
-        await gateway.verify(credential, units)
-    except PaymentRejected as rejected:
-        await _release(request, key)
-        raise Rejected(_mpp_refused(request, gateway, str(rejected), units)) from None
-    except ProviderUnavailable as error:
-        await _release(request, key)
-        raise Rejected(_unavailable(request, str(error))) from None
-    settle = partial(_settle_mpp, gateway, credential, units)
-    return await _solve_and_settle(request, data, time_limit, key, settle)
+        raise Rejected(_mpp_refused(request, mpp, str(rejected), _units_or_one(data))) from None
 
 
-async def _settle_mpp(
-    gateway: MppGateway, credential: Credential, units: int
-) -> tuple[Settlement, dict[str, str]]:
-    settlement, receipt = await gateway.settle(credential, units)
-    return settlement, ({"Payment-Receipt": receipt} if receipt else {})
+class _X402Payment:
+    def __init__(self, request: Request, gateway: X402Gateway, payload: Payload) -> None:
+        self.request, self.gateway, self.payload = request, gateway, payload
+        self.requirements: Requirements | None = None
+
+    def refused(self, message: str, units: int) -> Response:
+        return _x402_refused(self.request, self.gateway, message, units)
+
+    def price(self, units: int) -> tuple[str, str]:
+        self.gateway.settings.checked()
+        resource = str(self.request.url)
+        self.requirements = self.gateway.requirements(units, resource, self.payload.x402_version)
+        self.gateway.check(self.payload, self.requirements)
+        return self.gateway.replay_key(self.payload), self.requirements.get_amount()
+
+    async def verify(self) -> None:
+        assert self.requirements is not None, "price() comes first"
+        await self.gateway.verify(self.payload, self.requirements)
+
+    async def settle(self) -> tuple[Settlement, dict[str, str]]:
+        assert self.requirements is not None, "price() comes first"
+        settlement = await self.gateway.settle(self.payload, self.requirements)
+        headers: dict[str, str] = {}
+        if settlement.header is not None:
+            headers["X-PAYMENT-RESPONSE"] = settlement.header
+            if self.payload.x402_version == 2:
+                headers["PAYMENT-RESPONSE"] = settlement.header
+        return settlement, headers
+
+
+class _MppPayment:
+    def __init__(self, request: Request, gateway: MppGateway, credential: Credential) -> None:
+        self.request, self.gateway, self.credential = request, gateway, credential
+        self.units = 1
+
+    def refused(self, message: str, units: int) -> Response:
+        return _mpp_refused(self.request, self.gateway, message, units)
+
+    def price(self, units: int) -> tuple[str, str]:
+        self.gateway.settings.checked()
+        self.units = units
+        return self.gateway.replay_key(self.credential), self.gateway.settings.price(units)
+
+    async def verify(self) -> None:
+        await self.gateway.verify(self.credential, self.units)
+
+    async def settle(self) -> tuple[Settlement, dict[str, str]]:
+        settlement = await self.gateway.settle(self.credential, self.units)
+        if settlement.header is None:
+            return settlement, {}
+        return settlement, {"Payment-Receipt": settlement.header}
 
 
 async def _solve_and_settle(
@@ -301,16 +324,6 @@ async def _check_bearer_beside(request: Request) -> None:
                 headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
             )
         )
-
-
-async def _claim(
-    request: Request, key: str, scheme: str, amount: str, refused: Any, gateway: Any, units: int
-) -> None:
-    store: Store = request.app.state.store
-    claim = partial(store.claim_payment, key, scheme, amount, _request_id(request))
-    if not await anyio.to_thread.run_sync(claim):
-        message = "this payment was already used (or is in use by another request)"
-        raise Rejected(refused(request, gateway, message, units))
 
 
 async def _mark(store: Store, key: str, state: PaymentState, detail: str | None) -> None:

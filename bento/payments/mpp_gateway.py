@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bento.payments.config import MppSettings
 from bento.payments.outbound import OutboundHttp
-from bento.payments.x402_gateway import PaymentRejected, Settlement
+from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
 
 METHOD_NAME: Final = "payments-link"
 PROFILE: Final = "payments-link"
@@ -71,11 +71,6 @@ class LinkPayload(BaseModel):
 PAYMENTS_LINK: Final = Method(
     name=METHOD_NAME, intent=INTENT, request_model=LinkRequest, payload_model=LinkPayload
 )
-
-
-class ProviderUnavailable(Exception):
-    """No answer from the payment provider (503 at verification; ``facilitator_error``
-    at capture)."""
 
 
 @dataclass
@@ -165,7 +160,7 @@ class MppGateway:
 
     async def verify(self, credential: Credential, units: int) -> None:
         """The credential answers our challenge for this price and the provider holds an
-        authorized payment for it; else PaymentRejected or ProviderUnavailable."""
+        authorized payment for it; else PaymentRejected or PaymentUnavailable."""
         try:
             await self.server.validate_credential(
                 credential, intent=INTENT, request=self.route_input(units)
@@ -173,20 +168,21 @@ class MppGateway:
         except PaymentError as error:
             raise PaymentRejected(_slug(error), str(error)) from None
 
-    async def settle(self, credential: Credential, units: int) -> tuple[Settlement, str | None]:
-        """Capture after delivery; (outcome, ``Payment-Receipt`` value). Never raises."""
+    async def settle(self, credential: Credential, units: int) -> Settlement:
+        """Capture after delivery; the receipt (``Payment-Receipt``) when settled. Never
+        raises: the outcome says what went wrong."""
         try:
             receipt = await self.server.broadcast_credential(
                 credential, intent=INTENT, request=self.route_input(units)
             )
             header = receipt.to_payment_receipt()
-        except ProviderUnavailable as error:
-            return Settlement("facilitator_error", detail=str(error)), None
+        except PaymentUnavailable as error:
+            return Settlement("facilitator_error", detail=str(error))
         except PaymentError as error:
-            return Settlement("failed", detail=str(error)), None
+            return Settlement("failed", detail=str(error))
         except Exception as error:
-            return Settlement("internal_error", detail=f"{type(error).__name__}: {error}"), None
-        return Settlement("settled"), header
+            return Settlement("internal_error", detail=f"{type(error).__name__}: {error}")
+        return Settlement("settled", header=header)
 
     # pympp hooks ----------------------------------------------------------------------
 
@@ -216,7 +212,7 @@ class MppGateway:
         )
 
     async def _provider(self, verb: str, path: str) -> dict[str, Any] | None:
-        """The provider's JSON answer; None for a 4xx refusal; ProviderUnavailable else."""
+        """The provider's JSON answer; None for a 4xx refusal; PaymentUnavailable else."""
         s = self.settings
         headers = {"Authorization": f"Bearer {s.provider_key}"} if s.provider_key else {}
         try:
@@ -225,17 +221,17 @@ class MppGateway:
                     verb, s.provider_url.rstrip("/") + path, headers=headers
                 )
         except httpx.HTTPError as error:
-            raise ProviderUnavailable(f"the payment provider is unreachable: {error}") from None
+            raise PaymentUnavailable(f"the payment provider is unreachable: {error}") from None
         if 400 <= response.status_code < 500:
             return None
         if response.status_code != 200:
-            raise ProviderUnavailable(f"the payment provider answered {response.status_code}")
+            raise PaymentUnavailable(f"the payment provider answered {response.status_code}")
         try:
             answer = response.json()
         except ValueError:
-            raise ProviderUnavailable("the payment provider answered no JSON") from None
+            raise PaymentUnavailable("the payment provider answered no JSON") from None
         if not isinstance(answer, dict):
-            raise ProviderUnavailable("the payment provider answered no JSON object")
+            raise PaymentUnavailable("the payment provider answered no JSON object")
         return answer
 
 

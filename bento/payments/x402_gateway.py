@@ -12,7 +12,7 @@ Outcomes and what the caller sees:
 * undecodable payload, wrong network/recipient/asset, amount below the price, or the
   facilitator answers ``isValid: false``: :class:`PaymentRejected` (401, ``X402``);
 * facilitator unreachable, too slow, or answering something that is not a verdict at
-  verification: :class:`FacilitatorUnavailable` (503 with Retry-After);
+  verification: :class:`PaymentUnavailable` (503 with Retry-After);
 * settlement: ``settled`` (the base64 settle response goes out as
   ``X-PAYMENT-RESPONSE``), ``failed`` (``success: false``), ``facilitator_error``
   (unreachable or no valid answer) or ``internal_error`` (anything else); the roster is
@@ -28,7 +28,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import httpx
 from pydantic import ValidationError
@@ -49,31 +49,12 @@ from x402.schemas.v1 import PaymentPayloadV1, PaymentRequiredV1, PaymentRequirem
 
 from bento.payments.config import X402Settings
 from bento.payments.outbound import OutboundHttp
+from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
 
-SettleStatus = Literal["settled", "failed", "facilitator_error", "internal_error"]
 Payload = PaymentPayload | PaymentPayloadV1
 Requirements = PaymentRequirements | PaymentRequirementsV1
 
 MIME_TYPE: Final = "application/json"
-
-
-class PaymentRejected(Exception):
-    """The payment cannot pay for this request (answered 401 with ``X402``)."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class FacilitatorUnavailable(Exception):
-    """No verdict from the facilitator at verification (answered 503, Retry-After)."""
-
-
-@dataclass(frozen=True)
-class Settlement:
-    status: SettleStatus
-    header: str | None = None  # base64 settle response, when settled
-    detail: str | None = None
 
 
 @dataclass
@@ -203,13 +184,13 @@ class X402Gateway:
         return "x402:sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
     async def verify(self, payload: Payload, requirements: Requirements) -> None:
-        """Ask the facilitator; PaymentRejected when invalid, FacilitatorUnavailable when
+        """Ask the facilitator; PaymentRejected when invalid, PaymentUnavailable when
         there is no verdict."""
         try:
             async with self._client() as client:
                 answer = await client.verify(payload, requirements)
         except (httpx.HTTPError, FacilitatorResponseError, ValueError) as error:
-            raise FacilitatorUnavailable(f"the x402 facilitator gave no verdict: {error}") from None
+            raise PaymentUnavailable(f"the x402 facilitator gave no verdict: {error}") from None
         if not answer.is_valid:
             reason = answer.invalid_reason or "invalid_payment"
             raise PaymentRejected(reason, answer.invalid_message or f"payment refused: {reason}")
