@@ -13,6 +13,7 @@ from __future__ import annotations
 import bentoml
 
 from bento.dashboard.app import create_dashboard_app
+from bento.dashboard.security import SignInLimiter
 from bento.http import create_app
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
@@ -26,6 +27,7 @@ dashboard_app = create_dashboard_app(
     public_api,
     settings.dashboard_secret,
     secure_cookies=settings.public_url.startswith("https://"),
+    sign_in_limiter=SignInLimiter(storage_uri=settings.sign_in_limit_storage),
 )
 
 

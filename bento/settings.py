@@ -30,6 +30,7 @@ class Settings:
     mpp: MppSettings | None = None  # None: mpp payments off (MPP_PAYMENTS_ACCOUNT unset)
     public_url: str = "http://localhost:3000"  # where browsers and OAuth clients reach us
     dashboard_secret: str | None = None  # signs dashboard cookies; None: random per start
+    sign_in_limit_storage: str | None = None  # limits storage URI; None: per-process memory
 
     @property
     def job_threads(self) -> int:
@@ -60,4 +61,5 @@ class Settings:
             mpp=mpp_from_env(env),
             public_url=(env.get("PUBLIC_URL") or cls.public_url).rstrip("/"),
             dashboard_secret=env.get("DASHBOARD_SECRET") or None,
+            sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
         )

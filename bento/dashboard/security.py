@@ -10,7 +10,8 @@
 * CSRF: every form carries a token that is an HMAC of the visitor's cookie id (the
   session id when signed in, an anonymous id before), checked on every POST.
 * Sign-in attempts are rate-limited per email and per client address (``limits``,
-  moving window), so passwords cannot be guessed quickly.
+  moving window; in Redis with ``SIGN_IN_LIMIT_STORAGE``), so passwords cannot be
+  guessed quickly.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeSerializer
 from limits import RateLimitItemPerMinute
-from limits.storage import MemoryStorage
+from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 SESSION_COOKIE: Final = "shiftsched_session"
@@ -101,10 +102,14 @@ def new_visitor_id() -> str:
 
 class SignInLimiter:
     """At most ``per_email`` attempts a minute for one email, ``per_address`` for one
-    client address; kept in memory (per process)."""
+    client address. Counted in this process's memory, or in the ``limits`` storage named
+    by ``storage_uri`` (``redis://host:6379/1``) so that every replica shares the count."""
 
-    def __init__(self, per_email: int = 5, per_address: int = 20) -> None:
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+    def __init__(
+        self, per_email: int = 5, per_address: int = 20, storage_uri: str | None = None
+    ) -> None:
+        storage = storage_from_string(storage_uri) if storage_uri else MemoryStorage()
+        self._limiter = MovingWindowRateLimiter(storage)
         self._per_email = RateLimitItemPerMinute(per_email)
         self._per_address = RateLimitItemPerMinute(per_address)
 
