@@ -21,7 +21,6 @@ Outcomes and what the caller sees:
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import json
@@ -227,8 +226,3 @@ def _int(value: Any) -> int | None:
         return int(str(value))
     except ValueError:
         return None
-
-
-def encode_header(data: dict[str, Any]) -> str:
-    """Base64 JSON, the encoding of every x402 header (for clients and tests)."""
-    return base64.b64encode(json.dumps(data).encode()).decode()
