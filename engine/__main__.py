@@ -4,7 +4,12 @@
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
                                                SolveResponse JSON (exit 0 completed, 1 failed)
     python -m engine audit REQUEST.json RESPONSE.json
-                                               the audit (exit 0 clean, 1 violations)
+                                               the audit (exit 0 clean, 1 violations or
+                                               metrics that disagree with the audit)
+
+The audit needs only ``solution.assignments`` (or ``{"assignments": [...]}``, or a bare
+list) from RESPONSE: reported metrics and shortages are compared when they can be read,
+and ``notes`` says what was left out of the comparison and why.
 
 ``-`` reads a file from standard input, so ``solve X | audit X -`` checks a roster.
 Invalid input always exits 2 with every fault and its JSON path; never a traceback.
@@ -66,18 +71,22 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from engine.audit import audit_json, compare_with_metrics
-    from engine.contract import Metrics
+    from engine.audit import audit, compare_shortages, compare_with_metrics, read_response
+    from engine.rules import parse_request
 
-    request_data = _read_json(args.request, stdin)
-    response_data = _read_json(args.response, stdin)
-    report = audit_json(request_data, response_data)
+    request = parse_request(_read_json(args.request, stdin))
+    response = read_response(_read_json(args.response, stdin))
+    report = audit(request, response.assignments)
     payload = report.model_dump(mode="json", exclude_none=True)
     mismatches: list[str] = []
-    solution = response_data.get("solution") if isinstance(response_data, dict) else None
-    if isinstance(solution, dict) and isinstance(solution.get("metrics"), dict):
-        mismatches = compare_with_metrics(report, Metrics.model_validate(solution["metrics"]))
+    if response.metrics is not None:
+        mismatches += compare_with_metrics(report, response.metrics)
+    if response.shortages is not None:
+        mismatches += compare_shortages(report, response.shortages)
+    if response.metrics is not None or response.shortages is not None:
         payload["metrics_mismatches"] = mismatches
+    if response.notes:
+        payload["notes"] = response.notes
     _print(payload, out)
     return EXIT_OK if report.feasible and not mismatches else EXIT_FAILED
 

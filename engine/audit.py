@@ -10,7 +10,9 @@ disagree, one of them misreads the page.
 when and what), every soft term with a positive magnitude (merged by name, sorted by
 name), the objective value and the shortage markers. :func:`compare_with_metrics` and
 :func:`compare_shortages` list the differences between an audit and what a solver
-reported.
+reported. :func:`read_response` reads a roster from a response: its assignments strictly
+(every fault with its JSON path), its metrics and shortages leniently (a roster written
+by another tool can still be audited; what could not be compared is said in notes).
 
 Readings chosen where the page leaves room:
 
@@ -42,9 +44,9 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.contract import (
     Assignment,
@@ -58,6 +60,10 @@ from engine.contract import (
     SoftConstraintViolation,
     SolveRequest,
 )
+from engine.errors import FieldError, InvalidRequest
+from engine.rules import ErrorCode, parse_model
+
+_Item = TypeVar("_Item", bound=BaseModel)
 
 # ----------------------------------------------------------------------------- weights
 # Duplicated on purpose from the table in docs/semantics.md (the model keeps its own).
@@ -949,29 +955,161 @@ def audit(
     )
 
 
-def _assignments_from(response_data: Any) -> list[Assignment]:
-    if isinstance(response_data, Mapping):
-        if "solution" in response_data:
-            solution = response_data["solution"]
-            if solution is None:
-                raise ValueError("the response has no solution to audit")
-            raw = solution["assignments"]
-        elif "assignments" in response_data:
-            raw = response_data["assignments"]
-        else:
-            raise ValueError("expected a SolveResponse, {'assignments': [...]} or a list")
-    else:
-        raw = response_data
-    return [Assignment.model_validate(item) for item in raw]
-
-
 def audit_json(
     request_data: Mapping[str, Any],
     response_data: Mapping[str, Any] | Sequence[Mapping[str, Any]],
 ) -> AuditReport:
-    """Audits JSON-shaped data: a SolveResponse, ``{"assignments": [...]}`` or a list."""
+    """Audits JSON-shaped data: a SolveResponse, ``{"assignments": [...]}`` or a list.
+
+    Raises ValueError when the response holds no readable roster (see :func:`read_response`).
+    """
     request = SolveRequest.model_validate(request_data)
-    return audit(request, _assignments_from(response_data))
+    try:
+        assignments = read_response(response_data).assignments
+    except InvalidRequest as exc:
+        raise ValueError(str(exc)) from None
+    return audit(request, assignments)
+
+
+# ----------------------------------------------------------------------- read a response
+
+
+class ReportedMetrics(BaseModel):
+    """The part of ``solution.metrics`` the comparison reads; other fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    objective_value: float | None = None
+    soft_constraint_violations: list[SoftConstraintViolation] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReadResponse:
+    """A roster read from a response, with what the response reported about it.
+
+    ``metrics`` and ``shortages`` are None when the response does not carry them in a
+    readable form; ``notes`` then says why. ``notes`` also names the fields of
+    ``solution.metrics`` that the contract does not define (left out of the comparison).
+    """
+
+    assignments: list[Assignment]
+    metrics: ReportedMetrics | None = None
+    shortages: list[Shortage] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def dotted(path: Sequence[str | int]) -> str:
+    """A JSON path as text: ``("solution", "assignments", 3, "date")`` is
+    ``solution.assignments[3].date``."""
+    text = ""
+    for segment in path:
+        if isinstance(segment, int):
+            text += f"[{segment}]"
+        else:
+            text += f".{segment}" if text else segment
+    return text or "(root)"
+
+
+def _fault(path: tuple[str | int, ...], message: str, code: ErrorCode) -> InvalidRequest:
+    return InvalidRequest([FieldError(path, message, code.value)])
+
+
+def _items(model: type[_Item], raw: object, at: tuple[str | int, ...]) -> list[_Item]:
+    """Every item of the array found at ``at``, validated; the error lists every fault."""
+    if not isinstance(raw, list):
+        raise _fault(at, "must be an array", ErrorCode.WRONG_TYPE)
+    items: list[_Item] = []
+    errors: list[FieldError] = []
+    for index, item in enumerate(raw):
+        try:
+            items.append(parse_model(model, item, (*at, index)))
+        except InvalidRequest as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InvalidRequest(errors)
+    return items
+
+
+def _skipped(what: str, reason: str) -> str:
+    return f"comparison with the reported {what} skipped: {reason}"
+
+
+def _unreadable(exc: InvalidRequest) -> str:
+    return "; ".join(f"{dotted(e.path)}: {e.message}" for e in exc.errors)
+
+
+def _read_metrics(solution: Mapping[str, Any], notes: list[str]) -> ReportedMetrics | None:
+    raw = solution.get("metrics")
+    if raw is None:
+        notes.append(_skipped("metrics", "solution.metrics is missing"))
+        return None
+    if not isinstance(raw, dict):
+        notes.append(_skipped("metrics", "solution.metrics is not an object"))
+        return None
+    unknown = sorted(set(raw) - set(Metrics.model_fields))
+    if unknown:
+        notes.append(
+            "solution.metrics: fields the contract does not define, left out of the "
+            f"comparison: {', '.join(unknown)}"
+        )
+    try:
+        return parse_model(ReportedMetrics, raw, ("solution", "metrics"))
+    except InvalidRequest as exc:
+        notes.append(_skipped("metrics", _unreadable(exc)))
+        return None
+
+
+def _read_shortages(solution: Mapping[str, Any], notes: list[str]) -> list[Shortage] | None:
+    if solution.get("shortages") is None:
+        notes.append(_skipped("shortages", "solution.shortages is missing"))
+        return None
+    try:
+        return _items(Shortage, solution["shortages"], ("solution", "shortages"))
+    except InvalidRequest as exc:
+        notes.append(_skipped("shortages", _unreadable(exc)))
+        return None
+
+
+def read_response(data: object) -> ReadResponse:
+    """The roster of a SolveResponse, of ``{"assignments": [...]}`` or of a bare list.
+
+    The assignments must follow the contract: otherwise InvalidRequest names every fault
+    by its JSON path (``solution.assignments[3].date``). Of a SolveResponse nothing else
+    is required: ``solution.metrics`` and ``solution.shortages`` are read when they can be,
+    whatever else the response holds (a roster written by another tool).
+    """
+    if isinstance(data, list):
+        notes = [_skipped("metrics", "the input is a bare list of assignments")]
+        return ReadResponse(_items(Assignment, data, ()), notes=notes)
+    if not isinstance(data, Mapping) or not {"solution", "assignments"} & set(data):
+        raise _fault(
+            (),
+            'expected a SolveResponse, {"assignments": [...]} or a list of assignments',
+            ErrorCode.WRONG_TYPE,
+        )
+    if "solution" not in data:
+        notes = [_skipped("metrics", "the input has no solution.metrics")]
+        return ReadResponse(_items(Assignment, data["assignments"], ("assignments",)), notes=notes)
+    solution = data["solution"]
+    if solution is None:
+        raise _fault(
+            ("solution",),
+            "the response has no solution to audit (solution is null)",
+            ErrorCode.WRONG_TYPE,
+        )
+    if not isinstance(solution, Mapping):
+        raise _fault(("solution",), "must be an object", ErrorCode.WRONG_TYPE)
+    if "assignments" not in solution:
+        raise _fault(
+            ("solution", "assignments"),
+            "required property 'assignments' is missing",
+            ErrorCode.MISSING_FIELD,
+        )
+    assignments = _items(Assignment, solution["assignments"], ("solution", "assignments"))
+    notes = []
+    metrics = _read_metrics(solution, notes)
+    shortages = _read_shortages(solution, notes)
+    return ReadResponse(assignments, metrics, shortages, notes)
 
 
 # ---------------------------------------------------------------------------- compare
@@ -983,7 +1121,7 @@ def _close(a: float, b: float) -> bool:
 
 def compare_with_metrics(
     report: AuditReport,
-    metrics: Metrics | Mapping[str, Any],
+    metrics: Metrics | ReportedMetrics | Mapping[str, Any],
     shortages: Sequence[Shortage | Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """Differences between the audit and a solver's ``solution.metrics`` (empty: agree).
@@ -992,7 +1130,11 @@ def compare_with_metrics(
     one side, or with another penalty/violated_by is a difference. When ``shortages`` is
     given, the reported markers are compared too (see :func:`compare_shortages`).
     """
-    reported = metrics if isinstance(metrics, Metrics) else Metrics.model_validate(metrics)
+    reported = (
+        metrics
+        if isinstance(metrics, Metrics | ReportedMetrics)
+        else Metrics.model_validate(metrics)
+    )
     differences: list[str] = []
 
     if reported.objective_value is None:

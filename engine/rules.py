@@ -27,10 +27,10 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from engine.contract import (
@@ -47,6 +47,7 @@ from engine.errors import FieldError, InvalidRequest
 from engine.size import schedule_days
 
 Path = tuple[str | int, ...]
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class ErrorCode(StrEnum):
@@ -199,8 +200,8 @@ def _message(error: ErrorDetails) -> str:
     return error["msg"].removeprefix("Value error, ")
 
 
-def _field_error(error: ErrorDetails, data: object) -> FieldError:
-    path = _json_path(error["loc"], data)
+def _field_error(error: ErrorDetails, data: object, at: Path = ()) -> FieldError:
+    path = (*at, *_json_path(error["loc"], data))
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         path = (*path, _DISCRIMINATOR)
     code = _PYDANTIC_CODES.get(error["type"], ErrorCode.INVALID_VALUE)
@@ -218,16 +219,25 @@ def load_json(text: str | bytes, source: str = "the request") -> Any:
         ) from None
 
 
+def parse_model(model: type[ModelT], data: object, at: Path = ()) -> ModelT:
+    """Validate a JSON-like value into one contract model, or raise InvalidRequest.
+
+    Field rules only. Each fault's path starts with ``at``, the place of ``data`` in the
+    document it was read from (``("solution", "assignments", 3)``).
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidRequest([_field_error(error, data, at) for error in exc.errors()]) from None
+
+
 def parse_request(data: object) -> SolveRequest:
     """Validate a JSON-like value into a :class:`SolveRequest`, or raise InvalidRequest.
 
     Field rules run first; the cross-field rules of :func:`check` run only when every
     field is well formed. No other exception escapes, whatever the input.
     """
-    try:
-        request = SolveRequest.model_validate(data)
-    except ValidationError as exc:
-        raise InvalidRequest([_field_error(error, data) for error in exc.errors()]) from None
+    request = parse_model(SolveRequest, data)
     errors = check(request)
     if errors:
         raise InvalidRequest(errors)

@@ -138,3 +138,156 @@ def test_module_entry_point_pipes_solve_into_audit() -> None:
     )
     assert audit.returncode == 0, audit.stdout
     assert json.loads(audit.stdout)["hard_violations"] == []
+
+
+# ------------------------------------------------------------------ audit of any response
+
+
+@pytest.fixture(scope="module")
+def solved() -> dict[str, Any]:
+    """A real SolveResponse for RETAIL, as the CLI prints it."""
+    code, response = run(["solve", str(RETAIL), "--time-limit", "5", "--workers", "1"])
+    assert (code, response["status"]) == (EXIT_OK, "completed")
+    return dict(response)
+
+
+def edited(response: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy to edit."""
+    return dict(json.loads(json.dumps(response)))
+
+
+def test_audit_notes_metrics_fields_it_does_not_know(
+    solved: dict[str, Any], tmp_path: Path
+) -> None:
+    """A roster from another tool: the audit runs, and the unknown fields are a note."""
+    response = edited(solved)
+    response["solution"]["metrics"]["coverage_score"] = 0.97
+    response["solution"]["metrics"]["engine"] = {"name": "other", "version": "2"}
+    response["solution"]["produced_by"] = "another tool"
+    audit = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "audit",
+            str(RETAIL),
+            write(tmp_path, "other.json", response),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert (audit.returncode, audit.stderr) == (EXIT_OK, "")
+    report = json.loads(audit.stdout)
+    assert report["hard_violations"] == []
+    assert report["metrics_mismatches"] == []
+    assert report["objective_value"] == solved["solution"]["metrics"]["objective_value"]
+    [note] = report["notes"]
+    assert "solution.metrics" in note
+    assert "coverage_score, engine" in note
+
+
+def test_audit_runs_without_metrics_and_says_the_comparison_was_skipped(
+    solved: dict[str, Any],
+) -> None:
+    response = edited(solved)
+    del response["solution"]["metrics"]
+    code, report = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
+    assert code == EXIT_OK
+    assert report["hard_violations"] == []
+    assert report["objective_value"] == solved["solution"]["metrics"]["objective_value"]
+    assert report["notes"] == [
+        "comparison with the reported metrics skipped: solution.metrics is missing"
+    ]
+    assert report["metrics_mismatches"] == []  # the shortages were still compared
+
+
+def test_audit_skips_unreadable_metrics_naming_the_fault(solved: dict[str, Any]) -> None:
+    response = edited(solved)
+    response["solution"]["metrics"]["objective_value"] = "low"
+    del response["solution"]["shortages"]
+    code, report = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
+    assert code == EXIT_OK
+    assert report["hard_violations"] == []
+    assert "metrics_mismatches" not in report  # nothing was compared
+    metrics_note, shortages_note = report["notes"]
+    assert metrics_note.startswith("comparison with the reported metrics skipped: ")
+    assert "solution.metrics.objective_value: " in metrics_note
+    assert shortages_note == (
+        "comparison with the reported shortages skipped: solution.shortages is missing"
+    )
+
+
+def test_audit_still_reports_metrics_that_disagree(solved: dict[str, Any]) -> None:
+    response = edited(solved)
+    response["solution"]["metrics"]["objective_value"] += 1
+    response["solution"]["metrics"]["unknown"] = True
+    code, report = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
+    assert code == EXIT_FAILED
+    assert [m.split(":")[0] for m in report["metrics_mismatches"]] == ["objective_value"]
+    assert len(report["notes"]) == 1
+
+
+def test_audit_of_a_bad_assignment_exits_2_with_its_path(
+    solved: dict[str, Any], tmp_path: Path
+) -> None:
+    response = edited(solved)
+    response["solution"]["assignments"][3]["date"] = "2026-13-01"
+    del response["solution"]["assignments"][5]["shift_id"]
+    code, body = run(["audit", str(RETAIL), write(tmp_path, "bad.json", response)])
+    assert code == EXIT_INVALID
+    assert [(e["path"], e["code"]) for e in body["errors"]] == [
+        (["solution", "assignments", 3, "date"], "invalid_format"),
+        (["solution", "assignments", 5, "shift_id"], "missing_field"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("response", "path", "code"),
+    [
+        (
+            {"job_id": "j", "status": "completed", "solution": {"metrics": {}}},
+            ["solution", "assignments"],
+            "missing_field",
+        ),
+        ({"job_id": "j", "status": "failed", "solution": None}, ["solution"], "wrong_type"),
+        ({"solution": {"assignments": {}}}, ["solution", "assignments"], "wrong_type"),
+        ({"roster": []}, [], "wrong_type"),
+        ("a string", [], "wrong_type"),
+    ],
+)
+def test_audit_of_a_response_without_assignments_exits_2(
+    response: Any, path: list[Any], code: str
+) -> None:
+    exit_code, body = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
+    assert exit_code == EXIT_INVALID
+    assert [(e["path"], e["code"]) for e in body["errors"]] == [(path, code)]
+
+
+def test_audit_of_a_response_that_is_not_json_exits_2(tmp_path: Path) -> None:
+    broken = tmp_path / "roster.json"
+    broken.write_text('{"solution": {"assignments": [')
+    audit = subprocess.run(
+        [sys.executable, "-m", "engine", "audit", str(RETAIL), str(broken)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert (audit.returncode, audit.stderr) == (EXIT_INVALID, "")
+    [error] = json.loads(audit.stdout)["errors"]
+    assert error["code"] == "invalid_json"
+    assert str(broken) in error["message"]
+
+
+def test_audit_of_an_invalid_request_exits_2_with_its_path(
+    solved: dict[str, Any], tmp_path: Path
+) -> None:
+    request = json.loads(RETAIL.read_text())
+    request["employees"][0]["assignable_shift_ids"] = 7
+    code, body = run(
+        ["audit", write(tmp_path, "request.json", request), "-"], stdin=json.dumps(solved)
+    )
+    assert code == EXIT_INVALID
+    assert [e["path"] for e in body["errors"]] == [["employees", 0, "assignable_shift_ids"]]
