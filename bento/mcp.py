@@ -27,6 +27,7 @@ from starlette.applications import Starlette
 
 from bento.oauth import SCOPE, OAuthProvider
 from bento.problems import API_ROOT
+from bento.settings import public_url_from_env
 from engine.contract import SolveRequest
 
 MCP_PATH = "/mcp"
@@ -35,7 +36,7 @@ INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mou
 
 def create_mcp_server(public_api: Starlette, public_url: str | None = None) -> MCPServer:
     """An MCP server whose tools call ``public_api`` (already started) in-process."""
-    url = (public_url or os.environ.get("PUBLIC_URL") or "http://localhost:3000").rstrip("/")
+    url = (public_url or public_url_from_env(os.environ)).rstrip("/")
     server = MCPServer(
         "shiftsched",
         version="1",

@@ -8,9 +8,25 @@ as the server it works for.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
+
+DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset
+
+
+def public_url_from_env(env: Mapping[str, str]) -> str:
+    """``PUBLIC_URL`` when set, else ``http://localhost:$PORT`` (the port being served).
+
+    Without this, a server started on another port would advertise the default one in
+    its OAuth discovery documents, and clients following them would knock on the wrong
+    door. No trailing slash.
+    """
+    explicit = env.get("PUBLIC_URL")
+    if explicit:
+        return explicit.rstrip("/")
+    return f"http://localhost:{int(env.get('PORT') or DEFAULT_PORT)}"
 
 
 @dataclass(frozen=True)
@@ -28,7 +44,8 @@ class Settings:
     jobs_consumer: bool = True  # False: queued jobs are run by separate consumers
     x402: X402Settings | None = None  # None: x402 payments off (X402_PAY_TO unset)
     mpp: MppSettings | None = None  # None: mpp payments off (MPP_PAYMENTS_ACCOUNT unset)
-    public_url: str = "http://localhost:3000"  # where browsers and OAuth clients reach us
+    # Where browsers and OAuth clients reach us; from_env: PUBLIC_URL, else localhost:$PORT.
+    public_url: str = f"http://localhost:{DEFAULT_PORT}"
     dashboard_secret: str | None = None  # signs dashboard cookies; None: random per start
     sign_in_limit_storage: str | None = None  # limits storage URI; None: per-process memory
 
@@ -59,7 +76,7 @@ class Settings:
             jobs_consumer=env.get("JOBS_CONSUMER", "embedded").lower() != "external",
             x402=x402_from_env(env),
             mpp=mpp_from_env(env),
-            public_url=(env.get("PUBLIC_URL") or cls.public_url).rstrip("/"),
+            public_url=public_url_from_env(env),
             dashboard_secret=env.get("DASHBOARD_SECRET") or None,
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
         )

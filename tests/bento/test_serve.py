@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,8 +44,9 @@ STARTUP_SECONDS = 90
 def server(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -> Iterator[str]:
     home = tmp_path_factory.mktemp("serve")
     port = free_port()
-    env = {
-        **os.environ,
+    env = {  # as `PORT=<port> make serve`: the port given, no PUBLIC_URL
+        **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
+        "PORT": str(port),
         "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
         "DEMO_API_KEY": DEMO_KEY,
         "SOLVE_PROCESSES": "1",
@@ -217,3 +221,66 @@ def test_served_dashboard_and_oauth_discovery(server: str) -> None:
     metadata = httpx.get(f"{root}/.well-known/oauth-authorization-server", timeout=30).json()
     assert metadata["registration_endpoint"].endswith("/register")
     assert metadata["code_challenge_methods_supported"] == ["S256"]
+
+
+def test_served_oauth_discovery_leads_back_to_the_served_port(server: str) -> None:
+    """An MCP client that meets a 401 on /mcp follows discovery to this server's port."""
+    root = server.removesuffix("/v1/public")
+    public = f"http://localhost:{httpx.URL(root).port}"  # PUBLIC_URL unset: localhost:$PORT
+
+    challenge = httpx.post(f"{root}/mcp", json={}, timeout=30)
+    assert challenge.status_code == 401
+    [resource_url] = re.findall(
+        r'resource_metadata="([^"]+)"', challenge.headers["www-authenticate"]
+    )
+    assert resource_url == f"{public}/.well-known/oauth-protected-resource/mcp"
+
+    resource = httpx.get(resource_url, timeout=30).json()
+    assert resource["resource"] == f"{public}/mcp"
+    [issuer] = resource["authorization_servers"]
+    assert issuer.rstrip("/") == public
+    metadata = httpx.get(
+        f"{issuer.rstrip('/')}/.well-known/oauth-authorization-server", timeout=30
+    ).json()
+    advertised = {
+        name: value
+        for name, value in {**resource, **metadata}.items()
+        if isinstance(value, str) and value.startswith("http")
+    }
+    assert {"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint"} <= set(
+        advertised
+    )
+    assert {name: url for name, url in advertised.items() if not url.startswith(public)} == {}
+
+    registered = httpx.post(
+        metadata["registration_endpoint"],
+        json={
+            "client_name": "discovery test",
+            "redirect_uris": ["http://127.0.0.1:9/callback"],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        },
+        timeout=30,
+    )
+    assert registered.status_code == 201, registered.text
+    challenge_s256 = base64.urlsafe_b64encode(hashlib.sha256(b"v" * 43).digest())
+    authorized = httpx.get(
+        metadata["authorization_endpoint"],
+        params={
+            "client_id": registered.json()["client_id"],
+            "response_type": "code",
+            "redirect_uri": "http://127.0.0.1:9/callback",
+            "code_challenge": challenge_s256.decode().rstrip("="),
+            "code_challenge_method": "S256",
+            "state": "s",
+        },
+        timeout=30,
+    )
+    assert authorized.status_code == 302, authorized.text
+    approval = authorized.headers["location"]
+    assert approval.startswith(f"{public}/dashboard/oauth/approve?request=")
+    # Not signed in: the approval page sends the browser to sign in, on this server.
+    answered = httpx.get(approval, timeout=30)
+    assert answered.status_code == 303
+    assert answered.headers["location"].startswith("/dashboard/sign-in")
