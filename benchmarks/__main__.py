@@ -1,7 +1,9 @@
 """``python -m benchmarks <command>``: run suites, chart and compare results, scale threads.
 
 Commands: ``run``, ``report`` (reprint a summary), ``charts``, ``compare``, ``scaling``,
-and ``curtois`` / ``curtois-report`` (forwarded to :mod:`benchmarks.curtois`). ``_one``
+``curtois`` / ``curtois-report`` (forwarded to :mod:`benchmarks.curtois`), ``load``
+(concurrent solves against a service, :mod:`benchmarks.load`) and ``concurrency``
+(solves sharing the cores, :mod:`benchmarks.concurrency`). ``_one``
 is internal: the runner starts it once per (instance, method) in a fresh process. Heavy
 modules are imported by the command that needs them, so ``--help`` and ``_one`` start
 fast.
@@ -93,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.scaling import main as scaling
 
         return scaling(rest)
+    if command == "load":
+        from benchmarks.load import main as load
+
+        return load(rest)
+    if command == "concurrency":
+        from benchmarks.concurrency import main as concurrency
+
+        return concurrency(rest)
     commands = {"run": _run, "charts": _charts, "report": _report}
     if command not in commands:
         print(f"unknown command {command!r}\n\n{__doc__}", file=sys.stderr)
