@@ -25,10 +25,10 @@ synchronous route, with the request's ``solver_timeout_seconds`` (at most 300 s)
 time limit, and ends the job with ``Store.finish_job``, which settles the reservation in
 the same transaction, exactly once.
 
-Billing (DECISIONS "Units", read literally): a completed job captures its units; a failed
-job releases them, whatever the reason. That includes ``no_solution`` with a diagnosis:
-the synchronous route charges for a diagnosed infeasibility (422), but DECISIONS says
-nothing is consumed for a failed job, and a queued infeasible request *is* a failed job.
+Billing (docs/semantics.md, "When a solve is charged"): a completed job captures its
+units; a failed job releases them, whatever the reason. That includes ``no_solution``
+with a diagnosis: the synchronous route charges for a diagnosed infeasibility (422), but
+a failed job costs nothing, and a queued infeasible request *is* a failed job.
 
 Restart rule: at startup the service fails (``error.code`` ``interrupted``, units
 released) every job still ``running`` whose task is neither waiting in the queue nor being

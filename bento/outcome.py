@@ -30,7 +30,10 @@ async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[
 
 
 def delivered(result: dict[str, Any]) -> bool:
-    """A roster, or a diagnosed infeasibility: what a caller pays for (DECISIONS "Units")."""
+    """A roster, or a diagnosed infeasibility: what a caller pays for.
+
+    docs/semantics.md, "When a solve is charged".
+    """
     error = result.get("error") or {}
     return result["status"] == "completed" or (
         error.get("code") == "no_solution" and error.get("diagnosis") is not None

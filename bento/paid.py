@@ -1,10 +1,10 @@
 """POST /solve without an account: the 402 offer, and one solve paid by x402 or mpp.
 
 The offer (no credential at all): 402 problem+json whose ``accepts[]`` lists every
-configured scheme, priced for *this* request (units of DECISIONS.md x the configured
-unit price; 1 unit when the body is not a valid request), with one ``WWW-Authenticate``
-field per scheme (``Bearer``, ``X402``, ``Payment``) and, with x402 on, the protocol's
-own ``PAYMENT-REQUIRED`` header.
+configured scheme, priced for *this* request (its units, docs/semantics.md "Size and
+units", x the configured unit price; 1 unit when the body is not a valid request), with
+one ``WWW-Authenticate`` field per scheme (``Bearer``, ``X402``, ``Payment``) and, with
+x402 on, the protocol's own ``PAYMENT-REQUIRED`` header.
 
 A paid request walks this order, and stops at the first fault:
 

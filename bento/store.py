@@ -4,13 +4,13 @@ Why a database: keys, balances and jobs must survive restarts and be shared by e
 worker process (and, on PostgreSQL, every machine). `DATABASE_URL` picks it; without it a
 SQLite file `var/shiftsched.db` under the current directory serves one host.
 
-Billing (DECISIONS "Units"): a solve first *reserves* its units, taken from the free quota
-first and then from the prepaid balance, and later settles exactly once: *capture* keeps
-them, *release* gives both parts back. A reservation locks the account row before reading
-it (SELECT ... FOR UPDATE on PostgreSQL, BEGIN IMMEDIATE on SQLite), so concurrent
-requests can never overspend; settling is a conditional state change of the ledger row,
-so a unit is never charged or refunded twice. Balances also carry CHECK (>= 0) as a last
-line of defence.
+Billing (docs/semantics.md, "When a solve is charged"): a solve first *reserves* its
+units, taken from the free quota first and then from the prepaid balance, and later
+settles exactly once: *capture* keeps them, *release* gives both parts back. A
+reservation locks the account row before reading it (SELECT ... FOR UPDATE on
+PostgreSQL, BEGIN IMMEDIATE on SQLite), so concurrent requests can never overspend;
+settling is a conditional state change of the ledger row, so a unit is never charged or
+refunded twice. Balances also carry CHECK (>= 0) as a last line of defence.
 
 Payments (x402, mpp) are not units: each one is *claimed* once, by a key that names it
 (the x402 authorization nonce, the mpp provider's payment id), before it is verified.

@@ -1,4 +1,4 @@
-"""Problem size, size class and units (DECISIONS.md, "Size, tiers, time" and "Units")."""
+"""Problem size, size class and units (docs/semantics.md, "Size and units")."""
 
 from __future__ import annotations
 

@@ -186,7 +186,8 @@ def test_infeasible_job_fails_with_diagnosis_and_costs_nothing(
     assert (error["code"], error["solver_status"]) == ("no_solution", "INFEASIBLE")
     assert error["diagnosis"]["status"] == "identified"
     assert "usage" not in body
-    assert available(client, key) == 5  # DECISIONS: nothing is consumed for a failed job
+    # docs/semantics.md, "When a solve is charged": a failed queued job costs nothing.
+    assert available(client, key) == 5
 
 
 def test_jobs_are_visible_to_their_own_account_only(client: TestClient, store: Store) -> None:

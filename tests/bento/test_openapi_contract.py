@@ -97,8 +97,9 @@ CONTRACT: dict[str, tuple[set[str], set[str]]] = {
     "Cause": ({"cause_type", "field", "message"}, {"cause_type", "field", "message"}),
 }
 
-# Objects the contract lets us extend (DECISIONS: shortage markers, solver status), with
-# the contract's own fields that must be there.
+# Objects the contract lets us extend (docs/semantics.md, "What a result adds to the
+# contract": shortage markers, solver status), with the contract's own fields that must be
+# there.
 EXTENSIBLE: dict[str, tuple[set[str], set[str]]] = {
     "SolveResponse": ({"job_id", "status", "solution", "usage", "error"}, {"job_id", "status"}),
     "Solution": ({"assignments", "metrics"}, {"assignments", "metrics"}),

@@ -1,4 +1,7 @@
-"""Units (DECISIONS "Units"): free quota first, atomic reservations, settled exactly once."""
+"""Units: free quota first, atomic reservations, settled exactly once.
+
+The rules are in docs/semantics.md, "When a solve is charged".
+"""
 
 from __future__ import annotations
 
