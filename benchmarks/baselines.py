@@ -22,9 +22,9 @@ objectives compare one to one and their rosters pass the same audit:
     fairness total are part of the formulation itself and are kept.
   - *Hard-group literals* (kept): hard rules sit under enforcement literals fixed to
     true, exactly as in the engine; presolve removes them at once.
-  - *Wall-clock budget, watchdog and polish* (kept): both go through
-    :func:`engine.solve.run`, so the time limit covers build, search, polish and
-    extraction alike, and a time-limited roster is polished so its penalties are exact.
+  - *Wall-clock budget, watchdog and exact pricing* (kept): both go through
+    :func:`engine.solve.run`, so the time limit covers build, search and extraction
+    alike, and every roster is priced from its decisions (engine.model.tight).
     These are part of how a result is measured and reported, not of the search.
   - Solver parameters: the engine sets only workers, seed and time limit; same here.
 

@@ -17,8 +17,8 @@ parsed request:
 - ``build_seconds``: a separate, untimed-by-the-solve build of the same formulation
   (``benchmarks.baselines.model_stats``), which also counts variables and constraints.
 
-Progress objectives are CP-SAT's own values before polishing; the final ``objective`` is
-the reported (polished) one, so the last trace point can sit slightly above it.
+Progress objectives are CP-SAT's own values, slack included; the final ``objective`` is
+the roster priced with every slack tight, so the last trace point can sit above it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ asserts, because a benchmark on a busy or slow machine is a report, not a test.
 
 "Gap within T s" reads the progress trace: the last roster found by T seconds against the
 best bound by then (both on the call's clock, see :mod:`benchmarks.one`). A run that
-ended before T uses its final, polished figures; a run whose time limit is shorter than
+ended before T uses its final, exactly priced figures; a run whose time limit is shorter than
 T is judged on what it reached, and the detail says so.
 """
 

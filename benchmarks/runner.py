@@ -32,7 +32,7 @@ from benchmarks.suite import Instance, Suite
 from engine.size import request_size, schedule_days
 
 RESULTS = ROOT / "benchmarks" / "results"
-# A child gets its time limit plus this (model build, polish, audit) before it is killed.
+# A child gets its time limit plus this (model build, audit) before it is killed.
 CHILD_MARGIN_SECONDS = 120.0
 CHILD_MARGIN_FACTOR = 2.0
 

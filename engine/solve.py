@@ -6,8 +6,10 @@ carries ``Validate()``'s text. The worker count is always set explicitly, and th
 OR-Tools version, parameters and seed are recorded with each result.
 
 A time-limited (FEASIBLE) answer may carry slack variables that are not yet tight,
-which would overstate a penalty. Such a roster is *polished*: its decisions are fixed
-and the slack alone minimized, a trivial solve, so reported penalties are exact.
+which would overstate a penalty or report a shortage that does not exist. Every roster,
+optimal or not, is therefore priced from its decisions alone (engine.model.tight): each
+penalty, shortage marker and the objective are exact, with no further solve that could
+run out of time.
 """
 
 from __future__ import annotations
@@ -40,13 +42,14 @@ from engine.contract import (
 from engine.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
 from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
+from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem, from_request
 
 OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
 
-# The time limit is a wall-clock budget for the whole call: build, search, polish and
+# The time limit is a wall-clock budget for the whole call: build, search and
 # extraction. The search gets what the build left, minus a reserve for the rest.
-POLISH_TIME_LIMIT_SECONDS = 10.0
+HINT_COMPLETION_LIMIT_SECONDS = 10.0
 EXTRACTION_RESERVE_SECONDS = 1.5
 EXTRACTION_RESERVE_SHARE = 0.1
 MIN_SEARCH_SECONDS = 0.2
@@ -88,8 +91,8 @@ class SolveLimits:
 class ProgressPoint:
     """One step of the search: a new roster (``objective``) or a better bound.
 
-    ``objective`` is CP-SAT's own value of the model objective; before polishing it may
-    exceed the final reported objective, because slack variables need not yet be tight.
+    ``objective`` is CP-SAT's own value of the model objective; it may exceed the
+    reported objective, which prices the same decisions with every slack tight.
     """
 
     seconds: float  # wall time since the search started
@@ -364,9 +367,8 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     if status == cp_model.OPTIMAL or status == cp_model.FEASIBLE:
         best_bound = solver.best_objective_bound
         progress.finish(best_bound)
-        if status == cp_model.FEASIBLE:
-            solver = _polish(compiled, solver, _polish_seconds(limits, started))
-        assignments, violations, shortages = _extract(compiled, solver)
+        values = tight_values(compiled, solver.response_proto.solution)
+        assignments, violations, shortages = _extract(compiled, values)
         return SolveOutcome(
             status="optimal" if status == cp_model.OPTIMAL else "feasible",
             cp_sat_status=name,
@@ -426,45 +428,22 @@ def _solve_with_watchdog(
 
 
 def _completion_seconds(limits: SolveLimits, started: float) -> float:
-    """At most a tenth of what the budget has left (and never more than polishing)."""
+    """At most a tenth of what the budget has left (and never more than 10 s)."""
     if limits.time_limit_seconds is None:
-        return POLISH_TIME_LIMIT_SECONDS
+        return HINT_COMPLETION_LIMIT_SECONDS
     left = limits.time_limit_seconds - (time.perf_counter() - started)
-    return min(POLISH_TIME_LIMIT_SECONDS, max(MIN_SEARCH_SECONDS, 0.1 * left))
-
-
-def _polish_seconds(limits: SolveLimits, started: float) -> float:
-    if limits.time_limit_seconds is None:
-        return POLISH_TIME_LIMIT_SECONDS
-    left = limits.time_limit_seconds - (time.perf_counter() - started)
-    return min(POLISH_TIME_LIMIT_SECONDS, max(MIN_SEARCH_SECONDS, left))
-
-
-def _polish(
-    compiled: CompiledModel, solver: cp_model.CpSolver, seconds: float
-) -> cp_model.CpSolver:
-    """Fix the roster and minimize the slack alone, so every penalty is tight."""
-    model = compiled.model.clone()
-    model.clear_hints()  # type: ignore[no-untyped-call]  # drop the warm-start hint
-    values = solver.response_proto.solution
-    for var in compiled.decision_vars():
-        model.add_hint(var, values[var.index])
-    polisher = cp_model.CpSolver()
-    polisher.parameters.fix_variables_to_their_hinted_value = True
-    polisher.parameters.num_workers = 1
-    polisher.parameters.max_time_in_seconds = seconds
-    status = polisher.solve(model)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return polisher
-    return solver
+    return min(HINT_COMPLETION_LIMIT_SECONDS, max(MIN_SEARCH_SECONDS, 0.1 * left))
 
 
 def _extract(
-    compiled: CompiledModel, solver: cp_model.CpSolver
+    compiled: CompiledModel, values: list[int]
 ) -> tuple[list[Assignment], list[SoftConstraintViolation], list[Shortage]]:
-    """The roster, its merged soft violations and its shortage markers."""
+    """The roster, its merged soft violations and its shortage markers.
+
+    ``values`` is a solution with every auxiliary at its least value (tight_values), so
+    each penalty and shortage is the exact price of the roster's decisions.
+    """
     problem = compiled.problem
-    values = solver.response_proto.solution
     duty_of: dict[tuple[int, int, int], int] = {}
     for (e, d, s, k), y in compiled.y.items():
         if values[y.index]:
@@ -484,22 +463,21 @@ def _extract(
     magnitude: dict[str, int] = defaultdict(int)
     weight_of: dict[str, int] = {}
     for term in compiled.terms:
-        value = int(solver.value(term.magnitude))
-        magnitude[term.name] += value
+        magnitude[term.name] += evaluate(term.magnitude, values)
         weight_of[term.name] = term.weight
     violations = [
         SoftConstraintViolation(name=name, penalty=float(weight_of[name] * m), violated_by=float(m))
         for name, m in sorted(magnitude.items())
         if m > 0
     ]
-    return assignments, violations, _shortages(compiled, solver)
+    return assignments, violations, _shortages(compiled, values)
 
 
-def _shortages(compiled: CompiledModel, solver: cp_model.CpSolver) -> list[Shortage]:
+def _shortages(compiled: CompiledModel, values: list[int]) -> list[Shortage]:
     problem = compiled.problem
     found = []
     for slot in compiled.shortages:
-        missing = int(solver.value(slot.missing))
+        missing = evaluate(slot.missing, values)
         if missing <= 0:
             continue
         found.append(
@@ -522,7 +500,7 @@ def _shortages(compiled: CompiledModel, solver: cp_model.CpSolver) -> list[Short
                     ),
                     duty_id=problem.duties[slot.duty].id if slot.duty is not None else None,
                     required=slot.required,
-                    assigned=int(solver.value(slot.assigned)),
+                    assigned=evaluate(slot.assigned, values),
                     missing=missing,
                 ),
             )

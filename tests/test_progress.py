@@ -163,7 +163,7 @@ def test_the_trace_brackets_the_final_objective(
 def test_a_proven_optimum_is_the_last_roster_of_the_trace(
     outcomes: dict[tuple[str, int, bool], SolveOutcome], name: str, workers: int, warm_start: bool
 ) -> None:
-    # An optimal roster is not polished, and at the optimum no slack is loose.
+    # At the optimum no slack is loose, so CP-SAT's last value is the exact price.
     outcome = _outcome(outcomes, name, workers, warm_start)
     assert outcome.status == "optimal"
     assert _objectives(outcome.progress)[-1] == outcome.objective_value

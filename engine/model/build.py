@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot
+from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot, SlackDefinition
 from engine.problem import Gate, Problem
 
 Var = cp_model.IntVar
@@ -48,6 +48,7 @@ class ModelContext:
     hard_groups: list[HardGroup] = field(default_factory=list)
     terms: list[PenaltyTerm] = field(default_factory=list)
     shortages: list[ShortageSlot] = field(default_factory=list)
+    definitions: list[SlackDefinition] = field(default_factory=list)
     _group_literals: dict[tuple[str, str, str | None], Var] = field(default_factory=dict)
 
     def hard_group(self, family: str, field_path: str, employee: str | None = None) -> Var:
@@ -76,6 +77,21 @@ class ModelContext:
     def penalize(self, name: str, family: str, weight: int, magnitude: Expr, unit: str) -> None:
         self.terms.append(PenaltyTerm(name, family, weight, magnitude, unit))
 
+    def define(self, var: Var, *lowers: Expr, divisor: int = 1) -> Var:
+        """Declare ``var``'s tight value (see SlackDefinition); the caller posts the rows.
+
+        Every auxiliary variable that a penalty term or a shortage reads must be defined,
+        after the auxiliaries its lower bounds read, so a roster can be priced exactly.
+        """
+        self.definitions.append(SlackDefinition(var, lowers, divisor))
+        return var
+
+    def at_least(self, lower: Expr, low: int, high: int, name: str = "", divisor: int = 1) -> Var:
+        """A new slack in ``[low, high]`` with ``divisor x slack >= lower``, defined as such."""
+        slack = self.model.new_int_var(low, high, name)
+        self.model.add(divisor * slack >= lower)
+        return self.define(slack, lower, divisor=divisor)
+
 
 @dataclass(frozen=True)
 class CompiledModel:
@@ -88,6 +104,7 @@ class CompiledModel:
     hard_groups: list[HardGroup]
     terms: list[PenaltyTerm]
     shortages: list[ShortageSlot]
+    definitions: list[SlackDefinition] = field(default_factory=list)
 
     def decision_vars(self) -> list[Var]:
         return [*self.x.values(), *self.y.values()]
@@ -157,7 +174,14 @@ def build(problem: Problem, skip: Iterable[str] = (), *, prune: bool = True) -> 
         )
     )
     return CompiledModel(
-        ctx.model, problem, ctx.x, ctx.y, ctx.hard_groups, ctx.terms, ctx.shortages
+        ctx.model,
+        problem,
+        ctx.x,
+        ctx.y,
+        ctx.hard_groups,
+        ctx.terms,
+        ctx.shortages,
+        ctx.definitions,
     )
 
 
@@ -196,7 +220,7 @@ def _add_variables(ctx: ModelContext) -> None:
                 # works == sum of shift literals: at most one shift per date.
                 w = new_bool(f"w[{employee.id},{d}]")
                 model.add_exactly_one([*day_vars, ~w])
-                ctx.work[e, d] = w
+                ctx.work[e, d] = ctx.define(w, cp_model.LinearExpr.sum(day_vars))
 
 
 def _add_all_variables(ctx: ModelContext) -> None:
@@ -242,7 +266,7 @@ def _add_all_variables(ctx: ModelContext) -> None:
             else:
                 w = new_bool(f"w[{employee.id},{d}]")
                 model.add_exactly_one([*day_vars, ~w])
-                ctx.work[e, d] = w
+                ctx.work[e, d] = ctx.define(w, cp_model.LinearExpr.sum(day_vars))
 
 
 def _close(ctx: ModelContext, gate: Gate, employee_id: str, option: Var) -> None:

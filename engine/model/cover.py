@@ -28,6 +28,7 @@ def add_cover(ctx: ModelContext) -> None:
         over_possible = c.over_weight > 0 and len(heads) > c.target
         if under_possible:
             under = model.new_int_var(max(0, c.target - len(heads)), c.target, f"under[{key}]")
+            ctx.define(under, c.target - assigned)
             slacks.append(under)
             signs.append(1)
             ctx.penalize(f"cover_under:{key}", "cover_under", c.under_weight, under, "head")
@@ -36,6 +37,7 @@ def add_cover(ctx: ModelContext) -> None:
             )
         if over_possible:
             over = model.new_int_var(0, len(heads) - c.target, f"over[{key}]")
+            ctx.define(over, assigned - c.target)
             slacks.append(over)
             signs.append(-1)
             ctx.penalize(f"cover_over:{key}", "cover_over", c.over_weight, over, "head")

@@ -102,12 +102,12 @@ def _bound(
     where: _Where,
 ) -> None:
     """Post ``minimum <= len(heads) <= maximum`` with priced slack on both sides."""
-    model = ctx.model
     assigned = cp_model.LinearExpr.sum(list(heads))
     available = len(heads)
     if minimum > 0:
-        missing = model.new_int_var(max(0, minimum - available), minimum, f"missing[{kind}]")
-        model.add(assigned + missing >= minimum)
+        missing = ctx.at_least(
+            minimum - assigned, max(0, minimum - available), minimum, f"missing[{kind}]"
+        )
         ctx.penalize(f"{kind}_shortage", kind + "_shortage", weights.SHORTAGE, missing, "head")
         ctx.shortages.append(
             ShortageSlot(
@@ -123,6 +123,5 @@ def _bound(
             )
         )
     if maximum is not None and available > maximum:
-        excess = model.new_int_var(0, available - maximum, f"excess[{excess_name}]")
-        model.add(assigned - excess <= maximum)
+        excess = ctx.at_least(assigned - maximum, 0, available - maximum, f"excess[{excess_name}]")
         ctx.penalize(excess_name, kind + "_excess", weights.DEMAND_EXCESS, excess, "head")

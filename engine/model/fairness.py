@@ -61,13 +61,18 @@ def add_fairness(ctx: ModelContext) -> None:
         total = model.new_int_var(
             0, problem.num_days * len(shares), f"fairness_total[{group.index}]"
         )
-        model.add(total == cp_model.LinearExpr.sum(list(counts.values())))
+        everyone = cp_model.LinearExpr.sum(list(counts.values()))
+        model.add(total == everyone)
+        ctx.define(total, everyone)
         upper = problem.num_days * len(shares) * total_weight
-        scaled = []
-        for e, w in shares.items():
-            v = model.new_int_var(0, upper, "")
-            model.add(v >= counts[e] * total_weight - total * w)
-            scaled.append(v)
-        excess = model.new_int_var(0, upper, f"fairness_excess[{group.index}]")
-        model.add(total_weight * excess >= cp_model.LinearExpr.sum(scaled))
+        scaled = [
+            ctx.at_least(counts[e] * total_weight - total * w, 0, upper) for e, w in shares.items()
+        ]
+        excess = ctx.at_least(
+            cp_model.LinearExpr.sum(scaled),
+            0,
+            upper,
+            f"fairness_excess[{group.index}]",
+            divisor=total_weight,
+        )
         ctx.penalize(f"fairness:{group.index}", "fairness", group.weight, excess, "assignment")

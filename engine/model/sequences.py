@@ -50,7 +50,7 @@ def add_consecutive_days(ctx: ModelContext) -> None:
             # v is forced to 1 when every date of the window is worked.
             v = model.new_bool_var("")
             model.add_bool_or([*(~w for w in window), v])
-            violations.append(v)
+            violations.append(ctx.define(v, cp_model.LinearExpr.sum(window) - (len(window) - 1)))
         if violations:
             ctx.penalize(
                 f"consecutive_days:{employee.id}",
@@ -111,7 +111,7 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
             continue
         v = model.new_bool_var("")
         model.add_bool_or([~a, ~b if t.forbid else b, v])
-        occurrences.append(v)
+        occurrences.append(ctx.define(v, a + b - 1 if t.forbid else a - b))
     ctx.penalize(
         f"{t.name}:{employee.id}",
         TRANSITION_FAMILY,

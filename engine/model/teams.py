@@ -60,7 +60,7 @@ def add_pairing_require(ctx: ModelContext) -> None:
                         continue
                     v = model.new_bool_var("")
                     model.add_bool_or([~xa, xb, v])
-                    missing.append(v)
+                    missing.append(ctx.define(v, xa - xb))
         if missing:
             ctx.penalize(
                 f"pairing_require:{pairing.index}",
@@ -106,9 +106,11 @@ def _support_group(
         needs_senior = model.new_bool_var("")
         for b in beginners:
             model.add_implication(b, needs_senior)
+        ctx.define(needs_senior, *beginners)
     if literal is not None:
         model.add(seniors >= needs_senior).only_enforce_if(literal)
         return
     unsupported = model.new_bool_var("")
     model.add(seniors + unsupported >= needs_senior)
+    ctx.define(unsupported, needs_senior - seniors)
     ctx.penalize(name, "skill_support", weights.SKILL_SUPPORT, unsupported, "group")

@@ -53,3 +53,21 @@ class ShortageSlot:
     required: int
     assigned: Expr
     missing: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class SlackDefinition:
+    """The least value ``var`` can take once the decisions are fixed.
+
+    ``var`` is an auxiliary the objective pushes down (a slack, a violation indicator, a
+    running total); the constraints that bound it from below are, together, equivalent
+    to ``divisor x var >= lower`` for each expression in ``lowers``. So its tight value is
+    ``max(0, ceil(lower / divisor) for each lower)``, computed from the decisions and the
+    auxiliaries defined before it. Declaring this beside the constraint lets a roster be
+    priced exactly from its decisions alone, whatever the search left in the slack
+    (engine.model.tight).
+    """
+
+    var: cp_model.IntVar
+    lowers: tuple[Expr, ...]
+    divisor: int = 1

@@ -33,9 +33,7 @@ def _shortfall(
     """Days below a (prorated) minimum, as a slack variable; None when the minimum is 0."""
     if target <= 0:
         return None
-    short = ctx.model.new_int_var(max(0, target - workable), target, "")
-    ctx.model.add(worked + short >= target)
-    return short
+    return ctx.at_least(target - worked, max(0, target - workable), target)
 
 
 def add_days_per_month(ctx: ModelContext) -> None:
@@ -63,7 +61,7 @@ def add_days_per_month(ctx: ModelContext) -> None:
 
 
 def add_days_per_week(ctx: ModelContext) -> None:
-    model, problem = ctx.model, ctx.problem
+    problem = ctx.problem
     for e, employee in enumerate(problem.employees):
         if employee.days_per_week is None:
             continue
@@ -73,9 +71,7 @@ def add_days_per_week(ctx: ModelContext) -> None:
             short = _shortfall(ctx, worked, workable, week.prorate_min(minimum))
             parts: list[Var] = [] if short is None else [short]
             if workable > maximum:
-                over = model.new_int_var(0, workable - maximum, "")
-                model.add(worked - over <= maximum)
-                parts.append(over)
+                parts.append(ctx.at_least(worked - maximum, 0, workable - maximum))
             if parts:
                 ctx.penalize(
                     f"days_per_week:{employee.id}:{week.key}",
@@ -109,8 +105,7 @@ def add_weekly_hours(ctx: ModelContext) -> None:
                 )
                 model.add(minutes <= cap).only_enforce_if(literal)
                 continue
-            over = model.new_int_var(0, (sum(lengths) - cap + 59) // 60, "")
-            model.add(minutes - 60 * over <= cap)
+            over = ctx.at_least(minutes - cap, 0, (sum(lengths) - cap + 59) // 60, divisor=60)
             ctx.penalize(
                 f"weekly_hours:{employee.id}:{week.key}",
                 "weekly_hours",
