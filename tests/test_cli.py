@@ -16,6 +16,8 @@ from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent
 RETAIL = ROOT / "datasets" / "retail_weekdays.json"
+# RETAIL is proven optimal in a second or two: a limit only a broken solve reaches.
+LIMIT = "120"
 
 
 def run(argv: list[str], stdin: str = "") -> tuple[int, Any]:
@@ -59,7 +61,7 @@ def test_invalid_json_and_missing_file_exit_2(tmp_path: Path) -> None:
 
 
 def test_solve_then_audit_from_stdin_is_clean() -> None:
-    code, response = run(["solve", str(RETAIL), "--time-limit", "5", "--workers", "1"])
+    code, response = run(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
     assert code == EXIT_OK
     assert response["status"] == "completed"
     code, report = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
@@ -70,7 +72,7 @@ def test_solve_then_audit_from_stdin_is_clean() -> None:
 
 
 def test_audit_of_a_hand_edited_roster_names_the_broken_rule(tmp_path: Path) -> None:
-    _, response = run(["solve", str(RETAIL), "--time-limit", "5", "--workers", "1"])
+    _, response = run(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
     first = response["solution"]["assignments"][0]
     twice = {
         **first,
@@ -96,7 +98,7 @@ def test_infeasible_request_exits_1_with_no_solution(tmp_path: Path) -> None:
         }
     ]
     employee["shift_count_limits"] = [{"shift_id": employee["assignable_shift_ids"][0], "max": 0}]
-    code, body = run(["solve", write(tmp_path, "infeasible.json", data), "--time-limit", "5"])
+    code, body = run(["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT])
     assert code == EXIT_FAILED
     assert (body["status"], body["error"]["code"]) == ("failed", "no_solution")
 
@@ -118,7 +120,7 @@ def test_module_entry_point_pipes_solve_into_audit() -> None:
             "solve",
             str(RETAIL),
             "--time-limit",
-            "5",
+            LIMIT,
             "--workers",
             "1",
         ],
@@ -146,7 +148,7 @@ def test_module_entry_point_pipes_solve_into_audit() -> None:
 @pytest.fixture(scope="module")
 def solved() -> dict[str, Any]:
     """A real SolveResponse for RETAIL, as the CLI prints it."""
-    code, response = run(["solve", str(RETAIL), "--time-limit", "5", "--workers", "1"])
+    code, response = run(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
     assert (code, response["status"]) == (EXIT_OK, "completed")
     return dict(response)
 

@@ -18,7 +18,8 @@ from engine.contract import Assignment, SolveRequest
 from engine.edit import EditVerdict, TermChange, judge_edit, reassign
 from engine.model.weights import DEMAND_EXCESS, PREFERENCE, SHORTAGE
 from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
+from engine.solve import solve
+from tests.audited import EXACT
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
 D, N = "D", "N"
@@ -38,7 +39,7 @@ def _request(**a_fields: Any) -> SolveRequest:
 
 
 def _solve(req: SolveRequest) -> list[Assignment]:
-    response = solve(req, SolveLimits(time_limit_seconds=4.0, num_workers=1))
+    response = solve(req, EXACT)
     assert response.status == "completed", response.error
     assert response.solution is not None
     report = audit(req, response.solution.assignments)

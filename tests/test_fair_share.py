@@ -21,8 +21,7 @@ from engine.audit import audit
 from engine.contract import Solution, SolveRequest
 from engine.fair_share import GroupBurden, Share, gini, group_burden
 from engine.rules import parse_request
-from engine.solve import SolveLimits
-from tests.audited import solved_and_audited
+from tests.audited import EXACT, solved_and_audited
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
 D, N = "D", "N"
@@ -126,8 +125,8 @@ def _request(policy: str, *, months: dict[str, int] | None = None, groups: int =
 
 
 def _solved(req: SolveRequest) -> Solution:
-    """Solve single-threaded; the roster must pass the audit of this very request."""
-    return solved_and_audited(req, SolveLimits(time_limit_seconds=4.0, num_workers=1))
+    """Solve to proven optimality; the roster must pass the audit of this very request."""
+    return solved_and_audited(req, EXACT)
 
 
 def _priced_excess(req: SolveRequest, solution: Solution, index: int) -> tuple[float, float]:

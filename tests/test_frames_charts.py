@@ -26,11 +26,11 @@ from engine.problem import from_request
 from engine.rules import parse_request
 from engine.solve import SolveLimits, SolveOutcome, solve_problem, to_response
 from engine.variants import with_fairness_group
-from tests.audited import solved_and_audited
+from tests.audited import BACKSTOP_SECONDS, solved_and_audited
 from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
-TIME_LIMIT_SECONDS = 4.0
+TIME_LIMIT_SECONDS = BACKSTOP_SECONDS  # small instances: every solve ends proven optimal
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 Json = dict[str, Any]
 
@@ -346,7 +346,7 @@ def _probes() -> pl.DataFrame:
     data = minimal_request_dict()
     data["schedule_period"]["holidays"] = ["2026-03-04"]
     data["employees"][0]["fixed_assignments"] = [{"date": "2026-03-04", "shift_id": "day"}]
-    _, probes = diagnose_with_probes(parse_request(data), DiagnosisLimits(5.0, 1))
+    _, probes = diagnose_with_probes(parse_request(data), DiagnosisLimits(BACKSTOP_SECONDS, 1))
     return pl.DataFrame(
         [
             {

@@ -17,6 +17,7 @@ from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
 from engine.rules import parse_request
 from engine.solve import add_roster_hint, complete_hint
+from tests.audited import BACKSTOP_SECONDS
 from tests.model.conftest import employee, parse, shift
 from tests.model.conftest import request as make_request
 
@@ -42,7 +43,7 @@ def test_a_feasible_greedy_roster_hints_every_variable_feasibly() -> None:
     request = parse_request(json.loads((DATASETS / "call_centre_duties.json").read_text()))
     assert audit(request, roster_assignments(problem, greedy_roster(problem))).feasible
     decisions = len(hinted_indices(compiled.model))
-    assert complete_hint(compiled, 10.0)
+    assert complete_hint(compiled, BACKSTOP_SECONDS)
     variables = len(compiled.model.proto.variables)
     assert (
         sorted(hinted_indices(compiled.model)) == list(range(variables)) and variables > decisions
@@ -80,5 +81,5 @@ def test_a_greedy_roster_that_breaks_a_hard_rule_keeps_the_partial_hint() -> Non
     broken = audit(request, roster_assignments(problem, greedy_roster(problem))).hard_violations
     assert [v.code for v in broken] == ["shift_transition"]
     before = hinted_indices(compiled.model)
-    assert not complete_hint(compiled, 10.0)
+    assert not complete_hint(compiled, BACKSTOP_SECONDS)
     assert hinted_indices(compiled.model) == before

@@ -7,16 +7,19 @@ shortage markers must equal what the solver reported.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
 from engine.audit import audit, compare_with_metrics
 from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
+from engine.solve import solve
+from tests.audited import EXACT
 from tests.strategies import requests
 
-LIMITS = SolveLimits(time_limit_seconds=5, num_workers=1, random_seed=0)
+# Tiny requests: each solve ends proven optimal or infeasible, whatever the load.
+LIMITS = replace(EXACT, diagnosis_budget_seconds=0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

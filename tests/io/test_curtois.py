@@ -13,6 +13,7 @@ from engine.io.curtois import Cover, Request, Shift, load, parse, to_problem, to
 from engine.io.curtois_check import check
 from engine.model.build import build
 from engine.solve import SolveLimits, add_roster_hint, complete_hint, solve_problem
+from tests.audited import BACKSTOP_SECONDS
 from tests.io.tiny import Staff, daily, solve_text, text
 
 
@@ -109,7 +110,9 @@ def test_max_shifts_per_type_is_a_count_limit() -> None:
 def test_instance_1_solves_to_its_best_known_607() -> None:
     instance = load(1)
     problem = to_problem(instance)
-    outcome = solve_problem(problem, SolveLimits(time_limit_seconds=30.0, num_workers=2))
+    outcome = solve_problem(
+        problem, SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, num_workers=2)
+    )
     assert outcome.status == "optimal" and outcome.objective_value == 607
     report = check(instance, to_roster(problem, outcome.assignments))
     assert report.violations == [] and report.objective == 607
@@ -120,7 +123,21 @@ def test_cli_writes_a_roster_the_checker_accepts(tmp_path: Path) -> None:
     from benchmarks.curtois import main
 
     out = tmp_path / "roster.json"
-    assert main(["curtois", "1", "--time-limit", "20", "--workers", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "curtois",
+                "1",
+                "--time-limit",
+                str(BACKSTOP_SECONDS),
+                "--workers",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = json.loads(out.read_text())
     assert data["instance"] == 1 and data["objective"] == 607
     report = check(load(1), data["roster"])
@@ -145,4 +162,4 @@ def test_greedy_hint_of_instance_9_completes_into_a_first_solution() -> None:
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
     add_roster_hint(compiled, greedy_roster(problem))
-    assert complete_hint(compiled, 20.0)
+    assert complete_hint(compiled, BACKSTOP_SECONDS)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from engine.io.curtois import Instance, parse, to_problem, to_roster
 from engine.io.curtois_check import CheckReport, check
 from engine.solve import SolveLimits, SolveOutcome, solve_problem
+from tests.audited import BACKSTOP_SECONDS
 
-LIMITS = SolveLimits(time_limit_seconds=10.0, num_workers=1, random_seed=0)
+LIMITS = SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, num_workers=1, random_seed=0)
 
 
 @dataclass(frozen=True)

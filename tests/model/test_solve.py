@@ -12,8 +12,10 @@ from engine import audit as audit_module
 from engine.model import weights
 from tests.model.conftest import (
     NIGHT_HOURS,
+    TIME_LIMIT_SECONDS,
     date,
     employee,
+    parse,
     request,
     shift,
     solve_and_audit,
@@ -116,10 +118,22 @@ def test_infeasible_request_fails_with_no_solution() -> None:
     assert response.error.solver_status == "INFEASIBLE"
 
 
-def test_a_one_second_limit_still_returns_an_audited_roster() -> None:
+def test_a_one_second_limit_gives_an_audited_roster_or_a_timeout() -> None:
+    # What one wall-clock second buys depends on the machine and its load: a roster
+    # (audited, priced exactly, bound below it) or, on a busy machine, a clean timeout.
     data = _busy(employees=12, days=28, wishes=3)
-    result = solve_and_audit(data, time_limit_seconds=1.0)
-    metrics = result.solution.metrics
+    response = solve_request(data, time_limit_seconds=1.0)
+    if response.solution is None:
+        assert response.error is not None
+        assert (response.error.code, response.error.solver_status) == (
+            "solver_timeout",
+            "UNKNOWN",
+        )
+        return
+    report = audit_module.audit(parse(data), response.solution.assignments)
+    assert report.hard_violations == []
+    metrics = response.solution.metrics
+    assert audit_module.compare_with_metrics(report, metrics, response.solution.shortages) == []
     assert metrics.status in {"optimal", "feasible"}
     assert metrics.best_bound is not None and metrics.objective_value is not None
     assert metrics.best_bound <= metrics.objective_value + 1e-6
@@ -141,13 +155,13 @@ def test_same_seed_single_worker_gives_identical_rosters() -> None:
 
 
 def test_solver_info_is_recorded() -> None:
-    result = solve_and_audit(_tiny(), random_seed=SEED, time_limit_seconds=5.0)
+    result = solve_and_audit(_tiny(), random_seed=SEED, time_limit_seconds=75.0)
     metrics = result.solution.metrics
     assert metrics.solver is not None
     assert metrics.solver.ortools_version == ortools.__version__
     assert metrics.solver.num_workers == 1
     assert metrics.solver.random_seed == SEED
-    assert metrics.solver.time_limit_seconds == 5.0
+    assert metrics.solver.time_limit_seconds == 75.0
     assert metrics.solver.solutions_found >= 1
     assert metrics.solver_runtime_seconds >= 0
 
@@ -197,7 +211,8 @@ def test_warm_start_does_not_change_the_optimum() -> None:
     )
     problem = from_request(parse_request(data))
     cold, warm = (
-        solve_problem(problem, SolveLimits(10, 1, SEED, warm_start=flag)) for flag in (False, True)
+        solve_problem(problem, SolveLimits(TIME_LIMIT_SECONDS, 1, SEED, warm_start=flag))
+        for flag in (False, True)
     )
     assert cold.status == warm.status == "optimal"
     assert cold.objective_value == warm.objective_value
