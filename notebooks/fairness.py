@@ -58,10 +58,14 @@ def intro(mo):
 @app.cell
 def settings(mo):
     # Command-line overrides, e.g. `marimo export html fairness.py -- --time-limit 1`.
+    # `--work-limit W` ends each solve after W deterministic seconds of CP-SAT work on one
+    # worker with a fixed seed, the time limit then only a backstop: the same rosters on
+    # any machine, however busy (for reproducible exports and tests).
     _cli = mo.cli_args()
     default_dataset = str(_cli.get("dataset") or "ward_24_7")
     default_time_limit = int(_cli.get("time-limit") or 2)
-    return default_dataset, default_time_limit
+    default_work_limit = float(_cli.get("work-limit") or 0)
+    return default_dataset, default_time_limit, default_work_limit
 
 
 @app.cell
@@ -102,12 +106,22 @@ def controls(dataset, default_time_limit, mo, request):
 
 
 @app.cell
-def solver(SolveLimits, audit, available_cores, from_request, solve_problem, time_limit):
+def solver(
+    SolveLimits, audit, available_cores, default_work_limit, from_request, solve_problem, time_limit
+):
     def solve_roster(variant):
         """Solve a variant and check its roster with the independent audit."""
-        limits = SolveLimits(
-            time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())
-        )
+        if default_work_limit > 0:
+            limits = SolveLimits(
+                time_limit_seconds=time_limit.value,
+                num_workers=1,
+                random_seed=0,
+                parameters={"max_deterministic_time": default_work_limit},
+            )
+        else:
+            limits = SolveLimits(
+                time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())
+            )
         outcome = solve_problem(from_request(variant), limits)
         if not outcome.has_solution:
             raise RuntimeError(f"no roster: {outcome.status} {outcome.message}")
