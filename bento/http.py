@@ -38,14 +38,20 @@ from bento.gate import (
 from bento.identity import Identity
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
-from bento.outcome import delivered, delivered_response, solve_in_pool, undelivered_problem
+from bento.outcome import (
+    busy_problem,
+    delivered,
+    delivered_response,
+    solve_in_pool,
+    undelivered_problem,
+)
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
 from bento.problems import API_ROOT, problem, server_root
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
-from bento.workers import SolveFailed, SolvePool
+from bento.workers import SolveFailed, SolvePool, SolverBusy
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
@@ -163,6 +169,9 @@ async def _solve_now(
         )
     try:
         result = await solve_in_pool(request, data, time_limit)
+    except SolverBusy as busy:
+        await anyio.to_thread.run_sync(store.release, reservation_id)
+        return busy_problem(request, busy, "nothing was charged")
     except SolveFailed as exc:
         await anyio.to_thread.run_sync(store.release, reservation_id)
         return problem(request, "internal-error", f"{exc}; nothing was charged")
@@ -314,6 +323,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
             settings.solve_processes, settings.solver_memory_mb, settings.cp_sat_workers
         )
         app.state.pool = pool
+        # Threads for synchronous solves: one per process plus the waiting line.
+        app.state.solve_line = anyio.CapacityLimiter(
+            settings.solve_processes + max(0, settings.solve_queue_length)
+        )
         queue = JobQueue(create_huey(settings), lambda: JobContext(store, pool, settings))
         app.state.jobs = queue
         interrupted = queue.recover(store)

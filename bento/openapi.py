@@ -200,7 +200,10 @@ def _operations() -> dict[str, Any]:
                         "which needs a pro key"
                     ),
                     "503": _problem(
-                        "service-unavailable (account store or job queue unreachable, the "
+                        "service-unavailable (every solver process stayed busy for the "
+                        "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
+                        "full: Retry-After says when a process is expected to free up; "
+                        "account store or job queue unreachable, the "
                         "x402 facilitator or mpp payment provider unreachable at "
                         "verification, or payments misconfigured on this server, e.g. an "
                         "invalid network identifier); nothing was charged",

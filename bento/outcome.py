@@ -8,6 +8,7 @@ is answered (200, or 422 solver-infeasible) is decided here once.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import anyio
@@ -16,17 +17,41 @@ from starlette.responses import JSONResponse, Response
 
 from bento.problems import problem
 from bento.settings import Settings
-from bento.workers import SolvePool
+from bento.workers import SolvePool, SolverBusy
 
 
 async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[str, Any]:
-    """The worker pool's result for ``data``; raises ``SolveFailed`` if the worker died."""
+    """The worker pool's result for ``data``.
+
+    Raises ``SolverBusy`` when no solver process came free within the configured wait,
+    or when the waiting line is full, and ``SolveFailed`` if the worker died or overran.
+    A request waits in a thread of its own line (``app.state.solve_line``), so waiting
+    solves never hold the threads the store and the rest of the service run on.
+    """
     settings: Settings = request.app.state.settings
     pool: SolvePool = request.app.state.pool
-    result: dict[str, Any] = await anyio.to_thread.run_sync(
-        pool.solve, data, time_limit, settings.diagnosis_budget_seconds
+    line: anyio.CapacityLimiter = request.app.state.solve_line
+    if line.available_tokens < 1:
+        raise SolverBusy(pool.retry_after_seconds())
+    solve = partial(
+        pool.solve,
+        data,
+        time_limit,
+        settings.diagnosis_budget_seconds,
+        wait_seconds=settings.solve_queue_wait_seconds,
     )
+    result: dict[str, Any] = await anyio.to_thread.run_sync(solve, limiter=line)
     return result
+
+
+def busy_problem(request: Request, busy: SolverBusy, note: str) -> Response:
+    """503 with Retry-After: every solver process stayed busy; nothing was started."""
+    return problem(
+        request,
+        "service-unavailable",
+        f"{busy}; {note}",
+        headers={"Retry-After": str(busy.retry_after_seconds)},
+    )
 
 
 def delivered(result: dict[str, Any]) -> bool:

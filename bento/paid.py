@@ -43,14 +43,20 @@ from bento.gate import (
     bearer,
     validation_problem,
 )
-from bento.outcome import delivered, delivered_response, solve_in_pool, undelivered_problem
+from bento.outcome import (
+    busy_problem,
+    delivered,
+    delivered_response,
+    solve_in_pool,
+    undelivered_problem,
+)
 from bento.payments.config import PaymentMisconfigured
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
 from bento.payments.x402_gateway import Payload, Requirements, X402Gateway
 from bento.problems import API_ROOT, problem, server_root
 from bento.store import PaymentState, Store, StoreUnavailable
-from bento.workers import SolveFailed
+from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
@@ -250,6 +256,9 @@ async def _solve_and_settle(
     store: Store = request.app.state.store
     try:
         result = await solve_in_pool(request, data, time_limit)
+    except SolverBusy as busy:
+        await _release(request, key)
+        return busy_problem(request, busy, "the payment was not settled")
     except SolveFailed as exc:
         await _release(request, key)
         return problem(request, "internal-error", f"{exc}; the payment was not settled")

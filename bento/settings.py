@@ -38,6 +38,10 @@ class Settings:
     solver_memory_mb: int = 4096
     cp_sat_workers: int = 2
     diagnosis_budget_seconds: float = 10.0
+    # Admission of synchronous solves: how long one may wait for a free solver process,
+    # and how many may wait at once, before it is answered 503 with Retry-After.
+    solve_queue_wait_seconds: float = 10.0
+    solve_queue_length: int = 32
     jobs_redis_url: str | None = None  # set: RedisHuey; None: SqliteHuey on a file
     jobs_db_path: str | None = None  # None: jobs.db beside the SQLite database (or var/)
     jobs_workers: int | None = None  # None: solve_processes - 1 (at least 1)
@@ -70,6 +74,10 @@ class Settings:
             diagnosis_budget_seconds=float(
                 env.get("DIAGNOSIS_BUDGET_SECONDS", cls.diagnosis_budget_seconds)
             ),
+            solve_queue_wait_seconds=float(
+                env.get("SOLVE_QUEUE_WAIT_SECONDS", cls.solve_queue_wait_seconds)
+            ),
+            solve_queue_length=int(env.get("SOLVE_QUEUE_LENGTH", cls.solve_queue_length)),
             jobs_redis_url=env.get("JOBS_REDIS_URL") or None,
             jobs_db_path=env.get("JOBS_DB_PATH") or None,
             jobs_workers=int(workers) if workers else None,

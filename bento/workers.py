@@ -1,50 +1,52 @@
-"""Solves run in worker processes with a hard deadline and a memory cap.
+"""Solves run in worker processes, admitted one per free process, each with its own deadline.
 
-A solve never runs in the web worker: a crash, a memory blow-up or a CP-SAT overrun
-(it can exceed its own time limit, e.g. in presolve) fails that request only. Each
-worker process caps its address space (RLIMIT_AS) and imports the engine once; a solve
-that outlives its deadline gets its pool terminated and replaced.
+A solve never runs in the web worker: a crash, a memory blow-up or a CP-SAT overrun (it
+can exceed its own time limit, e.g. in presolve) fails that request only. The processes
+live in a ``pebble`` pool, which enforces a per-task timeout by stopping the one process
+that runs the task and starting a fresh one: a solve that overruns never takes the solves
+of other requests down with it.
+
+Admission: a solve first takes a *slot*, one per process, so it starts at once on a free
+process and its deadline counts from when solving starts, never from when it queued. A
+synchronous request waits a bounded time for a slot and is then refused
+(:class:`SolverBusy`, answered 503 with Retry-After); queued jobs wait as long as needed.
+Each process caps its address space (RLIMIT_AS) and imports the engine once.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
-import multiprocessing.pool
 import resource
 import signal
 import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import CancelledError
 from typing import Any
 
-DEADLINE_GRACE_SECONDS = 10.0
-CLOSE_TIMEOUT_SECONDS = 5.0
+from pebble import ProcessExpired, ProcessFuture, ProcessPool
+
+DEADLINE_GRACE_SECONDS = 10.0  # CP-SAT may overrun its limit; past this the process is stopped
 
 
 class SolveFailed(Exception):
     """The worker died or missed its deadline; nothing was solved."""
 
 
+class SolverBusy(Exception):
+    """No solver process came free within the wait allowed; nothing was started."""
+
+    def __init__(self, retry_after_seconds: int) -> None:
+        super().__init__(f"every solver process is busy; retry in {retry_after_seconds} s")
+        self.retry_after_seconds = retry_after_seconds
+
+
 def _init_worker(memory_mb: int) -> None:
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    signal.signal(signal.SIGTERM, _exit_idle_worker)
-    # Threads started by the solver's native code inherit this mask, so SIGTERM always
-    # reaches the main thread (and its handler) rather than one of them.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-    try:
-        import engine.solve  # noqa: F401  (import once per worker, not per solve)
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-
-
-def _exit_idle_worker(signum: int, frame: Any) -> None:
-    """SIGTERM while waiting for a task: leave through Python, releasing the queue lock.
-
-    An idle worker blocks on the pool's task queue while holding that queue's lock; killed
-    there (a server stopping its process group sends SIGTERM), it would leave the lock taken
-    and Pool.terminate in the web process would wait for it forever.
-    """
-    raise SystemExit(0)
+    import engine.solve  # noqa: F401  (import once per worker, not per solve)
 
 
 def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis: float) -> Any:
@@ -56,68 +58,113 @@ def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis:
         num_workers=cp_sat_workers,
         diagnosis_budget_seconds=diagnosis,
     )
-    # Busy, the worker holds no queue lock: SIGTERM kills at once, without waiting for
-    # CP-SAT (a Python handler would only run when the solve returns).
-    idle_handler = signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        response = solve(parse_request(request_data), limits)
-    finally:
-        signal.signal(signal.SIGTERM, idle_handler)
+    # Busy in native code, a Python SIGTERM handler would only run once CP-SAT returns:
+    # the default action lets a stop of this overrunning process take effect at once.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    response = solve(parse_request(request_data), limits)
     return response.model_dump(mode="json", exclude_none=True)
 
 
 class SolvePool:
-    """A fixed number of solver processes shared by all requests of a web worker."""
+    """A fixed number of solver processes shared by every request and job of a process."""
 
     def __init__(self, processes: int, memory_mb: int, cp_sat_workers: int) -> None:
         self.processes = processes
         self.memory_mb = memory_mb
         self.cp_sat_workers = cp_sat_workers
+        self._slots = threading.Semaphore(processes)
         self._lock = threading.Lock()
-        self._closed = False
-        self._pool = self._start()
-
-    def _start(self) -> multiprocessing.pool.Pool:
-        context = multiprocessing.get_context("spawn")
-        return context.Pool(self.processes, _init_worker, (self.memory_mb,))
-
-    def solve(self, request_data: Any, time_limit: float, diagnosis_budget: float) -> Any:
-        """A SolveResponse as JSON data; raises SolveFailed on a crash or a missed deadline."""
-        with self._lock:
-            pool = self._pool
-        pending = pool.apply_async(
-            _solve, (request_data, time_limit, self.cp_sat_workers, diagnosis_budget)
+        self._running: dict[int, float] = {}  # slot holder -> when it is expected to end
+        self._futures: dict[int, ProcessFuture[Any]] = {}
+        self._tickets = iter(range(1, 2**62))
+        self._pool = ProcessPool(
+            max_workers=processes,
+            initializer=_init_worker,
+            initargs=(memory_mb,),
+            context=multiprocessing.get_context("spawn"),
         )
+        if not self._pool.active:  # starts the processes now, not on the first solve
+            raise RuntimeError("the solver pool did not start")
+
+    def solve(
+        self,
+        request_data: Any,
+        time_limit: float,
+        diagnosis_budget: float,
+        wait_seconds: float | None = None,
+    ) -> Any:
+        """A SolveResponse as JSON data.
+
+        ``wait_seconds`` bounds the wait for a free process (None: as long as it takes).
+        Raises SolverBusy when none came free in time, SolveFailed on a crash or a missed
+        deadline (``time_limit + diagnosis_budget`` plus a grace, counted from the start).
+        """
+        args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget)
+        return self.run(_solve, args, time_limit + diagnosis_budget, wait_seconds)
+
+    def run(
+        self,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+        expected_seconds: float,
+        wait_seconds: float | None = None,
+    ) -> Any:
+        """Run ``function(*args)`` on a free process, stopped past its expected time + grace."""
+        if not self._slots.acquire(timeout=wait_seconds):
+            raise SolverBusy(self.retry_after_seconds())
+        with self._lock:
+            ticket = next(self._tickets)
+            self._running[ticket] = time.monotonic() + expected_seconds
         try:
-            return pending.get(timeout=time_limit + diagnosis_budget + DEADLINE_GRACE_SECONDS)
-        except multiprocessing.TimeoutError:
-            self._replace(pool)
+            try:
+                future = self._pool.schedule(
+                    function, args=args, timeout=expected_seconds + DEADLINE_GRACE_SECONDS
+                )
+            except RuntimeError as exc:  # pebble: the pool is stopping or broken
+                raise SolveFailed("the solver pool is not running") from exc
+            with self._lock:
+                self._futures[ticket] = future
+            return future.result()
+        except SolveFailed:
+            raise
+        except TimeoutError:
             raise SolveFailed("the solve missed its deadline and was stopped") from None
+        except ProcessExpired as exc:
+            raise SolveFailed(f"the solver process died (exit code {exc.exitcode})") from None
+        except CancelledError:
+            raise SolveFailed("the solve was cancelled: the service is stopping") from None
         except MemoryError:
             raise SolveFailed("the solve ran out of memory") from None
         except Exception as exc:  # an exception raised inside the worker
             raise SolveFailed(f"the solve failed: {type(exc).__name__}") from exc
+        finally:
+            with self._lock:
+                del self._running[ticket]
+                self._futures.pop(ticket, None)
+            self._slots.release()
 
-    def _replace(self, broken: multiprocessing.pool.Pool) -> None:
+    def running_count(self) -> int:
+        """Solves holding a process now (started, or starting)."""
         with self._lock:
-            if self._pool is broken and not self._closed:  # no new processes after close
-                self._pool = self._start()
-        broken.terminate()
+            return len(self._running)
+
+    def retry_after_seconds(self) -> int:
+        """When a process is expected to come free: the earliest running solve's end."""
+        with self._lock:
+            ends = list(self._running.values())
+        if not ends:
+            return 1
+        return max(1, math.ceil(min(ends) - time.monotonic()))
 
     def close(self) -> None:
-        """Stop every solver process; never hangs the caller (a stuck stop is killed)."""
+        """Stop every solver process; running solves fail, the caller never hangs.
+
+        The pool's own stop ends the processes but leaves their futures unresolved, so
+        each running solve is cancelled first: its caller gets SolveFailed at once.
+        """
         with self._lock:
-            self._closed = True
-            pool = self._pool
-        stopper = threading.Thread(target=_terminate, args=(pool,), daemon=True)
-        stopper.start()
-        stopper.join(CLOSE_TIMEOUT_SECONDS)
-        if stopper.is_alive():
-            for process in list(getattr(pool, "_pool", [])):  # the pool's worker processes
-                process.kill()
-            stopper.join(CLOSE_TIMEOUT_SECONDS)
-
-
-def _terminate(pool: multiprocessing.pool.Pool) -> None:
-    pool.terminate()
-    pool.join()
+            futures = list(self._futures.values())
+        for future in futures:
+            future.cancel()  # type: ignore[no-untyped-call]
+        self._pool.stop()  # type: ignore[no-untyped-call]
+        self._pool.join(timeout=DEADLINE_GRACE_SECONDS)
