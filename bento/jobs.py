@@ -56,7 +56,7 @@ from sqlalchemy.engine import make_url
 
 from bento.settings import Settings
 from bento.store import Job, Store
-from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolvePool
+from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolvePool, SolverBusy
 from engine.rules import parse_request
 
 QUEUE_NAME: Final = "shiftsched-jobs"
@@ -209,20 +209,26 @@ class JobQueue:
             log.exception("job %s: stored request no longer parses", job.id)
             return failed_response(job.id, "internal_error", "the stored request is unreadable")
         time_limit = float(min(timeout, MAX_TIME_LIMIT_SECONDS))
-        deadline = (
-            time.time()
-            + time_limit
-            + settings.diagnosis_budget_seconds
-            + DEADLINE_GRACE_SECONDS
-            + MARK_MARGIN_SECONDS
-        )
-        self.huey.put(_mark(job.id), deadline)
-        try:
-            result = context.pool.solve(
-                job.request_json, time_limit, settings.diagnosis_budget_seconds
-            )
-        except SolveFailed as exc:
-            return failed_response(job.id, "internal_error", f"{exc}; nothing was charged")
+        solving = time_limit + settings.diagnosis_budget_seconds + DEADLINE_GRACE_SECONDS
+
+        def started() -> None:  # the mark now covers the solve, from its start
+            self.huey.put(_mark(job.id), time.time() + solving + MARK_MARGIN_SECONDS)
+
+        while True:  # wait for a free process, renewing the mark so we look alive
+            self.huey.put(_mark(job.id), time.time() + MARK_MARGIN_SECONDS)
+            try:
+                result = context.pool.solve(
+                    job.request_json,
+                    time_limit,
+                    settings.diagnosis_budget_seconds,
+                    wait_seconds=MARK_MARGIN_SECONDS / 2,
+                    on_start=started,
+                )
+                break
+            except SolverBusy:
+                continue
+            except SolveFailed as exc:
+                return failed_response(job.id, "internal_error", f"{exc}; nothing was charged")
         response: dict[str, Any] = dict(result)
         response["job_id"] = job.id
         response.setdefault("solution", None)  # the contract requires it, null when failed

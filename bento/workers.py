@@ -92,15 +92,17 @@ class SolvePool:
         time_limit: float,
         diagnosis_budget: float,
         wait_seconds: float | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> Any:
         """A SolveResponse as JSON data.
 
-        ``wait_seconds`` bounds the wait for a free process (None: as long as it takes).
+        ``wait_seconds`` bounds the wait for a free process (None: as long as it takes);
+        ``on_start`` is called once one is taken, just before solving starts.
         Raises SolverBusy when none came free in time, SolveFailed on a crash or a missed
         deadline (``time_limit + diagnosis_budget`` plus a grace, counted from the start).
         """
         args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget)
-        return self.run(_solve, args, time_limit + diagnosis_budget, wait_seconds)
+        return self.run(_solve, args, time_limit + diagnosis_budget, wait_seconds, on_start)
 
     def run(
         self,
@@ -108,10 +110,17 @@ class SolvePool:
         args: tuple[Any, ...],
         expected_seconds: float,
         wait_seconds: float | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> Any:
         """Run ``function(*args)`` on a free process, stopped past its expected time + grace."""
         if not self._slots.acquire(timeout=wait_seconds):
             raise SolverBusy(self.retry_after_seconds())
+        if on_start is not None:
+            try:
+                on_start()
+            except BaseException:
+                self._slots.release()
+                raise
         with self._lock:
             ticket = next(self._tickets)
             self._running[ticket] = time.monotonic() + expected_seconds
