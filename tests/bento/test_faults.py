@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import threading
 import time
 from pathlib import Path
@@ -20,11 +21,37 @@ ROOT = Path(__file__).parent.parent.parent
 KEY = "sk_test_" + "a" * 64
 
 
-def kill_solver_processes_soon(delay: float) -> threading.Thread:
+BUSY_CPU_SECONDS = 0.3  # CPU a solver process spends only while it solves, never idle
+KILL_WAIT_SECONDS = 60  # for the solve to start; only a broken service takes this long
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux: /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def kill_the_solver_once_it_solves() -> threading.Thread:
+    """Kill the solver process as soon as it is seen solving, in the middle of its solve.
+
+    Not after a fixed delay: on a busy machine the solve may not have started by then (a
+    process killed while idle is replaced and the solve then succeeds), and on a fast one
+    it may be over. Busy is told from idle by the CPU time the process uses.
+    """
+    idle = {child.pid: cpu_seconds(child.pid) for child in multiprocessing.active_children()}
+    assert idle, "no solver process to kill"
+
     def kill() -> None:
-        time.sleep(delay)
-        for child in multiprocessing.active_children():
-            child.kill()
+        deadline = time.monotonic() + KILL_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            for child in multiprocessing.active_children():
+                if (
+                    child.pid in idle
+                    and cpu_seconds(child.pid) - idle[child.pid] > BUSY_CPU_SECONDS
+                ):
+                    child.kill()
+                    return
+            time.sleep(0.02)
 
     thread = threading.Thread(target=kill)
     thread.start()
@@ -42,12 +69,16 @@ def test_killed_solve_fails_cleanly_and_the_server_keeps_serving(
         cp_sat_workers=1,
         diagnosis_budget_seconds=1,
     )
+    # Never proven optimal: the solve lasts its whole limit unless it is killed.
     slow: dict[str, Any] = json.loads((ROOT / "datasets" / "factory_three_shifts.json").read_text())
     slow["options"] = {"solver_timeout_seconds": 4}
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
+    small = json.dumps(minimal_request_dict())
     with TestClient(create_app(settings)) as client:
+        warm = client.post("/solve", content=small, headers=headers)  # the process is ready
+        assert warm.status_code == 200, warm.text
         before = client.get("/usage", headers=headers).json()["available_units"]
-        killer = kill_solver_processes_soon(1.5)
+        killer = kill_the_solver_once_it_solves()
         response = client.post("/solve", content=json.dumps(slow), headers=headers)
         killer.join()
         assert response.status_code == 500
@@ -55,6 +86,6 @@ def test_killed_solve_fails_cleanly_and_the_server_keeps_serving(
         assert "nothing was charged" in response.json()["detail"]
         assert client.get("/usage", headers=headers).json()["available_units"] == before
 
-        again = client.post("/solve", content=json.dumps(minimal_request_dict()), headers=headers)
+        again = client.post("/solve", content=small, headers=headers)
         assert again.status_code == 200, again.text
         assert again.json()["status"] == "completed"
