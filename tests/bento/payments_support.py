@@ -35,6 +35,14 @@ PRICE_PER_UNIT = 1000
 MPP_ACCOUNT = "acct_shiftsched"
 MPP_PRICE_MINOR = 5
 JSON = {"Content-Type": "application/json"}
+# The app's waits for the stand-in: prompt answers get a generous timeout, so a busy
+# machine never turns one into a timeout. A slow answer is scripted to take
+# SLOW_ANSWER_SECONDS and tested against an app that waits SHORT_TIMEOUT_SECONDS: a
+# timeout however fast the machine, while its prompt calls still have seconds to spare.
+PROMPT_TIMEOUT_SECONDS = 30.0
+SHORT_TIMEOUT_SECONDS = 3.0
+SLOW_ANSWER_SECONDS = 5.0
+STANDIN_START_SECONDS = 60
 
 
 class StandIn:
@@ -44,13 +52,17 @@ class StandIn:
         self.url = url
 
     def script(self, **answers: Any) -> None:
-        httpx.post(f"{self.url}/_script", json=answers).raise_for_status()
+        httpx.post(
+            f"{self.url}/_script", json=answers, timeout=PROMPT_TIMEOUT_SECONDS
+        ).raise_for_status()
 
     def reset(self) -> None:
-        httpx.post(f"{self.url}/_reset").raise_for_status()
+        httpx.post(f"{self.url}/_reset", timeout=PROMPT_TIMEOUT_SECONDS).raise_for_status()
 
     def calls(self, path_prefix: str = "") -> list[dict[str, Any]]:
-        calls: list[dict[str, Any]] = httpx.get(f"{self.url}/_calls").json()
+        calls: list[dict[str, Any]] = httpx.get(
+            f"{self.url}/_calls", timeout=PROMPT_TIMEOUT_SECONDS
+        ).json()
         return [call for call in calls if call["path"].startswith(path_prefix)]
 
     def add_payment(
@@ -70,11 +82,15 @@ class StandIn:
             "account": account,
             "payer": "cus_test",
         }
-        httpx.post(f"{self.url}/_payments", json=payment).raise_for_status()
+        httpx.post(
+            f"{self.url}/_payments", json=payment, timeout=PROMPT_TIMEOUT_SECONDS
+        ).raise_for_status()
         return payment_id
 
     def payment(self, payment_id: str) -> dict[str, Any]:
-        answer: dict[str, Any] = httpx.get(f"{self.url}/payments/{payment_id}").json()
+        answer: dict[str, Any] = httpx.get(
+            f"{self.url}/payments/{payment_id}", timeout=PROMPT_TIMEOUT_SECONDS
+        ).json()
         return answer
 
 
@@ -91,10 +107,10 @@ def running_standin() -> Iterator[StandIn]:
         assert process.stdout is not None
         assert process.stdout.readline().strip() == b"ready"
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + STANDIN_START_SECONDS
         while time.monotonic() < deadline:
             try:
-                httpx.get(f"{url}/_calls")
+                httpx.get(f"{url}/_calls", timeout=PROMPT_TIMEOUT_SECONDS)
                 break
             except httpx.TransportError:
                 time.sleep(0.05)
@@ -112,7 +128,7 @@ def x402_settings(standin: StandIn, **overrides: Any) -> X402Settings:
         asset=ASSET,
         price_per_unit=str(PRICE_PER_UNIT),
         facilitator_url=standin.url,
-        facilitator_timeout_seconds=1.0,
+        facilitator_timeout_seconds=PROMPT_TIMEOUT_SECONDS,
     )
     return replace(base, **overrides)
 
@@ -124,7 +140,7 @@ def mpp_settings(standin: StandIn, **overrides: Any) -> MppSettings:
         provider_key="pk_test",
         price_per_unit_minor=str(MPP_PRICE_MINOR),
         secret_key="test-secret-" + "s" * 32,
-        provider_timeout_seconds=1.0,
+        provider_timeout_seconds=PROMPT_TIMEOUT_SECONDS,
     )
     return replace(base, **overrides)
 
@@ -138,7 +154,7 @@ def paid_app(
         demo_api_key=demo_key,
         solve_processes=2,
         cp_sat_workers=1,
-        diagnosis_budget_seconds=5,
+        diagnosis_budget_seconds=60,  # small diagnoses end on their own long before
         errors_base="https://api.test/v1/public/errors",
         x402=x402,
         mpp=mpp,

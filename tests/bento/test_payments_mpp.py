@@ -28,6 +28,8 @@ from engine.synthetic import synthetic_request
 from tests.bento.payments_support import (
     MPP_ACCOUNT,
     MPP_PRICE_MINOR,
+    SHORT_TIMEOUT_SECONDS,
+    SLOW_ANSWER_SECONDS,
     StandIn,
     assert_audited_roster,
     mpp_credential,
@@ -49,6 +51,14 @@ SMALL_PRICE = SMALL_UNITS * MPP_PRICE_MINOR
 @pytest.fixture(scope="module")
 def client(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
     with paid_app(module_database_url, None, mpp_settings(payment_standin), DEMO_KEY) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def impatient(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
+    """The app waiting only SHORT_TIMEOUT_SECONDS for the provider, for slow answers."""
+    settings = mpp_settings(payment_standin, provider_timeout_seconds=SHORT_TIMEOUT_SECONDS)
+    with paid_app(module_database_url, None, settings, DEMO_KEY) as client:
         yield client
 
 
@@ -264,16 +274,16 @@ def test_mpp_where_it_is_not_configured_is_401(module_database_url: str) -> None
 
 @pytest.mark.parametrize("mode", ["error", "slow"])
 def test_no_answer_from_the_provider_is_503_and_the_payment_stays_usable(
-    client: TestClient, standin: StandIn, mode: str
+    impatient: TestClient, standin: StandIn, mode: str
 ) -> None:
     data = minimal_request_dict()
-    credential = pay(client, standin, data, SMALL_PRICE)
-    standin.script(provider=mode, delay=2.5)  # over the 1 s provider timeout
-    response = post_solve(client, data, {"Authorization": credential})
+    credential = pay(impatient, standin, data, SMALL_PRICE)
+    standin.script(provider=mode, delay=SLOW_ANSWER_SECONDS)  # over the provider timeout
+    response = post_solve(impatient, data, {"Authorization": credential})
     problem_of(response, 503, "service-unavailable")
     assert response.headers["retry-after"] == "30"
     standin.script(provider="ok")
-    assert_audited_roster(post_solve(client, data, {"Authorization": credential}), data)
+    assert_audited_roster(post_solve(impatient, data, {"Authorization": credential}), data)
 
 
 def test_an_unreachable_provider_is_503(module_database_url: str, payment_standin: StandIn) -> None:
@@ -290,12 +300,12 @@ def test_an_unreachable_provider_is_503(module_database_url: str, payment_standi
     [("fail", "failed"), ("drop", "facilitator_error"), ("slow", "facilitator_error")],
 )
 def test_a_failed_capture_still_delivers_the_roster_and_says_why(
-    client: TestClient, standin: StandIn, mode: str, status: str
+    impatient: TestClient, standin: StandIn, mode: str, status: str
 ) -> None:
     data = minimal_request_dict()
-    credential = pay(client, standin, data, SMALL_PRICE)
-    standin.script(capture=mode, delay=2.5)
-    response = post_solve(client, data, {"Authorization": credential})
+    credential = pay(impatient, standin, data, SMALL_PRICE)
+    standin.script(capture=mode, delay=SLOW_ANSWER_SECONDS)
+    response = post_solve(impatient, data, {"Authorization": credential})
     assert_audited_roster(response, data)
     assert response.headers["x-service-settle-status"] == status
     assert "payment-receipt" not in response.headers

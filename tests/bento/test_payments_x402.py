@@ -28,6 +28,8 @@ from tests.bento.payments_support import (
     NETWORK,
     PAY_TO,
     PRICE_PER_UNIT,
+    SHORT_TIMEOUT_SECONDS,
+    SLOW_ANSWER_SECONDS,
     StandIn,
     assert_audited_roster,
     decoded,
@@ -53,6 +55,14 @@ def client(module_database_url: str, payment_standin: StandIn) -> Iterator[TestC
     x402 = x402_settings(payment_standin)
     mpp = mpp_settings(payment_standin)
     with paid_app(module_database_url, x402, mpp, DEMO_KEY) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def impatient(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
+    """The app waiting only SHORT_TIMEOUT_SECONDS for the facilitator, for slow answers."""
+    x402 = x402_settings(payment_standin, facilitator_timeout_seconds=SHORT_TIMEOUT_SECONDS)
+    with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
         yield client
 
 
@@ -294,17 +304,17 @@ def test_a_rejected_payment_can_be_retried_once_the_facilitator_accepts_it(
 
 @pytest.mark.parametrize("mode", ["error", "slow", "garbage"])
 def test_no_verdict_from_the_facilitator_is_503_with_retry_after_and_costs_nothing(
-    client: TestClient, standin: StandIn, mode: str
+    impatient: TestClient, standin: StandIn, mode: str
 ) -> None:
     header = x402_v1(SMALL_PRICE)
-    standin.script(verify=mode, delay=2.5)  # over the 1 s facilitator timeout
-    response = post_solve(client, minimal_request_dict(), {"X-PAYMENT": header})
+    standin.script(verify=mode, delay=SLOW_ANSWER_SECONDS)  # over the facilitator timeout
+    response = post_solve(impatient, minimal_request_dict(), {"X-PAYMENT": header})
     problem_of(response, 503, "service-unavailable")
     assert int(response.headers["retry-after"]) > 0
     assert standin.calls("/settle") == []
     standin.script(verify="check")
     data = minimal_request_dict()
-    assert_audited_roster(post_solve(client, data, {"X-PAYMENT": header}), data)
+    assert_audited_roster(post_solve(impatient, data, {"X-PAYMENT": header}), data)
 
 
 def test_an_unreachable_facilitator_is_503(
@@ -330,11 +340,11 @@ def test_an_unreachable_facilitator_is_503(
     ],
 )
 def test_a_failed_settlement_still_delivers_the_roster_and_says_why(
-    client: TestClient, standin: StandIn, mode: str, status: str
+    impatient: TestClient, standin: StandIn, mode: str, status: str
 ) -> None:
-    standin.script(settle=mode, delay=2.5)
+    standin.script(settle=mode, delay=SLOW_ANSWER_SECONDS)
     data = minimal_request_dict()
-    response = post_solve(client, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})
+    response = post_solve(impatient, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})
     assert_audited_roster(response, data)
     assert response.headers["x-service-settle-status"] == status
     assert "x-payment-response" not in response.headers
