@@ -32,9 +32,9 @@ from bento.store import Store
 from tests.bento.payments_support import StandIn, running_standin
 from tests.bento.processes import free_port, stop
 
-PG_START_TIMEOUT_SECONDS = 30
+PG_START_TIMEOUT_SECONDS = 120  # generous: a busy machine starts servers slowly
 PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
-REDIS_START_TIMEOUT_SECONDS = 10
+REDIS_START_TIMEOUT_SECONDS = 60
 REDIS_START_ATTEMPTS = 3  # another process may take the probed port before the server binds it
 
 

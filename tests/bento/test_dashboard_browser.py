@@ -53,7 +53,7 @@ from tests.factories import minimal_request_dict
 from tests.notebooks.test_screenshot import ARTIFACTS, CHROMIUM_ARGS, require_chromium
 
 T = TypeVar("T")
-TEST_TIMEOUT_SECONDS = 90
+TEST_TIMEOUT_SECONDS = 240  # a whole browser flow; only a hang reaches it, not a busy machine
 PASSWORD = "correct horse battery staple"
 CLIENT_NAME = "Test Assistant"
 

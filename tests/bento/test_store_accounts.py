@@ -167,7 +167,7 @@ def test_workers_starting_together_create_one_demo_account(store: Store, key: st
     start = threading.Barrier(workers)
 
     def start_worker(_: int) -> str | None:
-        start.wait(timeout=20)
+        start.wait(timeout=60)  # only a hang reaches it
         return store.ensure_demo_account(key)[1]
 
     with ThreadPoolExecutor(workers) as pool:

@@ -22,6 +22,10 @@ PROCESSES = 4
 ATTEMPTS_PER_PROCESS = 3
 UNITS = 2
 ENOUGH_FOR = 5
+# Waits for the racers to line up and finish: generous, so only a hang reaches them (four
+# spawned processes importing the store can take a while on a busy machine).
+START_SECONDS = 120
+FINISH_SECONDS = 180
 
 
 def test_free_quota_is_used_before_the_balance(store: Store) -> None:
@@ -118,7 +122,7 @@ def test_concurrent_threads_never_overspend(store: Store, database_url: str) -> 
     start = threading.Barrier(THREADS)
 
     def attempt(index: int) -> bool:
-        start.wait(timeout=20)
+        start.wait(timeout=START_SECONDS)
         return store.reserve(account_id, UNITS, f"thread-{index}") is not None
 
     with ThreadPoolExecutor(THREADS) as pool:
@@ -133,7 +137,7 @@ def _reserve_in_process(
     """Runs in a spawned process with a store (and connection pool) of its own."""
     store = Store(url)
     try:
-        start.wait(timeout=30)
+        start.wait(timeout=START_SECONDS)
         granted = 0
         for attempt in range(ATTEMPTS_PER_PROCESS):
             reservation = store.reserve(account_id, UNITS, f"process-{index}-{attempt}")
@@ -156,9 +160,9 @@ def test_concurrent_processes_never_overspend(store: Store, database_url: str) -
     ]
     for worker in workers:
         worker.start()
-    granted = [results.get(timeout=60) for _ in workers]
+    granted = [results.get(timeout=FINISH_SECONDS) for _ in workers]
     for worker in workers:
-        worker.join(timeout=30)
+        worker.join(timeout=FINISH_SECONDS)
         assert worker.exitcode == 0
     results.close()
     results.join_thread()
@@ -182,7 +186,7 @@ def test_concurrent_settlement_happens_once(
     start = threading.Barrier(THREADS)
 
     def attempt(index: int) -> bool:
-        start.wait(timeout=20)
+        start.wait(timeout=START_SECONDS)
         return settle(store, "contested", index)
 
     with ThreadPoolExecutor(THREADS) as pool:

@@ -36,7 +36,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-START_TIMEOUT_SECONDS = 60
+START_TIMEOUT_SECONDS = 120  # marimo run on a busy machine; only a broken start reaches it
 CHART_TIMEOUT_MS = 90_000
 DRAWN_BYTES = 8_000  # a blank rectangle compresses to a few hundred bytes; a chart does not
 
