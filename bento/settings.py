@@ -13,7 +13,19 @@ from dataclasses import dataclass
 
 from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
 
-DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset
+DEFAULT_PORT = 3000
+# Measured (benchmarks/README.md, "How many solves at once"): on 2 cores a second solve
+# at once costs 1.0-1.3x in roster cost, a third 3-190x at 5 s; one CP-SAT worker per
+# solve is far worse than two. So: one solve per core, two CP-SAT workers each.
+CP_SAT_WORKERS_PER_SOLVE = 2
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1  # the port `make serve` uses when PORT is unset
 
 
 def public_url_from_env(env: Mapping[str, str]) -> str:
@@ -34,9 +46,9 @@ class Settings:
     database_url: str | None = None  # None: a SQLite file under var/
     errors_base: str | None = None  # None: <server>/v1/public/errors
     demo_api_key: str | None = None
-    solve_processes: int = 2
+    solve_processes: int = 2  # from_env: SOLVE_PROCESSES, else one per available core
     solver_memory_mb: int = 4096
-    cp_sat_workers: int = 2
+    cp_sat_workers: int = CP_SAT_WORKERS_PER_SOLVE
     diagnosis_budget_seconds: float = 10.0
     # Admission of synchronous solves: how long one may wait for a free solver process,
     # and how many may wait at once, before it is answered 503 with Retry-After.
@@ -68,7 +80,7 @@ class Settings:
             database_url=env.get("DATABASE_URL") or None,
             errors_base=env.get("ERRORS_BASE") or None,
             demo_api_key=env.get("DEMO_API_KEY") or None,
-            solve_processes=int(env.get("SOLVE_PROCESSES", cls.solve_processes)),
+            solve_processes=int(env.get("SOLVE_PROCESSES") or available_cores()),
             solver_memory_mb=int(env.get("SOLVER_MEMORY_MB", cls.solver_memory_mb)),
             cp_sat_workers=int(env.get("CP_SAT_WORKERS", cls.cp_sat_workers)),
             diagnosis_budget_seconds=float(

@@ -1,10 +1,10 @@
-"""Settings.from_env: the public URL follows the served port unless PUBLIC_URL is set."""
+"""Settings.from_env: the public URL follows the served port; admission defaults."""
 
 from __future__ import annotations
 
 import pytest
 
-from bento.settings import Settings
+from bento.settings import Settings, available_cores
 
 
 @pytest.fixture
@@ -35,3 +35,23 @@ def test_a_port_that_is_not_a_number_is_refused(clean_env: pytest.MonkeyPatch) -
     clean_env.setenv("PORT", "eighty")
     with pytest.raises(ValueError, match="eighty"):
         Settings.from_env()
+
+
+def test_one_solve_per_core_with_two_workers_each_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("SOLVE_PROCESSES", "CP_SAT_WORKERS", "SOLVE_QUEUE_WAIT_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.from_env()
+    assert settings.solve_processes == available_cores() >= 1
+    assert settings.cp_sat_workers == 2
+    assert settings.solve_queue_wait_seconds == 10.0
+
+
+def test_admission_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOLVE_PROCESSES", "3")
+    monkeypatch.setenv("SOLVE_QUEUE_WAIT_SECONDS", "2.5")
+    monkeypatch.setenv("SOLVE_QUEUE_LENGTH", "7")
+    settings = Settings.from_env()
+    assert (settings.solve_processes, settings.solve_queue_wait_seconds) == (3, 2.5)
+    assert settings.solve_queue_length == 7
