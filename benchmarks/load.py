@@ -449,6 +449,20 @@ def int_list(text: str) -> list[int]:
     return values
 
 
+def recorded_args(argv: Sequence[str]) -> list[str]:
+    """The arguments as recorded in the results: a local log path is left out."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip or arg.startswith("--serve-log="):
+            skip = False
+        elif arg == "--serve-log":
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks load", description=__doc__.splitlines()[0]
@@ -493,7 +507,7 @@ def main(argv: list[str]) -> int:
         )
     levels = [summarise(c, [a for a in answers if a.concurrency == c]) for c in args.concurrency]
     targets = [t for lv in levels for t in verdicts(lv, args.time_limit, args.queue_wait)]
-    command = "python -m benchmarks load " + " ".join(argv)
+    command = "python -m benchmarks load " + " ".join(recorded_args(argv))
     dataset = args.dataset.resolve()
     name = dataset.relative_to(ROOT) if dataset.is_relative_to(ROOT) else dataset.name
     heading = (

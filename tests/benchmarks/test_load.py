@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from benchmarks.concurrency import Solve, cells, pivot_table
-from benchmarks.load import Answer, Audited, audit_solution, percentile, summarise, verdicts
+from benchmarks.load import (
+    Answer,
+    Audited,
+    audit_solution,
+    percentile,
+    recorded_args,
+    summarise,
+    verdicts,
+)
 from engine.audit import audit
 from engine.rules import parse_request
 from tests.factories import minimal_request_dict
@@ -144,3 +152,8 @@ def test_concurrency_cells_against_their_own_baseline() -> None:
     assert (lossy.rosters, lossy.clean, lossy.versus_baseline) == (1, 1, 1.0)
     assert lossy.statuses == {"feasible": 1, "lost": 1}
     assert "| ward | 2 | 200 (1.82x) | 80 (1.00x) |" in pivot_table(cells(solves))
+
+
+def test_recorded_command_leaves_out_the_log_path() -> None:
+    argv = ["--serve", "--serve-log", "x.log", "--rounds", "1", "--serve-log=y.log", "--out"]
+    assert recorded_args(argv) == ["--serve", "--rounds", "1", "--out"]
