@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
 
 DEFAULT_PORT = 3000
-# Measured (benchmarks/README.md, "How many solves at once"): on 2 cores a second solve
-# at once costs 1.0-1.3x in roster cost, a third 3-190x at 5 s; one CP-SAT worker per
-# solve is far worse than two. So: one solve per core, two CP-SAT workers each.
+# Measured (benchmarks/README.md, "Solves sharing the cores"): on 2 cores a second solve
+# at once costs 1.0-1.1x in roster cost at 30 s and 1.3-1.9x at 5 s, a third 3-190x at
+# 5 s; one CP-SAT worker per solve is far worse than two. So: one solve per core, two
+# CP-SAT workers each.
 CP_SAT_WORKERS_PER_SOLVE = 2
 
 
