@@ -15,11 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from engine.audit import audit, compare_with_metrics
 from engine.rules import parse_request
 from engine.solve import solve
-from tests.audited import EXACT
+from tests.audited import work_limited
 from tests.strategies import requests
 
-# Tiny requests: each solve ends proven optimal or infeasible, whatever the load.
-LIMITS = replace(EXACT, diagnosis_budget_seconds=0)
+# Most requests are proven optimal or infeasible at once, but a few tiny ones take
+# minutes to prove: each solve stops after a fixed amount of deterministic work, so the
+# outcome of every example is the same however busy the machine.
+LIMITS = replace(work_limited(2.0), diagnosis_budget_seconds=0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -27,10 +29,12 @@ LIMITS = replace(EXACT, diagnosis_budget_seconds=0)
 def test_solutions_pass_the_audit(data: dict[str, Any]) -> None:
     request = parse_request(data)
     response = solve(request, LIMITS)
-    if response.status == "failed":
+    if response.status == "failed":  # a proof of infeasibility, or no roster within the work
         assert response.error is not None
-        assert response.error.code == "no_solution", response.error
-        assert response.error.solver_status == "INFEASIBLE"
+        assert (response.error.code, response.error.solver_status) in {
+            ("no_solution", "INFEASIBLE"),
+            ("solver_timeout", "UNKNOWN"),
+        }, response.error
         return
     assert response.solution is not None
     report = audit(request, response.solution.assignments)
