@@ -219,7 +219,14 @@ def _operations() -> dict[str, Any]:
                 "summary": "Poll a queued solve of your account",
                 "security": [{"apiKey": []}],
                 "parameters": [
-                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    {
+                        "name": "id",
+                        "in": "path",
+                        "required": True,
+                        "description": "the job_id of the 202 (32 lowercase hex characters); "
+                        "any other id is 404",
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                    }
                 ],
                 "responses": {
                     "200": {
