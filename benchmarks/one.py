@@ -34,8 +34,9 @@ from typing import Any
 from benchmarks.suite import Instance
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveRequest
+from engine.cores import available_cores
 from engine.size import request_size, schedule_days
-from engine.solve import SolveLimits, SolveOutcome, available_cores, to_response
+from engine.solve import SolveLimits, SolveOutcome, to_response
 
 VERDICT_RANK = {"clean": 0, "no_roster": 1, "metrics_mismatch": 2, "hard_violations": 3}
 

@@ -12,21 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
+from engine.cores import available_cores
 
-DEFAULT_PORT = 3000
+DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset
 # Measured (benchmarks/README.md, "Solves sharing the cores"): on 2 cores a second solve
 # at once costs 1.0-1.1x in roster cost at 30 s and 1.3-1.9x at 5 s, a third 3-190x at
 # 5 s; one CP-SAT worker per solve is far worse than two. So: one solve per core, two
 # CP-SAT workers each.
 CP_SAT_WORKERS_PER_SOLVE = 2
-
-
-def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1  # the port `make serve` uses when PORT is unset
 
 
 def public_url_from_env(env: Mapping[str, str]) -> str:

@@ -15,6 +15,7 @@ Each process caps its address space (RLIMIT_AS) and imports the engine once.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import resource
@@ -76,7 +77,7 @@ class SolvePool:
         self._lock = threading.Lock()
         self._running: dict[int, float] = {}  # slot holder -> when it is expected to end
         self._futures: dict[int, ProcessFuture[Any]] = {}
-        self._tickets = iter(range(1, 2**62))
+        self._tickets = itertools.count(1)
         self._pool = ProcessPool(
             max_workers=processes,
             initializer=_init_worker,

@@ -15,7 +15,6 @@ run out of time.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
 import time
@@ -39,6 +38,7 @@ from engine.contract import (
     SolveResponse,
     SolverInfo,
 )
+from engine.cores import available_cores
 from engine.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
 from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
@@ -56,13 +56,6 @@ MIN_SEARCH_SECONDS = 0.2
 WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
 SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
-
-
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)

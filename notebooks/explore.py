@@ -14,11 +14,12 @@ def imports():
 
     from engine import charts, frames
     from engine.audit import audit, compare_with_metrics
+    from engine.cores import available_cores
     from engine.edit import judge_edit, reassign
     from engine.errors import InvalidRequest
     from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
     from engine.rules import load_json, parse_request
-    from engine.solve import SolveLimits, available_cores, solve_problem
+    from engine.solve import SolveLimits, solve_problem
     from engine.variants import (
         FAMILIES,
         families_in_use,

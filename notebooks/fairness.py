@@ -15,10 +15,11 @@ def imports():
 
     from engine import charts, frames
     from engine.audit import audit
+    from engine.cores import available_cores
     from engine.fair_share import group_burden
     from engine.problem import from_request
     from engine.rules import parse_request
-    from engine.solve import SolveLimits, available_cores, solve_problem
+    from engine.solve import SolveLimits, solve_problem
     from engine.variants import with_fairness_group, without_fairness_group
 
     return (

@@ -14,12 +14,13 @@ def imports():
 
     from engine import charts, frames
     from engine.audit import audit
+    from engine.cores import available_cores
     from engine.diagnose import DiagnosisLimits, diagnose_with_probes
     from engine.errors import InvalidRequest
     from engine.problem import from_request
     from engine.relax import relax
     from engine.rules import load_json, parse_request
-    from engine.solve import SolveLimits, available_cores, solve_problem
+    from engine.solve import SolveLimits, solve_problem
 
     return (
         DiagnosisLimits,

@@ -8,7 +8,6 @@ order of events the pool enforces, never on how busy the machine is.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,52 +23,11 @@ from bento.workers import SolveFailed, SolvePool, SolverBusy
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment, SolveResponse
 from engine.rules import parse_request
+from tests.bento.pool_support import LONG_SECONDS, Background, hold, wait_until_running
 from tests.factories import minimal_request_dict
 
 KEY = "sk_test_" + "b" * 64
 HEADERS = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
-LONG_SECONDS = 120.0  # outlasts every wait and deadline below by far
-
-
-def hold(release: str, value: str) -> str:
-    """A pool task (module level, so a spawned process imports it): runs until released."""
-    deadline = time.monotonic() + LONG_SECONDS
-    while not Path(release).exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return value
-
-
-class Background:
-    """A task holding a pool process until :meth:`release`, run from a thread."""
-
-    def __init__(self, pool: SolvePool, folder: Path, expected: float = LONG_SECONDS) -> None:
-        self.flag = folder / f"release-{id(self)}"
-        self.outcome: Any = None
-        self.thread = threading.Thread(target=self._run, args=(pool, expected))
-        self.thread.start()
-
-    def _run(self, pool: SolvePool, expected: float) -> None:
-        try:
-            self.outcome = pool.run(hold, (str(self.flag), "done"), expected)
-        except Exception as exc:
-            self.outcome = exc
-
-    def release(self) -> None:
-        self.flag.touch()
-
-    def result(self) -> Any:
-        self.thread.join(LONG_SECONDS * 2)
-        assert not self.thread.is_alive()
-        return self.outcome
-
-
-def wait_until_running(pool: SolvePool, count: int) -> None:
-    """Until ``count`` tasks hold a slot (bounded: fails loudly rather than hang)."""
-    for _ in range(6000):
-        if pool.running_count() >= count:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"{count} task(s) never started")
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from tests.bento.payments_support import (
     x402_settings,
     x402_v1,
 )
-from tests.bento.test_admission import Background, wait_until_running
+from tests.bento.pool_support import Background, wait_until_running
 from tests.factories import minimal_request_dict
 
 DEMO_KEY = "sk_test_" + "p" * 64

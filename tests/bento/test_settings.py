@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bento.settings import Settings, available_cores
+from bento.settings import Settings
+from engine.cores import available_cores
 
 
 @pytest.fixture
