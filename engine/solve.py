@@ -14,13 +14,12 @@ run out of time.
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import version as package_version
 from typing import Literal
@@ -44,6 +43,10 @@ from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
 from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem, from_request
+from engine.search.portfolio import SearchResult, plan_for, search
+from engine.search.progress import Progress, ProgressPoint
+
+__all__ = ["ProgressPoint", "SolveLimits", "SolveOutcome", "run", "solve", "solve_problem"]
 
 OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
 
@@ -69,6 +72,10 @@ class SolveLimits:
     ``{"num_violation_ls": 1}``), applied after the ones above; a string value is read as
     the field's type (``"true"``, ``"2"``), a list extends a repeated field. Empty (the
     default) leaves CP-SAT's defaults, so v1 solves are unchanged.
+
+    With two or more workers the search is a portfolio (:mod:`engine.search`): CP-SAT on
+    the full model beside a rostering-aware neighbourhood search, which makes results
+    timing-dependent; ``neighbourhood_search=False`` gives every worker to CP-SAT.
     """
 
     time_limit_seconds: float | None = None  # wall clock for the whole call
@@ -78,19 +85,7 @@ class SolveLimits:
     warm_start: bool = True  # hint a greedy roster (engine.greedy)
     diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
     parameters: Mapping[str, object] = field(default_factory=dict)  # extra CP-SAT ones
-
-
-@dataclass(frozen=True, slots=True)
-class ProgressPoint:
-    """One step of the search: a new roster (``objective``) or a better bound.
-
-    ``objective`` is CP-SAT's own value of the model objective; it may exceed the
-    reported objective, which prices the same decisions with every slack tight.
-    """
-
-    seconds: float  # wall time since the search started
-    objective: float | None  # set when a roster arrived
-    bound: float  # the best proven lower bound at that moment
+    neighbourhood_search: bool = True  # from 2 workers on: the portfolio (engine.search)
 
 
 @dataclass
@@ -120,59 +115,6 @@ class SolveOutcome:
         return max(0.0, self.objective_value - self.best_bound) / max(
             1.0, abs(self.objective_value)
         )
-
-
-class _Progress(cp_model.CpSolverSolutionCallback):
-    """Records each roster and bound as it arrives; never raises inside the solver.
-
-    An error is kept and re-raised after the solve (raising inside a callback would
-    abort the native search).
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.first_solution_seconds: float | None = None
-        self.solutions = 0
-        self.points: list[ProgressPoint] = []
-        self.error: BaseException | None = None
-        self._lock = threading.Lock()
-        self._started = time.perf_counter()
-        self._bound = -math.inf
-
-    def on_solution_callback(self) -> None:
-        try:
-            with self._lock:
-                self.solutions += 1
-                if self.first_solution_seconds is None:
-                    self.first_solution_seconds = self.wall_time
-                self._bound = max(self._bound, self.best_objective_bound)
-                self.points.append(ProgressPoint(self.seconds(), self.objective_value, self._bound))
-        except BaseException as exc:
-            self.error = exc
-            self.stop_search()
-
-    def start(self) -> None:
-        self._started = time.perf_counter()
-
-    def seconds(self) -> float:
-        """One clock for every point (CP-SAT's wall_time would start a little later)."""
-        return time.perf_counter() - self._started
-
-    def on_bound(self, bound: float) -> None:
-        """CP-SAT's best-bound callback."""
-        try:
-            with self._lock:
-                self._bound = max(self._bound, bound)
-                self.points.append(ProgressPoint(self.seconds(), None, self._bound))
-        except BaseException as exc:
-            self.error = exc
-
-    def finish(self, bound: float) -> None:
-        """The bound the search ended with (a proof of optimality closes the gap)."""
-        with self._lock:
-            if bound > self._bound:
-                self._bound = bound
-                self.points.append(ProgressPoint(self.seconds(), None, bound))
 
 
 def solve(
@@ -276,8 +218,13 @@ def _search_seconds(limits: SolveLimits, started: float) -> float | None:
 
 
 def _parameters(
-    solver: cp_model.CpSolver, limits: SolveLimits, workers: int, search_seconds: float | None
+    solver: cp_model.CpSolver,
+    limits: SolveLimits,
+    workers: int,
+    search_seconds: float | None,
+    planned: Mapping[str, object] | None = None,
 ) -> None:
+    """Set the solver's parameters; the caller's own (``limits.parameters``) come last."""
     p = solver.parameters
     p.num_workers = workers
     p.random_seed = limits.random_seed
@@ -288,7 +235,7 @@ def _parameters(
     p.symmetry_level = 0
     if search_seconds is not None:
         p.max_time_in_seconds = search_seconds
-    for name, value in limits.parameters.items():
+    for name, value in {**(planned or {}), **limits.parameters}.items():
         set_parameter(solver, name, value)
     if limits.log_search:  # the log goes to stderr: stdout carries the JSON result
         p.log_search_progress = True
@@ -325,10 +272,15 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     """Solve a compiled model and extract the roster (hard groups as the caller left them)."""
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
+    plan = plan_for(
+        workers if limits.neighbourhood_search else 1, len(compiled.model.proto.variables)
+    )
+    if not limits.neighbourhood_search:
+        plan = replace(plan, full_workers=workers)
     solver = cp_model.CpSolver()
     search_seconds = _search_seconds(limits, started)
-    _parameters(solver, limits, workers, search_seconds)
-    progress = _Progress()
+    _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)
+    progress = Progress()
     solver.best_bound_callback = progress.on_bound
 
     def info(status_name: str) -> SolverInfo:
@@ -352,28 +304,22 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
             info("MODEL_INVALID"),
             message=invalid,
         )
-    status = _solve_with_watchdog(solver, compiled.model, progress, search_seconds)
+    result = search(
+        compiled,
+        solver,
+        plan,
+        progress,
+        search_seconds,
+        limits.random_seed,
+        lambda: _solve_with_watchdog(solver, compiled.model, progress, search_seconds),
+    )
     if progress.error is not None:
         raise progress.error
-    name = solver.status_name(status)
+    status = result.status
     elapsed = time.perf_counter() - started
-    if status == cp_model.OPTIMAL or status == cp_model.FEASIBLE:
-        best_bound = solver.best_objective_bound
-        progress.finish(best_bound)
-        values = tight_values(compiled, solver.response_proto.solution)
-        assignments, violations, shortages = _extract(compiled, values)
-        return SolveOutcome(
-            status="optimal" if status == cp_model.OPTIMAL else "feasible",
-            cp_sat_status=name,
-            runtime_seconds=time.perf_counter() - started,
-            solver=info(name),
-            assignments=assignments,
-            shortages=shortages,
-            violations=violations,
-            objective_value=float(sum(v.penalty for v in violations)),
-            best_bound=float(best_bound),
-            progress=progress.points,
-        )
+    if result.solution is not None:
+        return _solved(compiled, result, progress, info, started)
+    name = solver.status_name(status)
     if status == cp_model.INFEASIBLE:
         return SolveOutcome(
             "infeasible",
@@ -401,10 +347,42 @@ def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = No
     raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
 
 
+def _solved(
+    compiled: CompiledModel,
+    result: SearchResult,
+    progress: Progress,
+    info: Callable[[str], SolverInfo],
+    started: float,
+) -> SolveOutcome:
+    """The best roster of the search, priced exactly from its decisions.
+
+    The status is ``optimal`` when the search proved it (CP-SAT's proof, or a roster whose
+    cost meets the proven bound); the reported CP-SAT status then reads ``OPTIMAL`` too.
+    """
+    assert result.solution is not None
+    progress.finish(result.bound)
+    values = tight_values(compiled, result.solution)
+    assignments, violations, shortages = _extract(compiled, values)
+    name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"
+    objective = float(sum(v.penalty for v in violations))
+    return SolveOutcome(
+        status="optimal" if result.proved_optimal else "feasible",
+        cp_sat_status=name,
+        runtime_seconds=time.perf_counter() - started,
+        solver=info(name),
+        assignments=assignments,
+        shortages=shortages,
+        violations=violations,
+        objective_value=objective,
+        best_bound=float(min(result.bound, objective)),
+        progress=progress.points,
+    )
+
+
 def _solve_with_watchdog(
     solver: cp_model.CpSolver,
     model: cp_model.CpModel,
-    progress: _Progress,
+    progress: Progress,
     time_limit: float | None,
 ) -> cp_model.CpSolverStatus:
     """Solve, and stop the search from outside if CP-SAT overruns its own time limit."""

@@ -1,0 +1,198 @@
+"""Large neighbourhood search over a roster: free a part, re-optimise it, keep the rest.
+
+Each step fixes every decision outside a neighbourhood (:mod:`engine.search.neighbourhoods`)
+to the incumbent roster, hints the incumbent as a complete solution, and lets CP-SAT
+re-optimise the freed part for a short while. The sub-model is a clone of the full model,
+so every rule and the objective are the model's own and a sub-solution is a full solution;
+fixing is done on the clone's variable domains, and only the cells that changed since the
+last step are touched, so a step costs in proportion to its neighbourhood, not the model.
+
+Sub-solves use CP-SAT's stronger LP relaxation (``linearization_level`` 2): with the rest
+of the roster fixed the part is small, and the LP both finds and proves its best quickly.
+A step accepts a sub-solution of equal cost too, which lets the search walk plateaus.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from engine.model.build import CompiledModel
+from engine.search.adaptive import Selector, initial_fraction
+from engine.search.neighbourhoods import NEIGHBOURHOODS, Cell, applicable, shape_of, with_roster
+
+TARGET_FREE_CELLS = 300  # first neighbourhoods free about this many (employee, day) cells
+SUB_LINEARIZATION = 2
+
+
+@dataclass(frozen=True)
+class StepLimits:
+    """How long one sub-solve may run: wall seconds, or deterministic work (reproducible)."""
+
+    seconds: float = 1.0
+    deterministic: float | None = None  # set: the sub-solve stops on CP-SAT's work count
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one step did; ``objective`` is the incumbent's model objective after it."""
+
+    neighbourhood: str
+    free_cells: int
+    status: str
+    improved: bool
+    objective: float
+    proved_optimal: bool  # the whole roster was freed and proven optimal
+
+
+class NeighbourhoodSearch:
+    """The LNS state: a clone of the model, the incumbent, and the adaptive selector.
+
+    ``solution`` is a full assignment of the compiled model's variables (a CP-SAT
+    solution vector), and ``objective`` its model objective. Not thread-safe: one
+    thread steps it; another may adopt a better roster into it through :meth:`adopt`
+    only from that same thread (the portfolio passes rosters over a queue).
+    """
+
+    def __init__(
+        self,
+        compiled: CompiledModel,
+        solution: Sequence[int],
+        objective: float,
+        seed: int = 0,
+    ) -> None:
+        self.model = compiled.model.clone()
+        self._proto = self.model.proto
+        cells: dict[Cell, list[int]] = defaultdict(list)
+        for (e, d, _s), x in compiled.x.items():
+            cells[e, d].append(x.index)
+        for (e, d, _s, _k), y in compiled.y.items():
+            cells[e, d].append(y.index)
+        self._cells = dict(cells)
+        self._shift_of = {x.index: (e, d, s) for (e, d, s), x in compiled.x.items()}
+        variables = self._proto.variables
+        self._domain = {
+            i: (variables[i].domain[0], variables[i].domain[len(variables[i].domain) - 1])
+            for indices in self._cells.values()
+            for i in indices
+        }
+        self._shape = shape_of(compiled.problem)
+        self._names = applicable(self._shape)
+        self.selector = Selector(
+            self._names,
+            self._shape.cells,
+            initial_fraction(self._shape.cells, TARGET_FREE_CELLS),
+        )
+        self.rng = random.Random(seed)
+        self._seed = seed
+        self.steps = 0
+        self.solution = list(solution)
+        self.objective = objective
+        self._free: frozenset[Cell] = frozenset()
+        self._fix_all()
+        hint = self._proto.solution_hint
+        hint.vars.clear()
+        hint.vars.extend(range(len(variables)))
+        self._current: cp_model.CpSolver | None = None
+        self._stopped = False
+
+    # --- the incumbent -----------------------------------------------------------------
+
+    def adopt(self, solution: Sequence[int], objective: float) -> None:
+        """Take a better roster found elsewhere (the full-model solve) as the incumbent."""
+        self.solution = list(solution)
+        self.objective = objective
+        self._fix_all()
+
+    def roster(self) -> dict[Cell, int]:
+        values = self.solution
+        return {(e, d): s for i, (e, d, s) in self._shift_of.items() if values[i]}
+
+    # --- one step ----------------------------------------------------------------------
+
+    def step(self, limits: StepLimits) -> Step:
+        name, fraction = self.selector.choose(self.rng)
+        shape = self._shape
+        if name == "shift_type":
+            shape = with_roster(shape, self.roster())
+        free = NEIGHBOURHOODS[name](shape, self.rng, fraction)
+        free = self._free_only(free)
+        self._hint(self.solution)
+        solver = cp_model.CpSolver()
+        parameters = solver.parameters
+        parameters.num_workers = 1
+        parameters.random_seed = self._seed + self.steps
+        parameters.symmetry_level = 0
+        parameters.linearization_level = SUB_LINEARIZATION
+        if limits.deterministic is not None:
+            parameters.max_deterministic_time = limits.deterministic
+        else:
+            parameters.max_time_in_seconds = limits.seconds
+        self._current = solver
+        status = cp_model.UNKNOWN if self._stopped else solver.solve(self.model)
+        self._current = None
+        self.steps += 1
+        improved = False
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if found and solver.objective_value <= self.objective:
+            improved = solver.objective_value < self.objective
+            self._take(solver.response_proto.solution, solver.objective_value)
+        finished = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        self.selector.report(name, improved, finished)
+        whole = len(free) >= len(self._cells)
+        return Step(
+            name,
+            len(free),
+            solver.status_name(status),
+            improved,
+            self.objective,
+            proved_optimal=whole and status == cp_model.OPTIMAL,
+        )
+
+    def stop(self) -> None:
+        """Stop the running sub-solve and any later one (from another thread)."""
+        self._stopped = True
+        current = self._current
+        if current is not None:
+            current.stop_search()
+
+    # --- domains and hints -------------------------------------------------------------
+
+    def _take(self, solution: Sequence[int], objective: float) -> None:
+        """A sub-solution: only the freed cells can differ from the incumbent."""
+        self.solution = list(solution)
+        self.objective = objective
+
+    def _set(self, indices: list[int], fixed: bool) -> None:
+        variables, values, domain = self._proto.variables, self.solution, self._domain
+        for i in indices:
+            bounds = variables[i].domain
+            if fixed:
+                bounds[0] = bounds[1] = values[i]
+            else:
+                bounds[0], bounds[1] = domain[i]
+
+    def _fix_all(self) -> None:
+        for indices in self._cells.values():
+            self._set(indices, fixed=True)
+        self._free = frozenset()
+
+    def _free_only(self, free: frozenset[Cell]) -> frozenset[Cell]:
+        """Fix the previous neighbourhood to the incumbent, free the new one."""
+        cells = self._cells
+        free = frozenset(cell for cell in free if cell in cells)  # a cell may have no option
+        for cell in self._free - free:
+            self._set(cells[cell], fixed=True)
+        for cell in free - self._free:
+            self._set(cells[cell], fixed=False)
+        self._free = free
+        return free
+
+    def _hint(self, solution: Sequence[int]) -> None:
+        hint = self._proto.solution_hint
+        hint.values.clear()
+        hint.values.extend(solution)

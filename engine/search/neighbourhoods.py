@@ -1,0 +1,170 @@
+"""Which parts of a roster to free: neighbourhoods that follow the shape of rosters.
+
+A neighbourhood is a set of cells ``(employee, day)``; every decision of a freed cell
+(its shift and duty) is re-optimised while the rest of the roster stays as it is.
+Rostering rules are per employee over time (runs, rest, totals, weekends) and cover
+couples employees on a day, so the useful shapes are whole rows (a few employees over
+the period), whole columns (everybody over a window of days), blocks of both, and the
+people who can stand in for each other (shared shifts or duties, one fairness group, a
+pairing). The size of each is a fraction of all cells, chosen by the caller
+(:mod:`engine.search.adaptive`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from engine.problem import Problem
+
+Cell = tuple[int, int]
+Chooser = Callable[["Shape", random.Random, float], frozenset[Cell]]
+BLOCK_DAYS = 14  # a block frees a fortnight, as published rostering searches do
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a neighbourhood may free: the problem's employees, days and who is similar."""
+
+    employees: int
+    days: int
+    reach: tuple[frozenset[int], ...]  # per employee: shifts they may work
+    duties: tuple[frozenset[int], ...]  # per employee: duties they may hold
+    groups: tuple[tuple[int, ...], ...]  # fairness groups and pairings (2+ members)
+    shift_workers: tuple[tuple[int, ...], ...]  # per shift: employees who may work it
+    roster: Mapping[Cell, int]  # the incumbent's shift per worked cell
+
+    @property
+    def cells(self) -> int:
+        return self.employees * self.days
+
+    def similar(self, employee: int) -> list[int]:
+        """The other employees, most alike first (shared shifts, then shared duties)."""
+        reach, duties = self.reach[employee], self.duties[employee]
+
+        def likeness(other: int) -> float:
+            shifts = len(reach & self.reach[other]) / max(1, len(reach | self.reach[other]))
+            held = len(duties & self.duties[other]) / max(1, len(duties | self.duties[other]))
+            return shifts + held
+
+        others = [b for b in range(self.employees) if b != employee]
+        others.sort(key=likeness, reverse=True)
+        return others
+
+
+def shape_of(problem: Problem) -> Shape:
+    """The fixed part of the shape; the incumbent roster is set with :func:`with_roster`."""
+    employees = problem.employees
+    reach = [
+        frozenset(s for options in employee.day_options for s in options) for employee in employees
+    ]
+    duties = [frozenset(k for ks in e.duty_options.values() for k in ks) for e in employees]
+    count = len(employees)
+    groups: list[tuple[int, ...]] = []
+    for fairness in problem.fairness:
+        members = tuple(e for e in range(count) if reach[e] & fairness.shifts)
+        if len(members) >= 2:
+            groups.append(members)
+    for pairing in problem.pairings:
+        if len(pairing.employees) >= 2:
+            groups.append(tuple(pairing.employees))
+    shift_workers = tuple(
+        tuple(e for e in range(count) if s in reach[e]) for s in range(len(problem.shifts))
+    )
+    return Shape(
+        count, problem.num_days, tuple(reach), tuple(duties), tuple(groups), shift_workers, {}
+    )
+
+
+def with_roster(shape: Shape, roster: Mapping[Cell, int]) -> Shape:
+    return replace(shape, roster=roster)
+
+
+def _count(total: int, fraction: float) -> int:
+    return max(1, min(total, math.ceil(fraction * total)))
+
+
+def _rows(employees: Iterable[int], days: range) -> frozenset[Cell]:
+    return frozenset((e, d) for e in employees for d in days)
+
+
+def _window(shape: Shape, rng: random.Random, length: int) -> range:
+    length = max(1, min(shape.days, length))
+    start = rng.randrange(shape.days - length + 1)
+    return range(start, start + length)
+
+
+def random_employees(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """A few employees, picked at random, over the whole period."""
+    chosen = rng.sample(range(shape.employees), _count(shape.employees, fraction))
+    return _rows(chosen, range(shape.days))
+
+
+def similar_employees(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """One employee and those who share most of their shifts and duties (who can swap)."""
+    seed = rng.randrange(shape.employees)
+    wanted = _count(shape.employees, fraction)
+    return _rows([seed, *shape.similar(seed)[: wanted - 1]], range(shape.days))
+
+
+def group_employees(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """Members of one fairness group or pairing, topped up with similar employees."""
+    if not shape.groups:
+        return similar_employees(shape, rng, fraction)
+    group = list(rng.choice(shape.groups))
+    wanted = _count(shape.employees, fraction)
+    rng.shuffle(group)
+    chosen = group[:wanted]
+    for other in shape.similar(chosen[0]):
+        if len(chosen) >= wanted:
+            break
+        if other not in chosen:
+            chosen.append(other)
+    return _rows(chosen, range(shape.days))
+
+
+def day_window(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """Every employee over a window of consecutive days."""
+    days = _window(shape, rng, max(2, math.ceil(fraction * shape.days)))
+    return _rows(range(shape.employees), days)
+
+
+def block(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """Several employees over a fortnight: more people than a row, fewer days."""
+    days = _window(shape, rng, BLOCK_DAYS)
+    wanted = _count(shape.employees, fraction * shape.days / len(days))
+    return _rows(rng.sample(range(shape.employees), wanted), days)
+
+
+def shift_type(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """One shift type in a window: who works it there, and who could but is off."""
+    shift = rng.randrange(len(shape.shift_workers))
+    workers = shape.shift_workers[shift]
+    if not workers:
+        return day_window(shape, rng, fraction)
+    days = _window(shape, rng, max(2, math.ceil(min(1.0, 2 * fraction) * shape.days)))
+    return frozenset(
+        (e, d) for e in workers for d in days if shape.roster.get((e, d), shift) == shift
+    )
+
+
+NEIGHBOURHOODS: dict[str, Chooser] = {
+    "random_employees": random_employees,
+    "similar_employees": similar_employees,
+    "group_employees": group_employees,
+    "day_window": day_window,
+    "block": block,
+    "shift_type": shift_type,
+}
+
+
+def applicable(shape: Shape) -> list[str]:
+    """The neighbourhoods worth trying on this problem (no groups: no group search)."""
+    names = list(NEIGHBOURHOODS)
+    if not shape.groups:
+        names.remove("group_employees")
+    if len(shape.shift_workers) < 2:
+        names.remove("shift_type")  # one shift type: the same as a day window
+    return names

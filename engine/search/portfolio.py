@@ -1,0 +1,241 @@
+"""The portfolio: CP-SAT on the full model beside a rostering-aware neighbourhood search.
+
+Two halves share one incumbent:
+
+- the **full-model solve** (CP-SAT, the caller's solver) finds the first roster, proves
+  the bound that a reported gap rests on, and proves optimality outright on small
+  requests;
+- the **neighbourhood search** (:mod:`engine.search.lns`) improves the incumbent by
+  re-optimising a part of the roster at a time.
+
+Each full-model roster better than the incumbent is passed to the neighbourhood search,
+which adopts it before its next step; each improvement the search finds is recorded.
+The run ends at the time limit, when the full-model solve ends (optimal or infeasible),
+or as soon as the incumbent's cost meets the proven bound.
+
+How the cores are split is :func:`plan_for`; the measurements behind it are in
+``benchmarks/README.md`` ("Search portfolio").
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from engine.model.build import CompiledModel
+from engine.search.lns import NeighbourhoodSearch, StepLimits
+from engine.search.progress import Progress
+
+FULL_LINEARIZATION = 2  # the full-model worker's LP: the bound the gap rests on
+MAX_LINEARIZED_VARIABLES = 200_000  # above this, the stronger LP slows the first roster
+STEP_SECONDS_SHARE = 1 / 60  # a sub-solve gets this share of the budget ...
+STEP_SECONDS_RANGE = (0.5, 2.0)  # ... within these bounds
+WAIT_FOR_ROSTER_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a solve uses its workers: CP-SAT threads on the full model, and LNS threads."""
+
+    full_workers: int
+    neighbourhood_threads: int
+    full_parameters: dict[str, object] = field(default_factory=dict)
+
+
+def plan_for(workers: int, variables: int) -> Plan:
+    """The split of ``workers`` threads (see the module docstring for the measurements).
+
+    One worker stays a plain CP-SAT solve, reproducible with a fixed seed. From two on,
+    one thread runs the neighbourhood search, and the full-model solve keeps the rest; a
+    lone full-model worker uses the stronger LP relaxation (CP-SAT's ``max_lp`` setting),
+    which proves far better bounds on rosters than the default, unless the model is so
+    large that solving its LP would delay the first roster. Eight or more full-model
+    workers are CP-SAT's own portfolio; from 12 workers on, a second search thread runs.
+    """
+    if workers <= 1:
+        return Plan(full_workers=1, neighbourhood_threads=0)
+    threads = 2 if workers >= 12 else 1
+    full = workers - threads
+    parameters: dict[str, object] = {}
+    if full == 1 and variables <= MAX_LINEARIZED_VARIABLES:
+        parameters["linearization_level"] = FULL_LINEARIZATION
+    return Plan(full_workers=full, neighbourhood_threads=threads, full_parameters=parameters)
+
+
+def step_seconds(search_seconds: float | None) -> float:
+    low, high = STEP_SECONDS_RANGE
+    if search_seconds is None:
+        return high
+    return min(high, max(low, search_seconds * STEP_SECONDS_SHARE))
+
+
+class Incumbent:
+    """The best roster so far, shared by every thread of the portfolio."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.solution: list[int] | None = None
+        self.objective = math.inf
+        self.version = 0
+
+    def offer(self, solution: list[int], objective: float) -> bool:
+        with self._lock:
+            if objective >= self.objective:
+                return False
+            self.solution, self.objective = solution, objective
+            self.version += 1
+            return True
+
+    def read(self) -> tuple[list[int] | None, float, int]:
+        with self._lock:
+            return self.solution, self.objective, self.version
+
+
+@dataclass
+class SearchResult:
+    """The best roster of the portfolio (a CP-SAT solution vector) and its proof."""
+
+    status: cp_model.CpSolverStatus  # the full-model solve's own status
+    solution: list[int] | None
+    objective: float
+    bound: float
+    proved_optimal: bool
+    steps: int = 0
+    improvements: int = 0
+
+
+@dataclass
+class _Searcher:
+    compiled: CompiledModel
+    incumbent: Incumbent
+    progress: Progress
+    deadline: float | None
+    step_seconds: float
+    seed: int
+    stop_full: Callable[[], None]
+    done: threading.Event = field(default_factory=threading.Event)
+    proved_optimal: bool = False
+    steps: int = 0
+    improvements: int = 0
+    error: BaseException | None = None
+    _lns: NeighbourhoodSearch | None = None
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:  # re-raised by the caller after the join
+            self.error = exc
+            self.stop_full()
+
+    def stop(self) -> None:
+        self.done.set()
+        if self._lns is not None:
+            self._lns.stop()
+
+    def _left(self) -> float:
+        return math.inf if self.deadline is None else self.deadline - time.perf_counter()
+
+    def _run(self) -> None:
+        solution, objective, seen = self.incumbent.read()
+        while solution is None:
+            if self.done.wait(WAIT_FOR_ROSTER_SECONDS) or self._left() <= 0:
+                return
+            solution, objective, seen = self.incumbent.read()
+        lns = NeighbourhoodSearch(self.compiled, solution, objective, self.seed)
+        self._lns = lns
+        if self.done.is_set():
+            lns.stop()
+        while not self.done.is_set():
+            left = self._left()
+            if left <= 0.05:
+                break
+            solution, objective, version = self.incumbent.read()
+            if version != seen and solution is not None and objective < lns.objective:
+                lns.adopt(solution, objective)
+            seen = version
+            step = lns.step(StepLimits(seconds=min(self.step_seconds, left)))
+            self.steps += 1
+            if step.improved:
+                self.improvements += 1
+                if self.incumbent.offer(list(lns.solution), lns.objective):
+                    seen = self.incumbent.version
+                self.progress.record_roster(lns.objective)
+            if step.proved_optimal or lns.objective <= self.progress.bound + 1e-6:
+                self.proved_optimal = True
+                self.stop_full()
+                return
+
+
+def search(
+    compiled: CompiledModel,
+    full: cp_model.CpSolver,
+    plan: Plan,
+    progress: Progress,
+    search_seconds: float | None,
+    seed: int,
+    solve_full: Callable[[], cp_model.CpSolverStatus],
+) -> SearchResult:
+    """Run both halves until the first of: time, a proof, or the full solve's end.
+
+    ``solve_full`` runs ``full`` on the compiled model (with its own watchdog) and
+    returns its status; ``progress`` is its solution callback.
+    """
+    incumbent = Incumbent()
+    started = time.perf_counter()
+    deadline = None if search_seconds is None else started + search_seconds
+
+    def on_roster(callback: Progress) -> None:
+        objective = callback.objective_value
+        if objective < incumbent.objective:
+            incumbent.offer(list(callback.response_proto.solution), objective)
+
+    progress.on_roster.append(on_roster)
+    searchers = [
+        _Searcher(
+            compiled,
+            incumbent,
+            progress,
+            deadline,
+            step_seconds(search_seconds),
+            seed + 7919 * (n + 1),
+            full.stop_search,
+        )
+        for n in range(plan.neighbourhood_threads)
+    ]
+    threads = [threading.Thread(target=s.run, daemon=True) for s in searchers]
+    for thread in threads:
+        thread.start()
+    try:
+        status = solve_full()
+    finally:
+        for searcher in searchers:
+            searcher.stop()
+        for thread in threads:
+            thread.join()
+        progress.on_roster.remove(on_roster)
+    for searcher in searchers:
+        if searcher.error is not None:
+            raise searcher.error
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        incumbent.offer(list(full.response_proto.solution), full.objective_value)
+    solution, objective, _ = incumbent.read()
+    bound = max(progress.bound, full.best_objective_bound) if solution is not None else -math.inf
+    proved = status == cp_model.OPTIMAL or any(s.proved_optimal for s in searchers)
+    if solution is not None and objective <= bound + 1e-6:
+        proved = True
+    if proved and solution is not None:
+        bound = objective
+    return SearchResult(
+        status=status,
+        solution=solution,
+        objective=objective,
+        bound=bound,
+        proved_optimal=proved,
+        steps=sum(s.steps for s in searchers),
+        improvements=sum(s.improvements for s in searchers),
+    )

@@ -1,0 +1,94 @@
+"""The search's trace: every roster and every better bound, on one clock.
+
+Both halves of the portfolio (the full-model CP-SAT solve and the neighbourhood search)
+write here, from their own threads, so the lock guards every update.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressPoint:
+    """One step of the search: a new roster (``objective``) or a better bound.
+
+    ``objective`` is CP-SAT's own value of the model objective; it may exceed the
+    reported objective, which prices the same decisions with every slack tight.
+    """
+
+    seconds: float  # wall time since the search started
+    objective: float | None  # set when a roster arrived
+    bound: float  # the best proven lower bound at that moment
+
+
+class Progress(cp_model.CpSolverSolutionCallback):
+    """Records each roster and bound as it arrives; never raises inside the solver.
+
+    An error is kept and re-raised after the solve (raising inside a callback would
+    abort the native search). ``on_roster`` lets the portfolio see each full-model
+    roster as it arrives (called under no lock, from the solver's thread).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first_solution_seconds: float | None = None
+        self.solutions = 0
+        self.points: list[ProgressPoint] = []
+        self.error: BaseException | None = None
+        self.on_roster: list[object] = []
+        self._lock = threading.Lock()
+        self._started = time.perf_counter()
+        self._bound = -math.inf
+
+    @property
+    def bound(self) -> float:
+        return self._bound
+
+    def on_solution_callback(self) -> None:
+        try:
+            objective = self.objective_value
+            self.record_roster(objective, self.best_objective_bound)
+            for listener in self.on_roster:
+                listener(self)  # type: ignore[operator]
+        except BaseException as exc:
+            self.error = exc
+            self.stop_search()
+
+    def record_roster(self, objective: float, bound: float | None = None) -> None:
+        """A roster with this model objective (from either half of the portfolio)."""
+        with self._lock:
+            self.solutions += 1
+            if self.first_solution_seconds is None:
+                self.first_solution_seconds = self.seconds()
+            if bound is not None:
+                self._bound = max(self._bound, bound)
+            self.points.append(ProgressPoint(self.seconds(), objective, self._bound))
+
+    def start(self) -> None:
+        self._started = time.perf_counter()
+
+    def seconds(self) -> float:
+        """One clock for every point (CP-SAT's wall_time would start a little later)."""
+        return time.perf_counter() - self._started
+
+    def on_bound(self, bound: float) -> None:
+        """CP-SAT's best-bound callback."""
+        try:
+            with self._lock:
+                self._bound = max(self._bound, bound)
+                self.points.append(ProgressPoint(self.seconds(), None, self._bound))
+        except BaseException as exc:
+            self.error = exc
+
+    def finish(self, bound: float) -> None:
+        """The bound the search ended with (a proof of optimality closes the gap)."""
+        with self._lock:
+            if bound > self._bound:
+                self._bound = bound
+                self.points.append(ProgressPoint(self.seconds(), None, bound))
