@@ -22,8 +22,16 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from engine.model.build import CompiledModel
+from engine.model.tight import evaluate
 from engine.search.adaptive import Selector, initial_fraction
-from engine.search.neighbourhoods import NEIGHBOURHOODS, Cell, applicable, shape_of, with_roster
+from engine.search.neighbourhoods import (
+    NEIGHBOURHOODS,
+    Cell,
+    applicable,
+    shape_of,
+    with_roster,
+    with_shortfalls,
+)
 
 TARGET_FREE_CELLS = 300  # first neighbourhoods free about this many (employee, day) cells
 SUB_LINEARIZATION = 2
@@ -73,6 +81,7 @@ class NeighbourhoodSearch:
         for (e, d, _s, _k), y in compiled.y.items():
             cells[e, d].append(y.index)
         self._cells = dict(cells)
+        self._slots = compiled.shortages
         self._shift_of = {x.index: (e, d, s) for (e, d, s), x in compiled.x.items()}
         variables = self._proto.variables
         self._domain = {
@@ -112,6 +121,16 @@ class NeighbourhoodSearch:
         values = self.solution
         return {(e, d): s for i, (e, d, s) in self._shift_of.items() if values[i]}
 
+    def _shortfalls(self) -> tuple[tuple[int, int | None, int], ...]:
+        """Demand the incumbent leaves short: (day, shift, missing heads)."""
+        values = self.solution
+        found = []
+        for slot in self._slots:
+            missing = evaluate(slot.missing, values)
+            if missing > 0:
+                found.append((slot.day, slot.shift, missing))
+        return tuple(found)
+
     # --- one step ----------------------------------------------------------------------
 
     def step(self, limits: StepLimits) -> Step:
@@ -119,6 +138,8 @@ class NeighbourhoodSearch:
         shape = self._shape
         if name == "shift_type":
             shape = with_roster(shape, self.roster())
+        elif name == "shortfall":
+            shape = with_shortfalls(shape, self._shortfalls())
         free = NEIGHBOURHOODS[name](shape, self.rng, fraction)
         free = self._free_only(free)
         self._hint(self.solution)

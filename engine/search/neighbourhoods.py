@@ -35,6 +35,7 @@ class Shape:
     groups: tuple[tuple[int, ...], ...]  # fairness groups and pairings (2+ members)
     shift_workers: tuple[tuple[int, ...], ...]  # per shift: employees who may work it
     roster: Mapping[Cell, int]  # the incumbent's shift per worked cell
+    shortfalls: tuple[tuple[int, int | None, int], ...] = ()  # (day, shift, missing heads)
 
     @property
     def cells(self) -> int:
@@ -80,6 +81,10 @@ def shape_of(problem: Problem) -> Shape:
 
 def with_roster(shape: Shape, roster: Mapping[Cell, int]) -> Shape:
     return replace(shape, roster=roster)
+
+
+def with_shortfalls(shape: Shape, shortfalls: tuple[tuple[int, int | None, int], ...]) -> Shape:
+    return replace(shape, shortfalls=shortfalls)
 
 
 def _count(total: int, fraction: float) -> int:
@@ -150,7 +155,27 @@ def shift_type(shape: Shape, rng: random.Random, fraction: float) -> frozenset[C
     )
 
 
+def shortfall(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """Around a demand the incumbent leaves short: who could work it, a week either side.
+
+    Uncovered demand is usually the costliest part of a roster, and covering it means
+    moving several people's runs at once; the slot is drawn in proportion to its missing
+    heads. A roster with nothing missing gets a block instead.
+    """
+    if not shape.shortfalls:
+        return block(shape, rng, fraction)
+    day, shift, _ = rng.choices(shape.shortfalls, [m for _, _, m in shape.shortfalls])[0]
+    length = min(shape.days, BLOCK_DAYS)
+    start = max(0, min(shape.days - length, day - length // 2 + rng.randint(-2, 2)))
+    days = range(start, start + length)
+    workers = list(shape.shift_workers[shift]) if shift is not None else []
+    workers = workers or list(range(shape.employees))
+    wanted = _count(len(workers), fraction * shape.cells / (len(days) * len(workers)))
+    return _rows(rng.sample(workers, wanted), days)
+
+
 NEIGHBOURHOODS: dict[str, Chooser] = {
+    "shortfall": shortfall,
     "random_employees": random_employees,
     "similar_employees": similar_employees,
     "group_employees": group_employees,
