@@ -21,6 +21,7 @@ SUCCESS_MEMORY = 0.8  # weight of the past in the success rate
 CHOICE_FLOOR = 0.1  # every neighbourhood keeps at least this weight
 GROW = 1.25
 SHRINK = 0.8
+STUCK = 0.5  # a sub-solve that could not even restate its hint: far too large
 
 
 @dataclass
@@ -49,16 +50,21 @@ class Selector:
         name = rng.choices(self.names, weights)[0]
         return name, self.arms[name].fraction
 
-    def report(self, name: str, improved: bool, finished: bool) -> None:
-        """One sub-solve's outcome: did it improve, and did it finish within its limit."""
+    def report(self, name: str, improved: bool, finished: bool, stuck: bool = False) -> None:
+        """One sub-solve's outcome: did it improve, did it finish within its limit, or
+        was it stuck (no roster at all, not even the hinted incumbent)."""
         arm = self.arms[name]
         arm.tried += 1
         arm.improved += improved
         arm.success = SUCCESS_MEMORY * arm.success + (1 - SUCCESS_MEMORY) * improved
-        factor = GROW if finished else SHRINK
+        factor = STUCK if stuck else GROW if finished else SHRINK
         arm.fraction = min(1.0, max(1.0 / max(1, self.cells), arm.fraction * factor))
 
 
-def initial_fraction(cells: int, target_cells: int) -> float:
-    """Start every kind at about ``target_cells`` freed cells (all, on a small roster)."""
-    return min(1.0, target_cells / max(1, cells))
+def initial_fraction(decisions: int, target: int) -> float:
+    """Start every kind at about ``target`` freed decisions (all, on a small roster).
+
+    Counted in decisions, not cells: a cell holds one literal per shift and duty the
+    employee may take, from one (a single-shift roster) to dozens (many duties).
+    """
+    return min(1.0, target / max(1, decisions))

@@ -33,7 +33,7 @@ from engine.search.neighbourhoods import (
     with_shortfalls,
 )
 
-TARGET_FREE_CELLS = 300  # first neighbourhoods free about this many (employee, day) cells
+TARGET_FREE_DECISIONS = 1_500  # first neighbourhoods free about this many decisions
 SUB_LINEARIZATION = 2
 
 
@@ -94,7 +94,7 @@ class NeighbourhoodSearch:
         self.selector = Selector(
             self._names,
             self._shape.cells,
-            initial_fraction(self._shape.cells, TARGET_FREE_CELLS),
+            initial_fraction(len(self._domain), TARGET_FREE_DECISIONS),
         )
         self.rng = random.Random(seed)
         self._seed = seed
@@ -163,7 +163,7 @@ class NeighbourhoodSearch:
             improved = solver.objective_value < self.objective
             self._take(solver.response_proto.solution, solver.objective_value)
         finished = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-        self.selector.report(name, improved, finished)
+        self.selector.report(name, improved, finished, stuck=status == cp_model.UNKNOWN)
         whole = len(free) >= len(self._cells)
         return Step(
             name,
