@@ -1,6 +1,7 @@
 """``python -m benchmarks <command>``: run suites, chart and compare results, scale threads.
 
-Commands: ``run``, ``report`` (reprint a summary), ``charts``, ``compare``, ``scaling``,
+Commands: ``run``, ``report`` (reprint a summary), ``targets`` (the search targets of a
+``search`` suite run, :mod:`benchmarks.targets`), ``charts``, ``compare``, ``scaling``,
 ``curtois`` / ``curtois-report`` (forwarded to :mod:`benchmarks.curtois`), ``load``
 (concurrent solves against a service, :mod:`benchmarks.load`) and ``concurrency``
 (solves sharing the cores, :mod:`benchmarks.concurrency`). ``_one``
@@ -56,8 +57,8 @@ def _charts(argv: list[str]) -> int:
 def _report(argv: list[str]) -> int:
     import json
 
-    from benchmarks import frames, report
-    from benchmarks.runner import heading
+    from benchmarks import frames
+    from benchmarks.runner import heading, summarise
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks report")
     parser.add_argument("results", type=Path, help="a results CSV (sidecar and progress beside it)")
@@ -65,7 +66,7 @@ def _report(argv: list[str]) -> int:
     sidecar = args.results.with_suffix(".json")
     title = heading(json.loads(sidecar.read_text())) if sidecar.exists() else args.results.stem
     runs, progress = frames.read_runs(args.results), frames.read_progress(args.results)
-    print(report.markdown(runs, progress, title))
+    print(summarise(runs, progress, title))
     return 0
 
 
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.scaling import main as scaling
 
         return scaling(rest)
+    if command == "targets":
+        from benchmarks.targets import main as targets
+
+        return targets(rest)
     if command == "load":
         from benchmarks.load import main as load
 

@@ -26,7 +26,12 @@ objectives compare one to one and their rosters pass the same audit:
     :func:`engine.solve.run`, so the time limit covers build, search and extraction
     alike, and every roster is priced from its decisions (engine.model.tight).
     These are part of how a result is measured and reported, not of the search.
-  - Solver parameters: the engine sets only workers, seed and time limit; same here.
+  - *Neighbourhood search* (dropped): from two workers on, the engine runs a portfolio
+    (``engine.search``: CP-SAT on the full model beside a large neighbourhood search,
+    with CP-SAT's stronger LP on a lone full-model worker). The plain solve gives every
+    worker to CP-SAT on the full model.
+  - Solver parameters: otherwise both set workers, seed, time limit and the symmetry
+    level (``engine.solve``), nothing else.
 
 - :func:`greedy_outcome`: the greedy constructor alone (the engine's hint), priced by
   the independent auditor: how much the search adds over its own starting point.
@@ -58,16 +63,17 @@ def compile_request(request: SolveRequest, *, prune: bool) -> CompiledModel:
 
 
 def solve_plain(request: SolveRequest, limits: SolveLimits) -> SolveOutcome:
-    """Solve the plain full-tensor formulation: no pruning, no hint.
+    """Solve the plain full-tensor formulation: no pruning, no hint, CP-SAT alone.
 
     ``limits`` mean what they mean for the engine: the time limit is a wall-clock budget
     for the whole call (None: the request's own timeout, as engine.solve.solve reads it).
-    ``warm_start`` is ignored and recorded as False.
+    ``warm_start`` is ignored and recorded as False; ``neighbourhood_search`` is ignored
+    too: every worker is a CP-SAT worker on the full model.
     """
     started = time.perf_counter()
     if limits.time_limit_seconds is None:
         limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
-    limits = replace(limits, warm_start=False)
+    limits = replace(limits, warm_start=False, neighbourhood_search=False)
     return run(compile_request(request, prune=False), limits, started)
 
 

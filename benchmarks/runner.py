@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from benchmarks import frames, report
+from benchmarks import frames, report, targets
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.one import failed_run
 from benchmarks.suite import Instance, Suite
@@ -103,15 +103,16 @@ def run_all(
     """Every (instance, method) of the list, in order; the runs and progress frames."""
     records, points = [], []
     for instance in instances:
-        for method in instance.methods:
+        for method in instance.methods:  # a label: "engine", or "engine@10" with its own limit
             if methods is not None and method not in methods:
                 continue
-            limit = instance.time_limit * time_scale
+            solver, limit = instance.run_of(method)
             started = time.perf_counter()
-            result = run_in_child(instance, method, limit, workers)
+            result = run_in_child(instance, solver, limit * time_scale, workers)
             run = result["run"]
+            run["method"] = method
             log(
-                f"{instance.name:>24} {method:<7} {run.get('status')!s:<9} "
+                f"{instance.name:>24} {method:<9} {run.get('status')!s:<9} "
                 f"first {_seconds(run.get('first_feasible_seconds'))} "
                 f"objective {run.get('objective')} gap {_gap(run.get('gap'))} "
                 f"audit {run.get('audit')} ({time.perf_counter() - started:.0f} s)",
@@ -165,6 +166,19 @@ def heading(info: dict[str, Any]) -> str:
     )
 
 
+def summarise(runs: pl.DataFrame, progress: pl.DataFrame, title: str) -> str:
+    """The summary of a run: the standard report of the runs whose method has no time-limit
+    suffix, and the search targets (:mod:`benchmarks.targets`) of those that have one."""
+    suffixed = runs.filter(pl.col("method").str.contains("@", literal=True))
+    if suffixed.is_empty():
+        return report.markdown(runs, progress, title)
+    parts = [targets.markdown(suffixed, title)]
+    others = runs.filter(~pl.col("method").str.contains("@", literal=True))
+    if not others.is_empty():
+        parts.append(report.markdown(others, progress, title))
+    return "\n".join(parts)
+
+
 def run_suite(
     suite: Suite,
     *,
@@ -192,7 +206,7 @@ def run_suite(
     }
     info = sidecar(suite, settings)
     stem.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    summary = report.markdown(runs, progress, heading(info))
+    summary = summarise(runs, progress, heading(info))
     stem.with_suffix(".md").write_text(summary, encoding="utf-8")
     if charts:
         from benchmarks.charts import save_suite_charts

@@ -13,11 +13,18 @@ so that a result file can name exactly what was run, and a new sweep needs no co
 
 A synthetic source is :func:`engine.synthetic.synthetic_request`'s arguments; a dataset
 path is relative to the repository root (or absolute).
+
+A method may carry its own time limit as a suffix, ``engine@10``: that run gets 10 s
+instead of the instance's ``time_limit``, so one instance can be solved by the same method
+at several limits (``suites/search.json``). The label, suffix included, is the run's
+``method`` in the results, which keeps (instance, method) a key of every result file;
+``--time-limit-scale`` scales a suffix's limit like any other.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +36,25 @@ from engine.synthetic import synthetic_request
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = Path(__file__).resolve().parent / "suites"
 METHODS = ("engine", "plain", "greedy")
+
+
+def parse_method(label: str) -> tuple[str, float | None]:
+    """A suite's method label: ``engine`` -> ("engine", None), ``engine@10`` -> ("engine", 10.0).
+
+    Raises ValueError for an unknown method or a limit that is not a positive number.
+    """
+    method, suffixed, limit = label.partition("@")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} in {label!r}")
+    if not suffixed:
+        return method, None
+    try:
+        seconds = float(limit)
+    except ValueError:
+        raise ValueError(f"time limit of {label!r} is not a number") from None
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"time limit of {label!r} must be positive")
+    return method, seconds
 
 
 @dataclass(frozen=True)
@@ -44,9 +70,16 @@ class Instance:
     @classmethod
     def from_json(cls, item: dict[str, Any]) -> Instance:
         methods = tuple(item["methods"])
-        unknown = set(methods) - set(METHODS)
+        unknown = {m for m in methods if m.partition("@")[0] not in METHODS}
         if unknown:
             raise ValueError(f"{item['name']}: unknown methods {sorted(unknown)}")
+        if len(set(methods)) != len(methods):
+            raise ValueError(f"{item['name']}: a method is listed twice")
+        for label in methods:
+            try:
+                parse_method(label)
+            except ValueError as error:
+                raise ValueError(f"{item['name']}: {error}") from None
         if not ("synthetic" in item["source"]) ^ ("dataset" in item["source"]):
             raise ValueError(f"{item['name']}: source needs 'synthetic' or 'dataset'")
         return cls(
@@ -65,6 +98,11 @@ class Instance:
             "time_limit": self.time_limit,
             "methods": list(self.methods),
         }
+
+    def run_of(self, label: str) -> tuple[str, float]:
+        """The method a label runs and its time limit (the suffix's, else the instance's)."""
+        method, limit = parse_method(label)
+        return method, self.time_limit if limit is None else limit
 
     @property
     def mix(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from benchmarks import baselines
 from benchmarks.baselines import compile_request, greedy_outcome, model_stats, solve_plain
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics, SolveRequest
@@ -185,3 +186,20 @@ def test_plain_and_engine_agree_on_random_requests(data: dict[str, Any]) -> None
         assert_audited(req, plain)
     if engine.status == plain.status == "optimal":
         assert plain.objective_value == engine.objective_value
+
+
+def test_plain_is_cp_sat_alone_on_every_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From two workers on the engine runs a neighbourhood search beside CP-SAT; plain not."""
+    seen: list[SolveLimits] = []
+
+    def record(compiled: object, limits: SolveLimits, started: float) -> SolveOutcome:
+        seen.append(limits)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(baselines, "run", record)
+    limits = SolveLimits(time_limit_seconds=5, num_workers=2)
+    assert limits.neighbourhood_search and limits.warm_start
+    with pytest.raises(RuntimeError, match="stop here"):
+        solve_plain(SMALL[0][1], limits)
+    assert (seen[0].neighbourhood_search, seen[0].warm_start) == (False, False)
+    assert (seen[0].num_workers, seen[0].time_limit_seconds) == (2, 5)

@@ -8,6 +8,7 @@ from benchmarks.suite import ROOT, load_suite
 from engine.size import LARGE_SIZE_THRESHOLD, problem_size
 
 QUICK_BUDGET_SECONDS = 480  # time limits alone; process start, build and audit come on top
+SEARCH_BUDGET_SECONDS = 30 * (10 + 30 + 30)  # 35 min; about 40 with the rest
 
 
 @pytest.mark.parametrize("name", ["quick", "full"])
@@ -58,3 +59,24 @@ def test_every_dataset_and_mix_is_there_and_parses(name: str) -> None:
 def test_quick_suite_time_limits_leave_room_for_the_ten_minute_budget() -> None:
     runs = [(i.time_limit, m) for i in load_suite("quick").instances for m in i.methods]
     assert sum(limit for limit, method in runs if method != "greedy") <= QUICK_BUDGET_SECONDS
+
+
+def test_search_suite_is_the_quick_sweep_at_three_seeds_and_two_engine_limits() -> None:
+    quick = {
+        i.name: i.source["synthetic"]
+        for i in load_suite("quick").instances
+        if i.mix == "all" and i.name.startswith("syn-")
+    }
+    search = load_suite("search").instances
+    assert [i.name for i in search] == [f"{name}-s{seed}" for name in quick for seed in (0, 1, 2)]
+    for instance in search:
+        base, seed = instance.name.rsplit("-s", 1)
+        assert instance.source["synthetic"] == {**quick[base], "seed": int(seed)}
+        assert instance.methods == ("engine@10", "engine@30", "plain@30")
+        assert [instance.run_of(m) for m in instance.methods] == [
+            ("engine", 10.0),
+            ("engine", 30.0),
+            ("plain", 30.0),
+        ]
+    limits = sum(i.run_of(m)[1] for i in search for m in i.methods)
+    assert limits == SEARCH_BUDGET_SECONDS
