@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 SUCCESS_MEMORY = 0.8  # weight of the past in the success rate
 CHOICE_FLOOR = 0.1  # every neighbourhood keeps at least this weight
-GROW = 1.25
-SHRINK = 0.8
+GROW = 1.4
+SHRINK = 0.7
 STUCK = 0.5  # a sub-solve that could not even restate its hint: far too large
 
 

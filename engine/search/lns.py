@@ -33,7 +33,7 @@ from engine.search.neighbourhoods import (
     with_shortfalls,
 )
 
-TARGET_FREE_DECISIONS = 1_500  # first neighbourhoods free about this many decisions
+TARGET_FREE_DECISIONS = 800  # first neighbourhoods free about this many decisions
 SUB_LINEARIZATION = 2
 
 
