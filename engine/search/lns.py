@@ -146,14 +146,14 @@ class NeighbourhoodSearch:
         solver = cp_model.CpSolver()
         parameters = solver.parameters
         parameters.num_workers = 1
-        parameters.random_seed = self._seed + self.steps
+        parameters.random_seed = (self._seed + self.steps) % 2**31
         parameters.symmetry_level = 0
         parameters.linearization_level = SUB_LINEARIZATION
         if limits.deterministic is not None:
             parameters.max_deterministic_time = limits.deterministic
         else:
             parameters.max_time_in_seconds = limits.seconds
-        self._current = solver
+        self._current = solver  # stop() reaches a running sub-solve through this
         status = cp_model.UNKNOWN if self._stopped else solver.solve(self.model)
         self._current = None
         self.steps += 1

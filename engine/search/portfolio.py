@@ -36,6 +36,7 @@ MAX_LINEARIZED_VARIABLES = 200_000  # above this, the stronger LP slows the firs
 STEP_SECONDS_SHARE = 1 / 60  # a sub-solve gets this share of the budget ...
 STEP_SECONDS_RANGE = (0.5, 2.0)  # ... within these bounds
 WAIT_FOR_ROSTER_SECONDS = 0.05
+SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,14 @@ class Incumbent:
         self.objective = math.inf
         self.version = 0
 
-    def offer(self, solution: list[int], objective: float) -> bool:
+    def offer(self, solution: list[int], objective: float) -> int | None:
+        """Take a strictly better roster; its version, or None when it is not better."""
         with self._lock:
             if objective >= self.objective:
-                return False
+                return None
             self.solution, self.objective = solution, objective
             self.version += 1
-            return True
+            return self.version
 
     def read(self) -> tuple[list[int] | None, float, int]:
         with self._lock:
@@ -162,8 +164,9 @@ class _Searcher:
             self.steps += 1
             if step.improved:
                 self.improvements += 1
-                if self.incumbent.offer(list(lns.solution), lns.objective):
-                    seen = self.incumbent.version
+                version = self.incumbent.offer(list(lns.solution), lns.objective)
+                if version == seen + 1:  # nothing arrived from the full solve meanwhile
+                    seen = version
                 self.progress.record_roster(lns.objective)
             if step.proved_optimal or lns.objective <= self.progress.bound + 1e-6:
                 self.proved_optimal = True
@@ -202,7 +205,7 @@ def search(
             progress,
             deadline,
             step_seconds(search_seconds),
-            seed + 7919 * (n + 1),
+            (seed + 7919 * (n + 1)) % SEED_MODULUS,
             full.stop_search,
         )
         for n in range(plan.neighbourhood_threads)

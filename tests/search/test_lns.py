@@ -209,18 +209,9 @@ def test_steps_on_a_request_with_duties_keep_rosters_the_audit_accepts() -> None
     assert trajectory.objectives()[-1] < start.objective
 
 
-# ----------------------------------------------------------------------- a known fault
+# ------------------------------------------------------------------------------ seeds
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason=(
-        "each sub-solve is seeded with seed + step, not kept within CP-SAT's 32-bit "
-        "random_seed; the portfolio seeds its search thread with random_seed + 7919, so a "
-        "solve with two workers and a seed near 2**31 - 1 fails in the search thread"
-    ),
-)
 def test_any_seed_cp_sat_accepts_seeds_every_step(curtois_4: Trajectory) -> None:
     start = curtois_4.start
     largest = 2**31 - 1  # CP-SAT's largest random_seed (a one-worker solve accepts it)

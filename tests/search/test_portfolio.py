@@ -111,11 +111,11 @@ def test_a_sub_solve_gets_a_share_of_the_budget_within_bounds() -> None:
 def test_the_incumbent_only_takes_strictly_better_rosters() -> None:
     incumbent = Incumbent()
     assert incumbent.read() == (None, math.inf, 0)
-    assert incumbent.offer([1], 10.0)
-    assert not incumbent.offer([2], 10.0)  # equal: kept the first
-    assert not incumbent.offer([3], 11.0)
+    assert incumbent.offer([1], 10.0) == 1
+    assert incumbent.offer([2], 10.0) is None  # equal: kept the first
+    assert incumbent.offer([3], 11.0) is None
     assert incumbent.read() == ([1], 10.0, 1)
-    assert incumbent.offer([4], 9.5)
+    assert incumbent.offer([4], 9.5) == 2
     assert incumbent.read() == ([4], 9.5, 2)
 
 
@@ -129,7 +129,7 @@ def test_concurrent_offers_leave_the_least_offered_roster() -> None:
     def offer_all(n: int) -> None:
         barrier.wait()
         for value in offers[n]:
-            accepted[n] += incumbent.offer([n, value], float(value))
+            accepted[n] += incumbent.offer([n, value], float(value)) is not None
 
     switch = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible
