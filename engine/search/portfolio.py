@@ -164,9 +164,9 @@ class _Searcher:
             self.steps += 1
             if step.improved:
                 self.improvements += 1
-                version = self.incumbent.offer(list(lns.solution), lns.objective)
-                if version == seen + 1:  # nothing arrived from the full solve meanwhile
-                    seen = version
+                taken = self.incumbent.offer(list(lns.solution), lns.objective)
+                if taken == seen + 1:  # nothing arrived from the full solve meanwhile
+                    seen = taken
                 self.progress.record_roster(lns.objective)
             if step.proved_optimal or lns.objective <= self.progress.bound + 1e-6:
                 self.proved_optimal = True
