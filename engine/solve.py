@@ -1,6 +1,9 @@
 """Solve a problem with CP-SAT and read the roster and its explanation back.
 
-The pipeline is ``from_request -> build -> enforce hard groups -> CP-SAT -> extract``.
+The pipeline is ``from_request -> build -> enforce hard groups -> search -> extract``; the
+search is CP-SAT alone with one worker, and from two workers on the portfolio of
+:mod:`engine.search` (CP-SAT on the full model beside a neighbourhood search). The best
+bound is always CP-SAT's proof on the full model, never an estimate.
 Every CP-SAT status maps to an outcome (an unknown one fails loudly); MODEL_INVALID
 carries ``Validate()``'s text. The worker count is always set explicitly, and the
 OR-Tools version, parameters and seed are recorded with each result.
