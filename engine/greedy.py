@@ -16,21 +16,29 @@ leave room for work between the days-off minimums); a run that still ends too sh
 lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
 adding runs of the minimum length. A benchmark row (engine.io: only per-employee hard
 rules) that still breaks a minimum is replanned alone by a small CP-SAT model of that
-employee's rules, the other rows fixed. A hint breaking no hard rule is completed into
-a first solution at once (engine.solve.complete_hint). What is left is left to the
-solver, which repairs or improves the hint; the hint never changes what is optimal,
-only where the search starts.
+employee's rules, the other rows fixed; its search stops on CP-SAT's deterministic work,
+so the whole roster is the same on any machine. A hint breaking no hard rule is
+completed into a first solution at once (engine.solve.complete_hint). What is left is
+left to the solver, which repairs or improves the hint; the hint never changes what is
+optimal, only where the search starts.
+
+Large benchmark instances (a year, 150 staff, 32 shift types) ask millions of questions
+of the state, so the problem's lookups are built once (_State) and the two passes that
+rescanned everything per placed head (filling a shift, extending runs) keep their
+candidates ranked instead; both choose exactly what the rescans chose.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
 from engine.contract import Assignment
-from engine.problem import EmployeeSpec, Problem
+from engine.model.sequences import forbidden_rows
+from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
 
 SATURDAY = 5
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
@@ -50,8 +58,47 @@ class _State:
     on_shift: dict[tuple[int, int], set[int]] = field(default_factory=lambda: defaultdict(set))
     month_of: list[str] = field(default_factory=list)
     week_of: list[str] = field(default_factory=list)
+    # Read-only views of the problem, built once (large benchmark problems ask millions
+    # of times): heads wanted per (day, shift), weighted cover targets per (day, shift),
+    # hard forbidden successions as (from shift, to shift), preferences per (employee, day).
+    need: dict[tuple[int, int], int] = field(default_factory=dict)
+    cover_at: dict[tuple[int, int], list[CoverSpec]] = field(default_factory=dict)
+    forbidden: set[tuple[int, int]] = field(default_factory=set)
+    preferences_on: dict[tuple[int, int], list[PreferenceSpec]] = field(default_factory=dict)
+    # Per employee: the tightest cap on a run of worked days (None: none), the tightest
+    # maximum per shift type, and the exclude pairings they belong to.
+    run_cap: list[int | None] = field(default_factory=list)
+    count_max: dict[tuple[int, int], int] = field(default_factory=dict)
+    excluded: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        problem = self.problem
+        for e, employee in enumerate(problem.employees):
+            caps = [problem.max_consecutive_days]
+            if employee.consecutive_shifts is not None:
+                caps.append(employee.consecutive_shifts[1])
+            present = [cap for cap in caps if cap is not None]
+            self.run_cap.append(min(present) if present else None)
+            for limit in employee.count_limits:
+                if limit.max is not None:
+                    key = (e, limit.shift)
+                    self.count_max[key] = min(limit.max, self.count_max.get(key, limit.max))
+        for pairing in problem.pairings:
+            if pairing.exclude:
+                for e in pairing.employees:
+                    self.excluded.setdefault(e, []).append(pairing.employees)
+        for c in problem.cover:
+            self.cover_at.setdefault((c.day, c.shift), []).append(c)
+        for s, shift in enumerate(problem.shifts):
+            for d in range(problem.num_days):
+                targets = sum(c.target for c in self.cover_at.get((d, s), ()))
+                self.need[d, s] = shift.staffing.mins[d] + targets
+        self.forbidden = {
+            (t.from_shift, t.to_shift) for t in problem.transitions if t.hard and t.forbid
+        }
+        for e, employee in enumerate(problem.employees):
+            for pref in employee.preferences:
+                self.preferences_on.setdefault((e, pref.day), []).append(pref)
         horizon = self.problem.horizon
         self.days_worked = [0] * len(self.problem.employees)
         self.month_of = [""] * horizon.num_days
@@ -104,17 +151,17 @@ class _State:
         """Whether placing e on shift s of day d keeps every backward-checkable hard rule."""
         problem = self.problem
         employee = problem.employees[e]
-        if (e, d) in self.shift_on or s not in employee.day_options[d]:
+        shift_on = self.shift_on
+        if (e, d) in shift_on or s not in employee.day_options[d]:
             return False
-        run = self.run_before(e, d)
-        after = 0
-        while (e, d + after + 1) in self.shift_on:
-            after += 1
-        caps = [problem.max_consecutive_days]
-        if employee.consecutive_shifts is not None:
-            caps.append(employee.consecutive_shifts[1])
-        if any(cap is not None and run + 1 + after > cap for cap in caps):
-            return False
+        cap = self.run_cap[e]
+        if cap is not None:
+            run = self.run_before(e, d)
+            after = 0
+            while (e, d + after + 1) in shift_on:
+                after += 1
+            if run + 1 + after > cap:
+                return False
         if not self._keeps_benchmark_rules(e, d, s):
             return False
         if (
@@ -126,24 +173,16 @@ class _State:
             minutes = self.week_minutes[e, self.week_of[d]] + (problem.shifts[s].minutes or 0)
             if minutes > 60 * employee.weekly_hours[0]:
                 return False
-        for limit in employee.count_limits:
-            if limit.shift == s and limit.max is not None and self.shift_count[e, s] >= limit.max:
+        most = self.count_max.get((e, s))
+        if most is not None and self.shift_count[e, s] >= most:
+            return False
+        if self.forbidden:
+            previous = shift_on.get((e, d - 1))
+            following = shift_on.get((e, d + 1))
+            if (previous, s) in self.forbidden or (s, following) in self.forbidden:
                 return False
-        previous = self.shift_on.get((e, d - 1))
-        following = self.shift_on.get((e, d + 1))
-        for t in problem.transitions:
-            if not (t.hard and t.forbid):
-                continue
-            if previous == t.from_shift and s == t.to_shift:
-                return False
-            if s == t.from_shift and following == t.to_shift:
-                return False
-        for pairing in problem.pairings:
-            if (
-                pairing.exclude
-                and e in pairing.employees
-                and any(o in self.on_shift[d, s] for o in pairing.employees if o != e)
-            ):
+        for employees in self.excluded.get(e, ()):
+            if any(o in self.on_shift[d, s] for o in employees if o != e):
                 return False
         return True
 
@@ -187,9 +226,7 @@ class _State:
 
     def preference_cost(self, e: int, d: int, s: int) -> int:
         cost = 0
-        for pref in self.problem.employees[e].preferences:
-            if pref.day != d:
-                continue
+        for pref in self.preferences_on.get((e, d), ()):
             if pref.kind == "day_off" or (pref.kind == "avoided_shift" and pref.shift == s):
                 cost += 1
         return cost
@@ -205,7 +242,7 @@ def greedy_roster(problem: Problem) -> Roster:
                 duty = fixed.duty if fixed.duty in allowed else None
                 state.place(e, fixed.day, fixed.shift, duty)
     for d in range(problem.num_days):
-        for s in _shifts_by_scarcity(problem, d):
+        for s in _shifts_by_scarcity(state, d):
             _fill_shift(state, d, s)
     _meet_count_minimums(state)
     _repair_short_runs(state)
@@ -262,10 +299,18 @@ def _row_breaks(state: _State, e: int) -> bool:
     return False
 
 
+# A row's search stops on CP-SAT's deterministic work, not on the clock, so the greedy
+# roster is the same on any machine and under any load.
+REPLAN_WORK = 0.1  # a replanned row improves its value for this much work
+REPLAN_FIRST_WORK = 2.0  # and when that found no row, this much more looks for a first one
+REPLAN_BACKSTOP_SECONDS = 60.0  # wall clock, only against a runaway search
+
+
 def _replan_row(state: _State, e: int) -> None:
     """Replace e's row by one keeping all of e's hard rules, with the others' rows fixed:
     a small CP-SAT model of one employee, worth most where heads are still wanted.
-    The row is left as it is when no such row is found within a fraction of a second."""
+    The search improves the row for REPLAN_WORK; when that found none, it looks for a
+    first row for REPLAN_FIRST_WORK more, and the row is left as it is without one."""
     problem = state.problem
     employee = problem.employees[e]
     days = problem.num_days
@@ -279,7 +324,7 @@ def _replan_row(state: _State, e: int) -> None:
     for d in range(days):
         here = [x[d, s] for s in employee.day_options[d]]
         model.add_at_most_one(here)
-        works.append(sum(here) if here else 0)
+        works.append(cp_model.LinearExpr.sum(here) if here else 0)
     w = [model.new_bool_var(f"w{d}") for d in range(days)]
     for d in range(days):
         model.add(w[d] == works[d])
@@ -287,7 +332,15 @@ def _replan_row(state: _State, e: int) -> None:
     for cap in (problem.max_consecutive_days, high):
         if cap is not None:
             for start in range(days - cap):
-                model.add(sum(w[start : start + cap + 1]) <= cap)
+                model.add(cp_model.LinearExpr.sum(w[start : start + cap + 1]) <= cap)
+    cap = state.run_cap[e]
+    rest = employee.min_days_off_run
+    if cap is not None and rest > 1:
+        # Implied, for the LP: a run is at most ``cap`` long and two runs are ``rest``
+        # days apart, so any ``cap + rest`` days hold at most ``cap`` worked ones. Rows
+        # near their minutes minimum are dense, and this is what packs them.
+        for start in range(days - cap - rest + 1):
+            model.add(cp_model.LinearExpr.sum(w[start : start + cap + rest]) <= cap)
     for low, on in ((_min_run(employee), True), (employee.min_days_off_run, False)):
         for length in range(1, low):  # no inner run of 1..low-1 days of one kind
             for before in range(days - length - 1):
@@ -306,28 +359,49 @@ def _replan_row(state: _State, e: int) -> None:
                 for d in ends:
                     model.add_implication(w[d], worked)
                 weekend_worked.append(worked)
-        model.add(sum(weekend_worked) <= employee.max_weekends)
+        model.add(cp_model.LinearExpr.sum(weekend_worked) <= employee.max_weekends)
     for limit in employee.count_limits:
-        count = sum(x[d, s] for (d, s) in x if s == limit.shift)
+        count = cp_model.LinearExpr.sum([v for (d, s), v in x.items() if s == limit.shift])
         if limit.min is not None:
             model.add(count >= limit.min)
         if limit.max is not None:
             model.add(count <= limit.max)
     if employee.total_minutes is not None:
-        minutes = sum((problem.shifts[s].minutes or 0) * v for (d, s), v in x.items())
+        minutes = cp_model.LinearExpr.weighted_sum(
+            list(x.values()), [problem.shifts[s].minutes or 0 for (d, s) in x]
+        )
         model.add(minutes >= employee.total_minutes[0])
         model.add(minutes <= employee.total_minutes[1])
-    for t in problem.transitions:
-        if t.hard and t.forbid:
-            for d in range(days - 1):
-                if (d, t.from_shift) in x and (d + 1, t.to_shift) in x:
-                    model.add_bool_or([~x[d, t.from_shift], ~x[d + 1, t.to_shift]])
-    model.maximize(sum(_row_value(state, e, d, s) * v for (d, s), v in x.items()))
+    blocks = forbidden_rows(t for t in problem.transitions if t.hard and t.forbid)
+    for d in range(days - 1):  # the forbidden successions, a few rows a day (as the model)
+        for sources, targets in blocks:
+            today = [x[d, a] for a in sources if (d, a) in x]
+            tomorrow = [x[d + 1, b] for b in targets if (d + 1, b) in x]
+            if today and tomorrow:
+                model.add_at_most_one(today + tomorrow)
+    model.maximize(
+        cp_model.LinearExpr.weighted_sum(
+            list(x.values()), [_row_value(state, e, d, s) for (d, s) in x]
+        )
+    )
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 0.5
-    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return
+    solver.parameters.random_seed = 0
+    solver.parameters.max_time_in_seconds = REPLAN_BACKSTOP_SECONDS
+    solver.parameters.max_deterministic_time = REPLAN_WORK
+    # The LP at its strongest: a row near its total-minutes minimum is a tight packing of
+    # runs, which the default search seldom fills in time. A light presolve: on a year
+    # of 32 shift types the full one alone takes over a second.
+    solver.parameters.linearization_level = 2
+    solver.parameters.symmetry_level = 0
+    solver.parameters.cp_model_probing_level = 0
+    solver.parameters.max_presolve_iterations = 1
+    found = (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if solver.solve(model) not in found:
+        solver.parameters.max_deterministic_time = REPLAN_FIRST_WORK
+        solver.parameters.stop_after_first_solution = True
+        if solver.solve(model) not in found:
+            return
     for d in range(days):
         if (e, d) in state.shift_on:
             state.unplace(e, d)
@@ -344,12 +418,9 @@ def _row_value(state: _State, e: int, d: int, s: int) -> int:
     value = 0
     if others < problem.shifts[s].staffing.mins[d]:
         value += 100
-    for c in problem.cover:
-        if c.day == d and c.shift == s:
-            value += c.under_weight if others < c.target else -c.over_weight
-    for pref in problem.employees[e].preferences:
-        if pref.day != d:
-            continue
+    for c in state.cover_at.get((d, s), ()):
+        value += c.under_weight if others < c.target else -c.over_weight
+    for pref in state.preferences_on.get((e, d), ()):
         if pref.kind == "preferred_shift" and pref.shift == s:
             value += pref.weight
         elif pref.kind == "day_off" or (pref.kind == "avoided_shift" and pref.shift == s):
@@ -369,7 +440,7 @@ def _best_shift(state: _State, e: int, d: int) -> int | None:
     return max(
         options,
         key=lambda s: (
-            _need(state.problem, d, s) - len(state.on_shift[d, s]),
+            state.need[d, s] - len(state.on_shift[d, s]),
             -state.preference_cost(e, d, s),
             -s,
         ),
@@ -449,30 +520,64 @@ def _meet_minute_minimums(state: _State) -> None:
         if employee.total_minutes is None:
             continue
         low = max(1, _min_run(employee))
+        extensions = _Extensions(state, e)
         while state.total_minutes[e] < employee.total_minutes[0]:
-            if not (_extend_some_run(state, e) or _new_run(state, e, low)):
+            if extensions.extend():
+                continue
+            if not _new_run(state, e, low):
                 break
+            extensions = _Extensions(state, e)
 
 
-def _extend_some_run(state: _State, e: int) -> bool:
-    """Work one more day next to a worked day, where most heads are still wanted."""
-    best: tuple[int, int, int] | None = None
-    for d in range(state.problem.num_days):
-        if (e, d) in state.shift_on:
-            continue
+class _Extensions:
+    """One employee's extensions of a run: work one more day next to a worked day, where
+    most heads are still wanted (the earliest such day on a tie).
+
+    The candidates sit in a heap instead of being rescanned after each added day. While
+    days are only added to this row, a day's best extension can only get worse (totals
+    and counts grow, every other row stands still), except on the two days next to the
+    day added, which are rescored; so the top of the heap, rescored and unchanged, is
+    the best extension of a full scan.
+    """
+
+    def __init__(self, state: _State, e: int) -> None:
+        self.state, self.e = state, e
+        self.heap: list[tuple[int, int, int]] = []  # (-gap, day, shift)
+        for d in range(state.problem.num_days):
+            self._push(d)
+
+    def _best(self, d: int) -> tuple[int, int] | None:
+        """(gap, shift) of the best extension on day d, or None."""
+        state, e = self.state, self.e
+        if not 0 <= d < state.problem.num_days or (e, d) in state.shift_on:
+            return None
         if (e, d - 1) not in state.shift_on and (e, d + 1) not in state.shift_on:
-            continue
+            return None
         s = _best_shift(state, e, d)
         if s is None:
-            continue
-        gap = _need(state.problem, d, s) - len(state.on_shift[d, s])
-        if best is None or gap > best[0]:
-            best = (gap, d, s)
-    if best is None:
+            return None
+        return state.need[d, s] - len(state.on_shift[d, s]), s
+
+    def _push(self, d: int) -> None:
+        best = self._best(d)
+        if best is not None:
+            heapq.heappush(self.heap, (-best[0], d, best[1]))
+
+    def extend(self) -> bool:
+        state, e = self.state, self.e
+        while self.heap:
+            negative_gap, d, s = heapq.heappop(self.heap)
+            now = self._best(d)
+            if now is None:
+                continue
+            if now != (-negative_gap, s):
+                heapq.heappush(self.heap, (-now[0], d, now[1]))
+                continue
+            state.place(e, d, s, _any_duty(state.problem.employees[e], s))
+            self._push(d - 1)
+            self._push(d + 1)
+            return True
         return False
-    _, d, s = best
-    state.place(e, d, s, _any_duty(state.problem.employees[e], s))
-    return True
 
 
 def _new_run(state: _State, e: int, low: int) -> bool:
@@ -520,30 +625,30 @@ def _any_duty(employee: EmployeeSpec, s: int) -> int | None:
     return duties[0] if duties else None
 
 
-def _shifts_by_scarcity(problem: Problem, d: int) -> list[int]:
-    """Shifts with the fewest candidates per required head first."""
+def _shifts_by_scarcity(state: _State, d: int) -> list[int]:
+    """Shifts with the fewest candidates per required head first (heads wanted: the
+    staffing minimum plus any weighted cover target)."""
+    problem = state.problem
 
     def candidates_per_head(s: int) -> float:
-        need = _need(problem, d, s)
+        need = state.need[d, s]
         pool = sum(1 for employee in problem.employees if s in employee.day_options[d])
         return pool / need if need else float("inf")
 
     return sorted(range(len(problem.shifts)), key=candidates_per_head)
 
 
-def _need(problem: Problem, d: int, s: int) -> int:
-    """Heads wanted on a shift: the staffing minimum plus any weighted cover target."""
-    target = sum(c.target for c in problem.cover if c.day == d and c.shift == s)
-    return problem.shifts[s].staffing.mins[d] + target
-
-
 def _pick(state: _State, d: int, s: int, wanted: list[int]) -> int | None:
     """The best candidate among ``wanted``: below a count minimum of this shift first,
     then no unmet wish, then fewest days worked so far."""
+    ranked = _ranked(state, d, s, wanted)
+    return ranked[0] if ranked else None
+
+
+def _ranked(state: _State, d: int, s: int, wanted: list[int]) -> list[int]:
+    """The candidates among ``wanted`` who can take the shift, best first (see _pick)."""
     ok = [e for e in wanted if state.can_take(e, d, s)]
-    if not ok:
-        return None
-    return min(
+    return sorted(
         ok,
         key=lambda e: (
             not state.below_minimum(e, s),
@@ -580,11 +685,18 @@ def _fill_shift(state: _State, d: int, s: int) -> None:
             if e is None:
                 break
             state.place(e, d, s, None)
-    for _ in range(_need(problem, d, s) - len(state.on_shift[d, s])):
-        e = _pick(state, d, s, list(range(len(employees))))
-        if e is None:
+    missing = state.need[d, s] - len(state.on_shift[d, s])
+    if missing <= 0:
+        return
+    # What _pick would choose head after head: placing one employee changes no other
+    # employee's key, and can only rule others out (exclude pairings), so the picks are
+    # the candidates in key order, each checked again when its turn comes.
+    for e in _ranked(state, d, s, list(range(len(employees)))):
+        if missing <= 0:
             break
-        state.place(e, d, s, None)
+        if state.can_take(e, d, s):
+            state.place(e, d, s, None)
+            missing -= 1
 
 
 def roster_assignments(problem: Problem, roster: Roster) -> list[Assignment]:

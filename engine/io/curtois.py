@@ -186,16 +186,18 @@ def to_problem(instance: Instance, start: dt.date = START) -> Problem:
         _employee(p, staff, instance, index, horizon, on.get(staff.id, ()), off.get(staff.id, ()))
         for p, staff in enumerate(instance.staff)
     )
+    # The succession table is one rule of the instance: every pair shares index 0, so it
+    # is one hard group per employee, posted as a few rows per day (engine.model.sequences).
     transitions = tuple(
         TransitionSpec(
-            index=i,
+            index=0,
             from_shift=index[a],
             to_shift=index[b],
             forbid=True,
             hard=True,
             name=f"shift_transition:forbid:{a}:{b}",
         )
-        for i, (a, b) in enumerate((s.id, b) for s in instance.shifts for b in s.cannot_follow)
+        for a, b in ((s.id, b) for s in instance.shifts for b in s.cannot_follow)
     )
     cover = tuple(
         CoverSpec(c.day, index[c.shift], c.requirement, c.under_weight, c.over_weight)

@@ -22,11 +22,26 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
+from ortools.util.python.sorted_interval_list import Domain
 
 from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot, SlackDefinition
 from engine.problem import Gate, Problem
 
 Var = cp_model.IntVar
+BOOLEAN = Domain(0, 1)
+
+
+def bool_var_factory(model: cp_model.CpModel) -> Callable[[str], Var]:
+    """``model.new_bool_var`` with one shared [0, 1] domain object.
+
+    The same variable, about a third cheaper to create: it counts at a million decisions.
+    """
+    proto = model.proto
+
+    def new_bool(name: str) -> Var:
+        return cp_model.IntVar(proto).with_name(name).with_domain(BOOLEAN)
+
+    return new_bool
 
 
 @dataclass
@@ -187,20 +202,22 @@ def build(problem: Problem, skip: Iterable[str] = (), *, prune: bool = True) -> 
 
 def _add_variables(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
-    new_bool = model.new_bool_var
+    new_bool = bool_var_factory(model)
+    x_of, staff, work = ctx.x, ctx.staff, ctx.work  # hot loop: one lookup each, not per var
     for e, employee in enumerate(problem.employees):
-        duty_options = employee.duty_options
+        duty_options, day_gates, eid = employee.duty_options, employee.day_gates, employee.id
         for d, options in enumerate(employee.day_options):
             if not options:
                 continue
             day_vars = []
             for s in options:
-                x = new_bool(f"x[{employee.id},{d},{s}]")
-                ctx.x[e, d, s] = x
-                ctx.staff[d, s].append((e, x))
+                x = new_bool(f"x[{eid},{d},{s}]")
+                x_of[e, d, s] = x
+                staff[d, s].append((e, x))
                 day_vars.append(x)
-                for gate in employee.day_gates.get((d, s), ()):
-                    _close(ctx, gate, employee.id, x)
+                if day_gates:
+                    for gate in day_gates.get((d, s), ()):
+                        _close(ctx, gate, eid, x)
                 duties = duty_options.get(s, ())
                 if duties:
                     ys = []
@@ -211,16 +228,16 @@ def _add_variables(ctx: ModelContext) -> None:
                         ys.append(y)
                         duty_gate = employee.duty_gates.get((s, k))
                         if duty_gate is not None:
-                            _close(ctx, duty_gate, employee.id, y)
+                            _close(ctx, duty_gate, eid, y)
                     # At most one duty per assignment, and only while assigned.
                     model.add(cp_model.LinearExpr.sum(ys) <= x)
             if len(day_vars) == 1:
-                ctx.work[e, d] = day_vars[0]
+                work[e, d] = day_vars[0]
             else:
                 # works == sum of shift literals: at most one shift per date.
-                w = new_bool(f"w[{employee.id},{d}]")
+                w = new_bool(f"w[{eid},{d}]")
                 model.add_exactly_one([*day_vars, ~w])
-                ctx.work[e, d] = ctx.define(w, cp_model.LinearExpr.sum(day_vars))
+                work[e, d] = ctx.define(w, cp_model.LinearExpr.sum(day_vars))
 
 
 def _add_all_variables(ctx: ModelContext) -> None:

@@ -102,8 +102,10 @@ def _bound(
     where: _Where,
 ) -> None:
     """Post ``minimum <= len(heads) <= maximum`` with priced slack on both sides."""
-    assigned = cp_model.LinearExpr.sum(list(heads))
     available = len(heads)
+    if minimum <= 0 and (maximum is None or available <= maximum):
+        return  # nothing to post (weighted-cover problems leave every demand at 0)
+    assigned = cp_model.LinearExpr.sum(list(heads))
     if minimum > 0:
         missing = ctx.at_least(
             minimum - assigned, max(0, minimum - available), minimum, f"missing[{kind}]"

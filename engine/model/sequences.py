@@ -13,12 +13,26 @@ Shift transitions on dates d, d+1 (a shift belongs to its start date):
 - require: an occurrence is ``from`` on d without ``to`` on d+1 (the last date of the
   period has no successor and never counts).
 Hard transitions are a group per (transition, employee); soft ones cost SHIFT_TRANSITION
-per occurrence under ``shift_transition:<rule>:<from>:<to>:<employee>``.
+per occurrence under ``shift_transition:<rule>:<from>:<to>:<employee>``. Transitions that
+share an index are one input item (an importer's whole succession table, say) and so one
+group per employee.
+
+Hard forbids are posted compactly, a few rows per (employee, date) rather than one
+clause per forbidden pair. Within a group, let ``P(t)`` be the shifts that ``t`` may not
+follow; the shifts ``B`` sharing one ``P`` form a block ``(P, B)``, posted as one row
+``sum x[d, a] (a in P) + sum x[d+1, t] (t in B) <= 1``. A row excludes exactly the pairs
+of ``P x B``, all forbidden (and two shifts on one date, excluded anyway), and every
+forbidden pair ``(a, t)`` lies in the block of ``P(t)``, so the rows allow exactly the
+rosters the pairwise clauses allow. A row of two literals is posted as the pairwise
+clause itself. Hard rules need no slack definitions, so pricing is unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ortools.sat.python import cp_model
+from ortools.util.python.sorted_interval_list import Domain
 
 from engine.model import weights
 from engine.model.build import ModelContext, Var
@@ -74,9 +88,76 @@ def _full_windows(works: list[Var | None], length: int) -> list[list[Var]]:
 
 
 def add_shift_transitions(ctx: ModelContext) -> None:
-    for transition in ctx.problem.transitions:
-        for e in range(len(ctx.problem.employees)):
-            _add_transition(ctx, transition, e)
+    problem = ctx.problem
+    hard_forbids: dict[int, list[TransitionSpec]] = {}
+    for t in problem.transitions:
+        if t.hard and t.forbid:
+            hard_forbids.setdefault(t.index, []).append(t)
+    posted: set[int] = set()
+    for transition in problem.transitions:
+        if not (transition.hard and transition.forbid):
+            for e in range(len(problem.employees)):
+                _add_transition(ctx, transition, e)
+        elif transition.index not in posted:  # a group is posted where it first appears
+            posted.add(transition.index)
+            rows = forbidden_rows(hard_forbids[transition.index])
+            for e in range(len(problem.employees)):
+                _add_hard_forbids(ctx, transition.index, rows, e)
+
+
+def forbidden_rows(
+    transitions: Iterable[TransitionSpec],
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """``(from shifts, to shifts)`` blocks whose products are exactly the forbidden pairs.
+
+    One block per distinct predecessor set ``P``: ``P`` and the shifts whose forbidden
+    predecessors are exactly ``P``. The blocks' target sets are disjoint, so the rows are
+    short. In order of first appearance, so the model is deterministic.
+    """
+    predecessors: dict[int, set[int]] = {}
+    for t in transitions:
+        predecessors.setdefault(t.to_shift, set()).add(t.from_shift)
+    blocks: dict[frozenset[int], list[int]] = {}
+    for target, sources in predecessors.items():
+        blocks.setdefault(frozenset(sources), []).append(target)
+    return [(tuple(sorted(sources)), tuple(sorted(targets))) for sources, targets in blocks.items()]
+
+
+def _add_hard_forbids(
+    ctx: ModelContext,
+    index: int,
+    rows: list[tuple[tuple[int, ...], tuple[int, ...]]],
+    e: int,
+) -> None:
+    """The hard forbids of group ``index`` for employee ``e`` (see the module docstring)."""
+    model, problem = ctx.model, ctx.problem
+    x = ctx.x
+    shifts = range(len(problem.shifts))
+    posts: list[list[Var]] = []
+    today = [x.get((e, 0, s)) for s in shifts]
+    for d in range(problem.num_days - 1):
+        tomorrow = [x.get((e, d + 1, s)) for s in shifts]
+        for sources, targets in rows:
+            before = [v for a in sources if (v := today[a]) is not None]
+            if before:
+                after = [v for t in targets if (v := tomorrow[t]) is not None]
+                if after:
+                    posts.append(before + after)
+        today = tomorrow
+    if not posts:
+        return
+    literal = ctx.hard_group(
+        TRANSITION_FAMILY, f"constraints.shift_transitions[{index}]", problem.employees[e].id
+    )
+    at_most_one = Domain(0, 1)
+    for row in posts:
+        if len(row) == 2:
+            model.add_bool_or([~row[0], ~row[1]]).only_enforce_if(literal)
+        else:
+            linear = model.add_linear_expression_in_domain(
+                cp_model.LinearExpr.sum(row), at_most_one
+            )
+            linear.only_enforce_if(literal)
 
 
 def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
@@ -92,15 +173,13 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
     ]
     if not live:
         return
-    if t.hard:
+    if t.hard:  # require (hard forbids are posted by _add_hard_forbids)
         literal = ctx.hard_group(
             TRANSITION_FAMILY, f"constraints.shift_transitions[{t.index}]", employee.id
         )
         for a, b in live:
             if b is None:
                 model.add_bool_or([~a]).only_enforce_if(literal)
-            elif t.forbid:
-                model.add_bool_or([~a, ~b]).only_enforce_if(literal)
             else:
                 model.add_implication(a, b).only_enforce_if(literal)
         return

@@ -17,17 +17,19 @@ FAMILY = "total_minutes"
 
 def add_total_minutes(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
+    minutes_of = [shift.minutes for shift in problem.shifts]
     for e, employee in enumerate(problem.employees):
         if employee.total_minutes is None:
             continue
         low, high = employee.total_minutes
         xs, lengths = [], []
         for d in range(problem.num_days):
-            for s, shift in enumerate(problem.shifts):
+            for s in ctx.shift_options(e, d):
                 x = ctx.x.get((e, d, s))
-                if x is not None and shift.minutes:
+                length = minutes_of[s]
+                if x is not None and length:
                     xs.append(x)
-                    lengths.append(shift.minutes)
+                    lengths.append(length)
         literal = ctx.hard_group(FAMILY, f"{employee.field}.total_minutes", employee.id)
         minutes = cp_model.LinearExpr.weighted_sum(xs, lengths)
         if low > 0:

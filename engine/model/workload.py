@@ -117,14 +117,11 @@ def add_weekly_hours(ctx: ModelContext) -> None:
 
 def add_shift_count_limits(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
+    x_of, days = ctx.x, range(problem.num_days)
     for e, employee in enumerate(problem.employees):
         for limit in employee.count_limits:
             literal = ctx.hard_group("shift_count_limit", limit.field)
-            xs = [
-                ctx.x[e, d, limit.shift]
-                for d in range(problem.num_days)
-                if (e, d, limit.shift) in ctx.x
-            ]
+            xs = [x for d in days if (x := x_of.get((e, d, limit.shift))) is not None]
             count = cp_model.LinearExpr.sum(xs)
             if limit.min is not None and limit.min > 0:
                 model.add(count >= limit.min).only_enforce_if(literal)

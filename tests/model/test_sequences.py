@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
+from engine.model.build import build
+from engine.model.sequences import forbidden_rows
 from engine.model.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
+from engine.problem import TransitionSpec, from_request
+from engine.rules import parse_request
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,
@@ -246,3 +251,62 @@ def test_soft_require_before_a_holiday_counts() -> None:
     assert result.violations == {
         f"shift_transition:require:{NIGHT}:{DAY}:{A}": (SHIFT_TRANSITION, 1)
     }
+
+
+# ------------------------------------------------------- compact hard forbids (blocks)
+
+
+def _transitions(pairs: set[tuple[int, int]]) -> list[TransitionSpec]:
+    return [
+        TransitionSpec(0, a, b, forbid=True, hard=True, name=f"shift_transition:forbid:{a}:{b}")
+        for a, b in sorted(pairs)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_forbidden_rows_cover_exactly_the_forbidden_pairs(seed: int) -> None:
+    # Random succession tables (self-loops, nested and crossing sets): each block is a
+    # product of forbidden pairs, the blocks' targets are disjoint, and together they
+    # are the table, so one row per block allows exactly what the pairwise clauses allow.
+    rng = random.Random(seed)
+    shifts = rng.randint(1, 9)
+    pairs = {(a, b) for a in range(shifts) for b in range(shifts) if rng.random() < 0.4}
+    blocks = forbidden_rows(_transitions(pairs))
+    covered = [(a, b) for sources, targets in blocks for a in sources for b in targets]
+    assert sorted(covered) == sorted(pairs)  # no pair twice, none missing, none extra
+    targets = [b for _, block_targets in blocks for b in block_targets]
+    assert len(targets) == len(set(targets))
+
+
+def test_forbidden_rows_of_a_nested_table_are_one_per_predecessor_set() -> None:
+    # Late shifts (2, 3) may not be followed by early ones (0, 1); night (3) not by 2
+    # either: predecessor sets {2, 3} (for 0 and 1) and {3} (for 2).
+    pairs = {(2, 0), (2, 1), (3, 0), (3, 1), (3, 2)}
+    assert forbidden_rows(_transitions(pairs)) == [((2, 3), (0, 1)), ((3,), (2,))]
+
+
+def test_a_transition_of_its_own_is_still_its_own_group_and_pairwise() -> None:
+    # v1 rules have distinct indices: one hard group per rule and employee, as before.
+    data = request(
+        3,
+        [shift(DAY, 3), shift(NIGHT, 3, hours=NIGHT_HOURS)],
+        [employee(A, [DAY, NIGHT]), employee("B", [DAY, NIGHT])],
+        shift_transitions=[
+            {"from_shift_id": NIGHT, "to_shift_id": DAY, "rule": "forbid"},
+            {"from_shift_id": NIGHT, "to_shift_id": NIGHT, "rule": "forbid"},
+        ],
+    )
+    problem = from_request(parse_request(data))
+    compiled = build(problem)
+    groups = [g for g in compiled.hard_groups if g.family == "shift_transition"]
+    assert sorted((g.field, g.employee) for g in groups) == [
+        ("constraints.shift_transitions[0]", A),
+        ("constraints.shift_transitions[0]", "B"),
+        ("constraints.shift_transitions[1]", A),
+        ("constraints.shift_transitions[1]", "B"),
+    ]
+    before = len(build(problem, skip=["shift_transitions"]).model.proto.constraints)
+    rows = list(compiled.model.proto.constraints)[before:]
+    # No family after the transitions posts a row for this request.
+    assert len(rows) == 2 * 2 * 2  # rules x employees x date pairs, one clause each
+    assert all(r.has_bool_or() and len(r.bool_or.literals) == 2 for r in rows)

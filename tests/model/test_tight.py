@@ -180,8 +180,9 @@ def test_datasets_are_priced_exactly_from_their_decisions(name: str) -> None:
 
 
 @pytest.mark.parametrize("prune", [True, False], ids=["pruned", "full-tensor"])
-def test_curtois_instance_is_priced_exactly_from_its_decisions(prune: bool) -> None:
-    compiled = _compiled(to_problem(load(1)), prune=prune)
+@pytest.mark.parametrize("number", [1, 3])  # 3: successions, posted as blocks
+def test_curtois_instance_is_priced_exactly_from_its_decisions(number: int, prune: bool) -> None:
+    compiled = _compiled(to_problem(load(number)), prune=prune)
     assert_every_price_reads_defined_values(compiled)
     solution = _some_roster(compiled)
     assert solution is not None
