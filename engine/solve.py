@@ -170,10 +170,11 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
     compiled = build(problem)
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
+    hinted = False
     if limits.warm_start:
         add_roster_hint(compiled, greedy_roster(problem))
-        complete_hint(compiled, _completion_seconds(limits, started))
-    return run(compiled, limits, started)
+        hinted = complete_hint(compiled, _completion_seconds(limits, started))
+    return run(compiled, limits, started, hinted=hinted)
 
 
 def complete_hint(compiled: CompiledModel, seconds: float) -> bool:
@@ -271,12 +272,24 @@ def set_parameter(solver: cp_model.CpSolver, name: str, value: object) -> None:
         setattr(p, name, value)
 
 
-def run(compiled: CompiledModel, limits: SolveLimits, started: float | None = None) -> SolveOutcome:
-    """Solve a compiled model and extract the roster (hard groups as the caller left them)."""
+def run(
+    compiled: CompiledModel,
+    limits: SolveLimits,
+    started: float | None = None,
+    *,
+    hinted: bool = False,
+) -> SolveOutcome:
+    """Solve a compiled model and extract the roster (hard groups as the caller left them).
+
+    ``hinted``: the model carries a complete, feasible hint (see :func:`complete_hint`),
+    which decides how the portfolio splits its workers (``engine.search.plan_for``).
+    """
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
     plan = plan_for(
-        workers if limits.neighbourhood_search else 1, len(compiled.model.proto.variables)
+        workers if limits.neighbourhood_search else 1,
+        len(compiled.model.proto.variables),
+        hinted,
     )
     if not limits.neighbourhood_search:
         plan = replace(plan, full_workers=workers)

@@ -97,6 +97,15 @@ def test_more_workers_go_to_cp_sat_and_a_second_search_thread_from_twelve(
     assert plan_for(workers, 1000).full_workers + threads == workers
 
 
+@pytest.mark.parametrize("workers", [2, 4, 12])
+def test_without_a_complete_hint_cp_sat_keeps_every_worker(workers: int) -> None:
+    # The first roster is then CP-SAT's own search: no worker is taken from it, and the
+    # neighbourhood search joins as an extra thread once a roster exists.
+    plan = plan_for(workers, 1000, hinted=False)
+    assert plan.full_workers == workers and plan.full_parameters == {}
+    assert plan.neighbourhood_threads == (2 if workers >= 12 else 1)
+
+
 def test_a_sub_solve_gets_a_share_of_the_budget_within_bounds() -> None:
     low, high = STEP_SECONDS_RANGE
     assert step_seconds(None) == high
