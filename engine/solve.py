@@ -46,7 +46,7 @@ from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
 from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem, from_request
-from engine.search.portfolio import SearchResult, plan_for, search
+from engine.search.portfolio import Plan, SearchResult, plan_for, search
 from engine.search.progress import Progress, ProgressPoint
 
 __all__ = ["ProgressPoint", "SolveLimits", "SolveOutcome", "run", "solve", "solve_problem"]
@@ -286,13 +286,11 @@ def run(
     """
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
-    plan = plan_for(
-        workers if limits.neighbourhood_search else 1,
-        len(compiled.model.proto.variables),
-        hinted,
+    plan = (
+        plan_for(workers, len(compiled.model.proto.variables), hinted)
+        if limits.neighbourhood_search
+        else Plan(full_workers=workers, neighbourhood_threads=0)
     )
-    if not limits.neighbourhood_search:
-        plan = replace(plan, full_workers=workers)
     solver = cp_model.CpSolver()
     search_seconds = _search_seconds(limits, started)
     _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)

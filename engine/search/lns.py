@@ -62,8 +62,8 @@ class NeighbourhoodSearch:
 
     ``solution`` is a full assignment of the compiled model's variables (a CP-SAT
     solution vector), and ``objective`` its model objective. Not thread-safe: one
-    thread steps it; another may adopt a better roster into it through :meth:`adopt`
-    only from that same thread (the portfolio passes rosters over a queue).
+    thread steps it and adopts better rosters into it (:meth:`adopt`); only
+    :meth:`stop` may be called from another thread.
     """
 
     def __init__(
@@ -90,9 +90,8 @@ class NeighbourhoodSearch:
             for i in indices
         }
         self._shape = shape_of(compiled.problem)
-        self._names = applicable(self._shape)
         self.selector = Selector(
-            self._names,
+            applicable(self._shape),
             self._shape.cells,
             initial_fraction(len(self._domain), TARGET_FREE_DECISIONS),
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -41,7 +42,7 @@ class Progress(cp_model.CpSolverSolutionCallback):
         self.solutions = 0
         self.points: list[ProgressPoint] = []
         self.error: BaseException | None = None
-        self.on_roster: list[object] = []
+        self.on_roster: list[Callable[[Progress], None]] = []
         self._lock = threading.Lock()
         self._started = time.perf_counter()
         self._bound = -math.inf
@@ -55,7 +56,7 @@ class Progress(cp_model.CpSolverSolutionCallback):
             objective = self.objective_value
             self.record_roster(objective, self.best_objective_bound)
             for listener in self.on_roster:
-                listener(self)  # type: ignore[operator]
+                listener(self)
         except BaseException as exc:
             self.error = exc
             self.stop_search()
