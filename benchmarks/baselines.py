@@ -17,9 +17,12 @@ objectives compare one to one and their rosters pass the same audit:
     rows a pool too small cannot break, transition pairs that cannot occur. These tests
     count variables, so over the full tensor almost none of them fire any more.
   - *Greedy warm-start hint* (dropped): the plain solve starts from nothing.
-  - *Symmetry breaking and redundant constraints*: the engine posts none, so there is
-    nothing to drop; the channel ``works == sum of shift literals`` and the aggregated
-    fairness total are part of the formulation itself and are kept.
+  - *Redundant rows* (dropped): the engine posts rows that only tighten the LP
+    relaxation (``ImpliedRow``: every run of a shift that should come in blocks ends
+    within the cap on consecutive days); the plain model is built with
+    ``implied_rows=False``. The channel ``works == sum of shift literals`` and the
+    aggregated fairness total are part of the formulation itself and are kept. The
+    engine posts no symmetry breaking.
   - *Hard-group literals* (kept): hard rules sit under enforcement literals fixed to
     true, exactly as in the engine; presolve removes them at once.
   - *Wall-clock budget, watchdog and exact pricing* (kept): both go through
@@ -55,8 +58,11 @@ GREEDY_STATUS = "GREEDY"  # cp_sat_status of a greedy outcome: CP-SAT never ran
 
 
 def compile_request(request: SolveRequest, *, prune: bool) -> CompiledModel:
-    """The model CP-SAT receives (hard groups enforced, as engine.solve does), unhinted."""
-    compiled = build(from_request(request), prune=prune)
+    """The model CP-SAT receives (hard groups enforced, as engine.solve does), unhinted.
+
+    ``prune=False`` is the plain formulation, without the engine's redundant rows too.
+    """
+    compiled = build(from_request(request), prune=prune, implied_rows=prune)
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
     return compiled

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 from ortools.util.python.sorted_interval_list import Domain
 
-from engine.model.terms import Expr, HardGroup, PenaltyTerm, ShortageSlot, SlackDefinition
+from engine.model.terms import (
+    Expr,
+    HardGroup,
+    ImpliedRow,
+    PenaltyTerm,
+    ShortageSlot,
+    SlackDefinition,
+)
 from engine.problem import Gate, Problem
 
 Var = cp_model.IntVar
@@ -64,6 +71,8 @@ class ModelContext:
     terms: list[PenaltyTerm] = field(default_factory=list)
     shortages: list[ShortageSlot] = field(default_factory=list)
     definitions: list[SlackDefinition] = field(default_factory=list)
+    implied_rows: bool = True  # False: leave out the redundant rows (for comparison)
+    implied: list[ImpliedRow] = field(default_factory=list)
     _group_literals: dict[tuple[str, str, str | None], Var] = field(default_factory=dict)
 
     def hard_group(self, family: str, field_path: str, employee: str | None = None) -> Var:
@@ -75,6 +84,19 @@ class ModelContext:
             self._group_literals[key] = literal
             self.hard_groups.append(HardGroup(family, field_path, literal, employee))
         return literal
+
+    def posted_hard_group(
+        self, family: str, field_path: str, employee: str | None = None
+    ) -> Var | None:
+        """The enforcement literal of a hard rule already posted, or None (never creates)."""
+        return self._group_literals.get((family, field_path, employee))
+
+    def imply(self, row: Expr, literal: Var) -> None:
+        """Post the redundant row ``row >= 0`` under ``literal`` (see ImpliedRow)."""
+        if not self.implied_rows:
+            return
+        self.model.add(row >= 0).only_enforce_if(literal)
+        self.implied.append(ImpliedRow(row, literal))
 
     def shift_options(self, e: int, d: int) -> tuple[int, ...]:
         """Shifts that have a variable for e on d: e's options, or all shifts when unpruned."""
@@ -120,6 +142,7 @@ class CompiledModel:
     terms: list[PenaltyTerm]
     shortages: list[ShortageSlot]
     definitions: list[SlackDefinition] = field(default_factory=list)
+    implied: list[ImpliedRow] = field(default_factory=list)
 
     def decision_vars(self) -> list[Var]:
         return [*self.x.values(), *self.y.values()]
@@ -169,12 +192,21 @@ def _families() -> tuple[tuple[str, Family], ...]:
     )
 
 
-def build(problem: Problem, skip: Iterable[str] = (), *, prune: bool = True) -> CompiledModel:
+def build(
+    problem: Problem,
+    skip: Iterable[str] = (),
+    *,
+    prune: bool = True,
+    implied_rows: bool = True,
+) -> CompiledModel:
     """Build the full model; ``skip`` leaves out whole families (used by probes).
 
     ``prune=False`` builds the plain full-tensor formulation (see the module docstring).
+    ``implied_rows=False`` leaves out the redundant rows that only tighten the LP
+    relaxation (:class:`engine.model.terms.ImpliedRow`); they add no variable, so the two
+    models index their variables alike.
     """
-    ctx = ModelContext(problem, prune=prune)
+    ctx = ModelContext(problem, prune=prune, implied_rows=implied_rows)
     if prune:
         _add_variables(ctx)
     else:
@@ -197,6 +229,7 @@ def build(problem: Problem, skip: Iterable[str] = (), *, prune: bool = True) -> 
         ctx.terms,
         ctx.shortages,
         ctx.definitions,
+        ctx.implied,
     )
 
 

@@ -184,13 +184,20 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
                 model.add_implication(a, b).only_enforce_if(literal)
         return
     occurrences: list[Expr] = []
-    for a, b in live:
-        if b is None:  # require with no possible successor: the occurrence is a itself
-            occurrences.append(a)
+    on_day: dict[int, Expr] = {}
+    for d, (a, b) in enumerate(pairs):
+        if a is None or (b is None and t.forbid):
             continue
-        v = model.new_bool_var("")
-        model.add_bool_or([~a, ~b if t.forbid else b, v])
-        occurrences.append(ctx.define(v, a + b - 1 if t.forbid else a - b))
+        if b is None:  # require with no possible successor: the occurrence is a itself
+            occurrence: Expr = a
+        else:
+            v = model.new_bool_var("")
+            model.add_bool_or([~a, ~b if t.forbid else b, v])
+            occurrence = ctx.define(v, a + b - 1 if t.forbid else a - b)
+        occurrences.append(occurrence)
+        on_day[d] = occurrence
+    if not t.forbid and t.from_shift == t.to_shift:
+        _add_run_end_rows(ctx, t.from_shift, e, on_day)
     ctx.penalize(
         f"{t.name}:{employee.id}",
         TRANSITION_FAMILY,
@@ -198,3 +205,34 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         cp_model.LinearExpr.sum(occurrences),
         "occurrence",
     )
+
+
+def _add_run_end_rows(ctx: ModelContext, s: int, e: int, on_day: dict[int, Expr]) -> None:
+    """Redundant rows for a soft ``require s -> s``: every run of ``s`` ends somewhere.
+
+    With the hard cap N on consecutive working days, a run of ``s`` that covers day d
+    ends (``s`` on j, not on j+1) on some j in d..d+N-1, so
+    ``sum occurrence[j] (j = d..d+N-1) >= x[d, s]`` whenever d+N is still in the period
+    (a run may end on the last date, which never counts). Every roster the hard rules
+    allow satisfies these rows, but the LP relaxation does not: a fractional roster can
+    work ``s`` a little every day and never end a run. They are posted under the cap's
+    own enforcement literal, so relaxing the cap (diagnosis) relaxes them too.
+    """
+    problem = ctx.problem
+    cap = problem.max_consecutive_days
+    if cap is None:
+        return
+    literal = ctx.posted_hard_group(
+        CONSECUTIVE_FAMILY,
+        "constraints.max_consecutive_working_days",
+        problem.employees[e].id,
+    )
+    if literal is None:
+        return
+    last = problem.num_days - 1
+    for d in range(last - cap + 1):
+        x = ctx.shift_var(e, d, s)
+        if x is None:
+            continue
+        window = [on_day[j] for j in range(d, d + cap) if j in on_day]
+        ctx.imply(cp_model.LinearExpr.sum(window) - x, literal)

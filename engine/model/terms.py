@@ -71,3 +71,18 @@ class SlackDefinition:
     var: cp_model.IntVar
     lowers: tuple[Expr, ...]
     divisor: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ImpliedRow:
+    """A redundant row ``row >= 0``, enforced by a hard group's ``literal``.
+
+    Every roster the hard rules allow satisfies it once the auxiliaries are at their
+    least values (:class:`SlackDefinition`), so it removes no roster and changes no
+    price; it cuts off fractional rosters the LP relaxation would otherwise accept,
+    which raises the proven bound. The enforcement literal is the hard rule the argument
+    rests on, so relaxing that rule (diagnosis) relaxes the row too.
+    """
+
+    row: Expr
+    literal: cp_model.IntVar
