@@ -185,15 +185,15 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         return
     occurrences: list[Expr] = []
     on_day: dict[int, Expr] = {}
-    for d, (a, b) in enumerate(pairs):
-        if a is None or (b is None and t.forbid):
+    for d, (first, then) in enumerate(pairs):
+        if first is None or (then is None and t.forbid):
             continue
-        if b is None:  # require with no possible successor: the occurrence is a itself
-            occurrence: Expr = a
+        if then is None:  # require with no possible successor: the occurrence is first
+            occurrence: Expr = first
         else:
             v = model.new_bool_var("")
-            model.add_bool_or([~a, ~b if t.forbid else b, v])
-            occurrence = ctx.define(v, a + b - 1 if t.forbid else a - b)
+            model.add_bool_or([~first, ~then if t.forbid else then, v])
+            occurrence = ctx.define(v, first + then - 1 if t.forbid else first - then)
         occurrences.append(occurrence)
         on_day[d] = occurrence
     if not t.forbid and t.from_shift == t.to_shift:
