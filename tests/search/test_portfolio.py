@@ -31,11 +31,14 @@ from engine.model.build import CompiledModel
 from engine.search.portfolio import (
     FULL_LINEARIZATION,
     MAX_LINEARIZED_VARIABLES,
+    STEP_RAMP,
+    STEP_RAMP_FLOOR,
     STEP_SECONDS_RANGE,
     Incumbent,
     Plan,
     SearchResult,
     plan_for,
+    step_limit,
     step_seconds,
 )
 from engine.search.progress import Progress
@@ -112,6 +115,15 @@ def test_a_sub_solve_gets_a_share_of_the_budget_within_bounds() -> None:
     assert step_seconds(1.0) == low
     assert step_seconds(60.0) == pytest.approx(1.0)
     assert step_seconds(3600.0) == high
+
+
+def test_sub_solves_start_short_and_ramp_up_to_the_longest() -> None:
+    assert step_limit(1.0, 0.0, 30.0) == STEP_RAMP_FLOOR
+    assert step_limit(1.0, 10.0, 30.0) == pytest.approx(10.0 * STEP_RAMP)
+    assert step_limit(1.0, 600.0, 30.0) == 1.0
+    assert step_limit(1.0, 600.0, 0.3) == 0.3  # never past the deadline
+    limits = [step_limit(2.0, t, 60.0) for t in range(0, 60, 5)]
+    assert limits == sorted(limits)
 
 
 # -------------------------------------------------------------------------- incumbent
