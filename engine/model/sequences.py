@@ -17,6 +17,11 @@ per occurrence under ``shift_transition:<rule>:<from>:<to>:<employee>``. Transit
 share an index are one input item (an importer's whole succession table, say) and so one
 group per employee.
 
+A soft ``require`` of a shift onto itself (nights come in blocks) also gets implied rows
+(:class:`engine.model.terms.ImpliedRow`): under the hard cap, every block ends within N
+days of any of its days. They remove no roster and change no price; they only lift the
+LP bound, which otherwise lets a fractional roster work a little night every day.
+
 Hard forbids are posted compactly, a few rows per (employee, date) rather than one
 clause per forbidden pair. Within a group, let ``P(t)`` be the shifts that ``t`` may not
 follow; the shifts ``B`` sharing one ``P`` form a block ``(P, B)``, posted as one row
