@@ -45,6 +45,7 @@ from engine.model.terms import Expr
 from engine.problem import TransitionSpec
 
 CONSECUTIVE_FAMILY = "max_consecutive_days"
+CONSECUTIVE_FIELD = "constraints.max_consecutive_working_days"  # the cap's hard group
 TRANSITION_FAMILY = "shift_transition"
 
 
@@ -57,9 +58,7 @@ def add_consecutive_days(ctx: ModelContext) -> None:
         works = [ctx.works(e, d) for d in range(problem.num_days)]
         hard_windows = _full_windows(works, cap + 1)
         if hard_windows:
-            literal = ctx.hard_group(
-                CONSECUTIVE_FAMILY, "constraints.max_consecutive_working_days", employee.id
-            )
+            literal = ctx.hard_group(CONSECUTIVE_FAMILY, CONSECUTIVE_FIELD, employee.id)
             for window in hard_windows:
                 model.add(cp_model.LinearExpr.sum(window) <= cap).only_enforce_if(literal)
         if cap < 2:
@@ -227,11 +226,7 @@ def _add_run_end_rows(ctx: ModelContext, s: int, e: int, on_day: dict[int, Expr]
     cap = problem.max_consecutive_days
     if cap is None:
         return
-    literal = ctx.posted_hard_group(
-        CONSECUTIVE_FAMILY,
-        "constraints.max_consecutive_working_days",
-        problem.employees[e].id,
-    )
+    literal = ctx.posted_hard_group(CONSECUTIVE_FAMILY, CONSECUTIVE_FIELD, problem.employees[e].id)
     if literal is None:
         return
     last = problem.num_days - 1
