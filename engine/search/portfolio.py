@@ -190,7 +190,7 @@ class _Searcher:
             self.steps += 1
             if step.improved:
                 self.improvements += 1
-                taken = self.incumbent.offer(list(lns.solution), lns.objective)
+                taken = self.incumbent.offer(lns.solution, lns.objective)
                 if taken == seen + 1:  # nothing arrived from the full solve meanwhile
                     seen = taken
                 self.progress.record_roster(lns.objective)

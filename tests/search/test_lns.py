@@ -19,6 +19,7 @@ from engine.io.curtois import load
 from engine.model.build import CompiledModel
 from engine.search.lns import NeighbourhoodSearch, Step, StepLimits
 from engine.search.neighbourhoods import NEIGHBOURHOODS
+from engine.search.submodel import Extractor
 from tests.search.rosters import (
     BACKSTOP_SECONDS,
     Start,
@@ -173,6 +174,23 @@ def test_stop_from_another_thread_ends_a_running_step(curtois_4: Trajectory) -> 
     assert step.objective <= start.objective
     assert model_objective_of(start.compiled, search.solution) == search.objective
     assert search.step(WORK).status == "UNKNOWN"
+
+
+def test_a_model_the_cutter_cannot_read_is_searched_as_a_whole_clone() -> None:
+    """A constraint kind the sub-model cutter does not read (here a maximum) sends every
+    step through the fallback: a clone of the whole model with kept cells fixed."""
+    first = greedy_start(curtois_problem(4))
+    model = first.compiled.model
+    extra = model.new_int_var(0, 1, "extra")
+    model.add_max_equality(extra, [0, 1])
+    start = Start(first.compiled, [*first.solution, 1], first.objective)
+    assert Extractor.of(model, [x.index for x in first.compiled.x.values()]) is None
+    trajectory = walk(start, 4)
+    instance = load(4)
+    assert_every_step_keeps_a_better_or_equal_roster(
+        trajectory, lambda solution: priced_by_checker(start.compiled, instance, solution)
+    )
+    assert trajectory.objectives()[-1] < start.objective
 
 
 # ------------------------------------------------------------------- a tiny instance
