@@ -17,8 +17,9 @@ A step accepts a sub-solution of equal cost too, which lets the search walk plat
 from __future__ import annotations
 
 import random
+import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,13 +40,14 @@ from engine.search.submodel import Extractor
 
 TARGET_FREE_DECISIONS = 800  # first neighbourhoods free about this many decisions
 SUB_LINEARIZATION = 2
+MIN_SOLVE_SECONDS = 0.01  # a step whose cut left less than this does not solve
 
 
 @dataclass(frozen=True)
 class StepLimits:
     """How long one sub-solve may run: wall seconds, or deterministic work (reproducible)."""
 
-    seconds: float = 1.0
+    seconds: float = 1.0  # the whole step: cutting the sub-model and solving it
     deterministic: float | None = None  # set: the sub-solve stops on CP-SAT's work count
 
 
@@ -76,7 +78,12 @@ class NeighbourhoodSearch:
         solution: Sequence[int],
         objective: float,
         seed: int = 0,
+        stopped: Callable[[], bool] = lambda: False,
     ) -> None:
+        """``stopped``: checked while the model is read (long on large models); once it
+        is true the search does nothing (as after :meth:`stop`)."""
+        self._current: cp_model.CpSolver | None = None
+        self._stopped = False
         cells: dict[Cell, list[int]] = defaultdict(list)
         for (e, d, _s), x in compiled.x.items():
             cells[e, d].append(x.index)
@@ -86,7 +93,9 @@ class NeighbourhoodSearch:
         self._slots = compiled.shortages
         self._shift_of = {x.index: (e, d, s) for (e, d, s), x in compiled.x.items()}
         decisions = [i for indices in self._cells.values() for i in indices]
-        self._extractor = Extractor.of(compiled.model, decisions)
+        self._extractor = Extractor.of(compiled.model, decisions, stopped)
+        if self._extractor is None and stopped():
+            self._stopped = True
         self._shape = shape_of(compiled.problem)
         self.selector = Selector(
             applicable(self._shape),
@@ -98,11 +107,10 @@ class NeighbourhoodSearch:
         self.steps = 0
         self._values = np.asarray(solution, dtype=np.int64)
         self.objective = objective
-        self._whole = None if self._extractor is not None else _WholeModel(compiled, self._cells)
-        if self._whole is not None:
+        self._whole: _WholeModel | None = None
+        if self._extractor is None and not self._stopped:
+            self._whole = _WholeModel(compiled, self._cells)
             self._whole.fix_all(self._values)
-        self._current: cp_model.CpSolver | None = None
-        self._stopped = False
 
     # --- the incumbent -----------------------------------------------------------------
 
@@ -135,11 +143,15 @@ class NeighbourhoodSearch:
 
     def step(self, limits: StepLimits) -> Step:
         name, fraction = self.selector.choose(self.rng)
+        if self._stopped:
+            self.steps += 1
+            return Step(name, 0, "UNKNOWN", False, self.objective, proved_optimal=False)
         shape = self._shape
         if name == "shift_type":
             shape = with_roster(shape, self.roster())
         elif name == "shortfall":
             shape = with_shortfalls(shape, self._shortfalls())
+        began = time.perf_counter()
         cells = self._cells
         free = frozenset(
             cell for cell in NEIGHBOURHOODS[name](shape, self.rng, fraction) if cell in cells
@@ -159,10 +171,13 @@ class NeighbourhoodSearch:
         parameters.linearization_level = SUB_LINEARIZATION
         if limits.deterministic is not None:
             parameters.max_deterministic_time = limits.deterministic
-        else:
-            parameters.max_time_in_seconds = limits.seconds
+            skip = False
+        else:  # the seconds are the whole step's: cutting the sub-model counts
+            seconds = limits.seconds - (time.perf_counter() - began)
+            parameters.max_time_in_seconds = max(0.0, seconds)
+            skip = seconds < MIN_SOLVE_SECONDS
         self._current = solver  # stop() reaches a running sub-solve through this
-        status = cp_model.UNKNOWN if self._stopped else solver.solve(model)
+        status = cp_model.UNKNOWN if self._stopped or skip else solver.solve(model)
         self._current = None
         self.steps += 1
         improved = False

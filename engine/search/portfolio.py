@@ -173,7 +173,9 @@ class _Searcher:
             if self.done.wait(WAIT_FOR_ROSTER_SECONDS) or self._left() <= 0:
                 return
             solution, objective, seen = self.incumbent.read()
-        lns = NeighbourhoodSearch(self.compiled, solution, objective, self.seed)
+        lns = NeighbourhoodSearch(
+            self.compiled, solution, objective, self.seed, stopped=self.done.is_set
+        )
         self._lns = lns
         if self.done.is_set():
             lns.stop()
@@ -208,13 +210,19 @@ def search(
     search_seconds: float | None,
     seed: int,
     solve_full: Callable[[], cp_model.CpSolverStatus],
+    start: tuple[list[int], float] | None = None,
 ) -> SearchResult:
     """Run both halves until the first of: time, a proof, or the full solve's end.
 
     ``solve_full`` runs ``full`` on the compiled model (with its own watchdog) and
-    returns its status; ``progress`` is its solution callback.
+    returns its status; ``progress`` is its solution callback. ``start``: a complete,
+    feasible solution and its objective, the first incumbent (the search needs not wait
+    for CP-SAT to restate it).
     """
     incumbent = Incumbent()
+    if start is not None:
+        incumbent.offer(*start)
+        progress.record_roster(start[1])
     started = time.perf_counter()
     deadline = None if search_seconds is None else started + search_seconds
 

@@ -46,6 +46,7 @@ class Progress(cp_model.CpSolverSolutionCallback):
         self._lock = threading.Lock()
         self._started = time.perf_counter()
         self._bound = -math.inf
+        self._best = math.inf
 
     @property
     def bound(self) -> float:
@@ -62,13 +63,21 @@ class Progress(cp_model.CpSolverSolutionCallback):
             self.stop_search()
 
     def record_roster(self, objective: float, bound: float | None = None) -> None:
-        """A roster with this model objective (from either half of the portfolio)."""
+        """A roster with this model objective (from either half of the portfolio).
+
+        Only a better roster than every one before is a point of the trace: CP-SAT
+        restates the starting roster that the search already recorded, and may report
+        a roster the search has already beaten.
+        """
         with self._lock:
+            if bound is not None:
+                self._bound = max(self._bound, bound)
+            if objective >= self._best:
+                return
+            self._best = objective
             self.solutions += 1
             if self.first_solution_seconds is None:
                 self.first_solution_seconds = self.seconds()
-            if bound is not None:
-                self._bound = max(self._bound, bound)
             self.points.append(ProgressPoint(self.seconds(), objective, self._bound))
 
     def start(self) -> None:

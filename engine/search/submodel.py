@@ -19,7 +19,7 @@ the whole-model path.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +33,7 @@ _BOOLEAN_KINDS = (
     ("at_most_one", AT_MOST_ONE),
 )
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+CHECK_STOP_EVERY = 10_000  # constraints read between two looks at the stop signal
 
 Ints = np.ndarray  # a one-dimensional integer array
 
@@ -157,14 +158,11 @@ class Extractor:
         self.rows = rows
         self.decision = np.zeros(count, dtype=bool)
         self.decision[np.fromiter(decisions, dtype=np.int64)] = True
-        self.variable_domains = [list(variable.domain) for variable in proto.variables]
-        # Variables the model itself fixes (a singleton domain, or a literal that an
-        # unconditional conjunction forces) are constants, not helpers to follow: a
-        # hard group's literal is enforced true, and following it would reach every
-        # constraint of its group.
-        constant = np.fromiter(
-            (len(d) == 2 and d[0] == d[1] for d in self.variable_domains), dtype=bool, count=count
-        )
+        self._variables = proto.variables  # domains are read per cut: 5 us a variable
+        # A literal that an unconditional conjunction forces is a constant, not a helper
+        # to follow: a hard group's literal is enforced true, and following it would
+        # reach every constraint of its group.
+        constant = np.zeros(count, dtype=bool)
         enforcement_lengths = np.diff(self.enforcement_starts)
         ref_lengths = np.diff(self.ref_starts)
         forced = np.flatnonzero((self.kinds == BOOL_AND) & (enforcement_lengths == 0))
@@ -193,16 +191,24 @@ class Extractor:
         self.loose = loose[~(self.constant[loose] | self.decision[loose])]
 
     @classmethod
-    def of(cls, model: cp_model.CpModel, decisions: Collection[int]) -> Extractor | None:
-        """Read ``model``; None when it has a kind of constraint this module cannot cut."""
+    def of(
+        cls,
+        model: cp_model.CpModel,
+        decisions: Collection[int],
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> Extractor | None:
+        """Read ``model``; None when it has a kind of constraint this module cannot cut,
+        or when ``stopped()`` turns true while reading (1.1 million variables: 12 s)."""
         proto = model.proto
         if proto.has_floating_point_objective() or len(proto.search_strategy):
             return None
         if len(proto.objective.domain):
             return None
         reader = _Reader()
-        for constraint in proto.constraints:
+        for index, constraint in enumerate(proto.constraints):
             if not reader.read(constraint):
+                return None
+            if index % CHECK_STOP_EVERY == 0 and stopped():
                 return None
         return cls(model, reader, decisions)
 
@@ -236,9 +242,9 @@ class Extractor:
         proto = model.proto
         local = np.full(len(self.decision), -1, dtype=np.int64)
         local[variables] = np.arange(variables.size)
-        domains = self.variable_domains
+        full = self._variables
         for v in variables.tolist():
-            proto.variables.add().domain.extend(domains[v])
+            proto.variables.add().domain.extend(full[v].domain)
         _Folder(self, local, values, proto).add(rows)
         objective = proto.objective
         where = local[self.objective_vars]

@@ -157,6 +157,16 @@ def test_stop_makes_every_later_step_do_nothing(curtois_4: Trajectory) -> None:
         assert search.solution == start.solution
 
 
+def test_a_search_stopped_while_it_reads_the_model_does_nothing(curtois_4: Trajectory) -> None:
+    start = curtois_4.start
+    search = NeighbourhoodSearch(
+        start.compiled, start.solution, start.objective, seed=SEED, stopped=lambda: True
+    )
+    step = search.step(WORK)
+    assert step.status == "UNKNOWN" and not step.improved
+    assert search.solution == start.solution and search.objective == start.objective
+
+
 def test_stop_from_another_thread_ends_a_running_step(curtois_4: Trajectory) -> None:
     start = curtois_4.start
     search = NeighbourhoodSearch(start.compiled, start.solution, start.objective, seed=SEED)

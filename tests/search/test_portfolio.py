@@ -198,8 +198,9 @@ def searches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Call]]:
         search_seconds: float | None,
         seed: int,
         solve_full: Callable[[], cp_model.CpSolverStatus],
+        start: tuple[list[int], float] | None = None,
     ) -> SearchResult:
-        result = real(compiled, full, plan, progress, search_seconds, seed, solve_full)
+        result = real(compiled, full, plan, progress, search_seconds, seed, solve_full, start)
         parameters = full.parameters
         calls.append(Call(plan, parameters.num_workers, parameters.linearization_level, result))
         return result
