@@ -5,9 +5,10 @@ at the incumbent roster, hints the incumbent, and lets CP-SAT re-optimise the fr
 for a short while. The sub-model holds only what the freed decisions can reach
 (:mod:`engine.search.submodel`), with everything else folded in as constants, so a step
 costs in proportion to its neighbourhood, not the model: on a 364-day request CP-SAT
-spent about 1.5 s loading and presolving the whole model for each sub-solve. A model the
-cutter cannot read falls back to a clone of the whole model with the kept decisions
-fixed through their domains (only the cells that changed since the last step touched).
+spent about 1.5 s loading and presolving the whole model for each sub-solve. A model
+the cutter cannot read, or a small one (CUT_FROM_VARIABLES), uses a clone of the whole
+model instead, with the kept decisions fixed through their domains (only the cells that
+changed since the last step touched).
 
 Sub-solves use CP-SAT's stronger LP relaxation (``linearization_level`` 2): with the rest
 of the roster fixed the part is small, and the LP both finds and proves its best quickly.
@@ -40,6 +41,10 @@ from engine.search.submodel import Extractor
 
 TARGET_FREE_DECISIONS = 800  # first neighbourhoods free about this many decisions
 SUB_LINEARIZATION = 2
+# Below this many model variables the whole-model clone did better at 10 s: three
+# synthetic requests of 5,000-23,000 variables, three runs each, medians +5 %, +9 % and
+# 0 % with cutting. From 113,000 (Curtois & Qu 21) cutting did better (benchmarks/README.md).
+CUT_FROM_VARIABLES = 100_000
 MIN_SOLVE_SECONDS = 0.01  # a step whose cut left less than this does not solve
 
 
@@ -79,9 +84,12 @@ class NeighbourhoodSearch:
         objective: float,
         seed: int = 0,
         stopped: Callable[[], bool] = lambda: False,
+        cut: bool | None = None,
     ) -> None:
         """``stopped``: checked while the model is read (long on large models); once it
-        is true the search does nothing (as after :meth:`stop`)."""
+        is true the search does nothing (as after :meth:`stop`). ``cut``: solve cut-down
+        sub-models (True) or clones of the whole model (False); by default, cut from
+        CUT_FROM_VARIABLES on."""
         self._current: cp_model.CpSolver | None = None
         self._stopped = False
         cells: dict[Cell, list[int]] = defaultdict(list)
@@ -93,8 +101,10 @@ class NeighbourhoodSearch:
         self._slots = compiled.shortages
         self._shift_of = {x.index: (e, d, s) for (e, d, s), x in compiled.x.items()}
         decisions = [i for indices in self._cells.values() for i in indices]
-        self._extractor = Extractor.of(compiled.model, decisions, stopped)
-        if self._extractor is None and stopped():
+        if cut is None:
+            cut = len(compiled.model.proto.variables) >= CUT_FROM_VARIABLES
+        self._extractor = Extractor.of(compiled.model, decisions, stopped) if cut else None
+        if cut and self._extractor is None and stopped():
             self._stopped = True
         self._shape = shape_of(compiled.problem)
         self.selector = Selector(

@@ -49,8 +49,16 @@ class Trajectory:
         return [step.objective for step in self.steps]
 
 
-def walk(start: Start, steps: int, limits: StepLimits = WORK, seed: int = SEED) -> Trajectory:
-    search = NeighbourhoodSearch(start.compiled, start.solution, start.objective, seed=seed)
+def walk(
+    start: Start,
+    steps: int,
+    limits: StepLimits = WORK,
+    seed: int = SEED,
+    cut: bool | None = None,
+) -> Trajectory:
+    search = NeighbourhoodSearch(
+        start.compiled, start.solution, start.objective, seed=seed, cut=cut
+    )
     taken, solutions = [], []
     for _ in range(steps):
         taken.append(search.step(limits))
@@ -107,6 +115,20 @@ def test_steps_on_curtois_4_never_worsen_and_keep_rosters_the_checker_accepts(
     assert curtois_4.objectives()[-1] < curtois_4.start.objective
 
 
+def test_steps_on_cut_down_sub_models_keep_rosters_the_checker_accepts(
+    curtois_4: Trajectory,
+) -> None:
+    """The same search on cut-down sub-models (large models use them by default)."""
+    start = curtois_4.start
+    trajectory = walk(start, STEPS, cut=True)
+    instance = load(4)
+    assert_every_step_keeps_a_better_or_equal_roster(
+        trajectory, lambda solution: priced_by_checker(start.compiled, instance, solution)
+    )
+    assert trajectory.objectives()[-1] < start.objective
+    assert walk(start, STEPS, cut=True).solutions == trajectory.solutions  # reproducible
+
+
 def test_the_same_seed_gives_the_same_steps(curtois_4: Trajectory) -> None:
     again = walk(curtois_4.start, STEPS)
     assert again.steps == curtois_4.steps  # neighbourhood, size, status and objective
@@ -160,7 +182,7 @@ def test_stop_makes_every_later_step_do_nothing(curtois_4: Trajectory) -> None:
 def test_a_search_stopped_while_it_reads_the_model_does_nothing(curtois_4: Trajectory) -> None:
     start = curtois_4.start
     search = NeighbourhoodSearch(
-        start.compiled, start.solution, start.objective, seed=SEED, stopped=lambda: True
+        start.compiled, start.solution, start.objective, SEED, stopped=lambda: True, cut=True
     )
     step = search.step(WORK)
     assert step.status == "UNKNOWN" and not step.improved
@@ -195,7 +217,7 @@ def test_a_model_the_cutter_cannot_read_is_searched_as_a_whole_clone() -> None:
     model.add_max_equality(extra, [0, 1])
     start = Start(first.compiled, [*first.solution, 1], first.objective)
     assert Extractor.of(model, [x.index for x in first.compiled.x.values()]) is None
-    trajectory = walk(start, 4)
+    trajectory = walk(start, 4, cut=True)
     instance = load(4)
     assert_every_step_keeps_a_better_or_equal_roster(
         trajectory, lambda solution: priced_by_checker(start.compiled, instance, solution)
