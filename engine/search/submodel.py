@@ -143,7 +143,9 @@ class Extractor:
         def ints(data: array) -> Ints:  # type: ignore[type-arg]
             return np.frombuffer(data, dtype=np.int64) if len(data) else np.zeros(0, np.int64)
 
-        self.kinds = np.frombuffer(read.kinds, dtype=np.int8) if len(read.kinds) else np.zeros(0)
+        self.kinds = (
+            np.frombuffer(read.kinds, dtype=np.int8) if len(read.kinds) else np.zeros(0, np.int8)
+        )
         self.enforcement, self.enforcement_starts = (
             ints(read.enforcement),
             ints(read.enforcement_starts),
@@ -291,8 +293,9 @@ class _Folder:
         kinds = s.kinds[rows]
         linear_term = np.repeat(kinds == LINEAR, r_lengths)
         # Linear rows: fold held terms into the bounds. Boolean rows: count held literals.
-        variables = np.where(linear_term, refs, _vars(refs))
-        r_mapped, r_held, r_truth = self._map(np.where(linear_term, variables, refs))
+        # (A linear row's terms are variables, never negated, so one mapping serves both.)
+        variables = _vars(refs)
+        r_mapped, r_held, r_truth = self._map(refs)
         fixed = _segment_sums(
             np.where(linear_term & r_held, coeffs * self._values[variables], 0), r_lengths
         )
