@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import ortools
@@ -10,6 +11,7 @@ import pytest
 
 from engine import audit as audit_module
 from engine.model import weights
+from engine.solve import SolveLimits, _search_seconds
 from tests.model.conftest import (
     NIGHT_HOURS,
     TIME_LIMIT_SECONDS,
@@ -216,3 +218,18 @@ def test_warm_start_does_not_change_the_optimum() -> None:
     )
     assert cold.status == warm.status == "optimal"
     assert cold.objective_value == warm.objective_value
+
+
+@pytest.mark.parametrize(
+    ("variables", "reserve"),
+    [(1_000, 1.5), (1_121_713, 1_121_713 * 6e-6), (50_000_000, 30.0)],
+)
+def test_the_pricing_reserve_grows_with_the_model_up_to_a_tenth_of_the_budget(
+    variables: int, reserve: float
+) -> None:
+    started = time.perf_counter()
+    seconds = _search_seconds(SolveLimits(time_limit_seconds=300.0), started, variables)
+    elapsed = time.perf_counter() - started
+    assert seconds is not None
+    # What the call itself took is the only slack: the reserve is what is left out.
+    assert 300.0 - reserve - elapsed <= seconds <= 300.0 - reserve
