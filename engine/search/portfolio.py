@@ -222,6 +222,7 @@ def search(
     incumbent = Incumbent()
     if start is not None:
         incumbent.offer(*start)
+        progress.start()
         progress.record_roster(start[1])
     started = time.perf_counter()
     deadline = None if search_seconds is None else started + search_seconds

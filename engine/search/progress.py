@@ -45,6 +45,7 @@ class Progress(cp_model.CpSolverSolutionCallback):
         self.on_roster: list[Callable[[Progress], None]] = []
         self._lock = threading.Lock()
         self._started = time.perf_counter()
+        self._clock_started = False
         self._bound = -math.inf
         self._best = math.inf
 
@@ -81,7 +82,12 @@ class Progress(cp_model.CpSolverSolutionCallback):
             self.points.append(ProgressPoint(self.seconds(), objective, self._bound))
 
     def start(self) -> None:
-        self._started = time.perf_counter()
+        """Start the clock, once: the portfolio starts it before it records the starting
+        roster, and the full-model solve's later call must not move it (the trace would
+        run backwards)."""
+        if not self._clock_started:
+            self._started = time.perf_counter()
+            self._clock_started = True
 
     def seconds(self) -> float:
         """One clock for every point (CP-SAT's wall_time would start a little later)."""
