@@ -99,7 +99,8 @@ class NeighbourhoodSearch:
             cells[e, d].append(y.index)
         self._cells = dict(cells)
         self._slots = compiled.shortages
-        self._shift_of = {x.index: (e, d, s) for (e, d, s), x in compiled.x.items()}
+        shifts = [(x.index, e, d, s) for (e, d, s), x in compiled.x.items()]
+        self._shift_of = np.asarray(shifts, dtype=np.int64).reshape(-1, 4).T  # index, e, d, s
         decisions = [i for indices in self._cells.values() for i in indices]
         if cut is None:
             cut = len(compiled.model.proto.variables) >= CUT_FROM_VARIABLES
@@ -136,8 +137,12 @@ class NeighbourhoodSearch:
             self._whole.fix_all(self._values)
 
     def roster(self) -> dict[Cell, int]:
-        values = self._values
-        return {(e, d): s for i, (e, d, s) in self._shift_of.items() if values[i]}
+        """The incumbent's shift per worked cell (a gather: a year's roster has 500,000
+        shift decisions, and a loop over them took 0.1 s a step)."""
+        index, employee, day, shift = self._shift_of
+        worked = self._values[index] != 0
+        cells = zip(employee[worked].tolist(), day[worked].tolist(), strict=True)
+        return dict(zip(cells, shift[worked].tolist(), strict=True))
 
     def _shortfalls(self) -> tuple[tuple[int, int | None, int], ...]:
         """Demand the incumbent leaves short: (day, shift, missing heads)."""

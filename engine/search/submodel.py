@@ -34,6 +34,9 @@ _BOOLEAN_KINDS = (
 )
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 CHECK_STOP_EVERY = 10_000  # constraints read between two looks at the stop signal
+MAX_TOKEN_TABLE = 1 << 18  # the widest range of values whose texts are tabulated
+# What a folded row becomes (see _actions).
+_SKIP, _FORBID, _LINEAR, _OR, _AND, _AND_NEGATED, _AT_MOST_ONE, _EXACTLY_ONE = range(8)
 
 Ints = np.ndarray  # a one-dimensional integer array
 
@@ -160,7 +163,9 @@ class Extractor:
         self.rows = rows
         self.decision = np.zeros(count, dtype=bool)
         self.decision[np.fromiter(decisions, dtype=np.int64)] = True
-        self._variables = proto.variables  # domains are read per cut: 5 us a variable
+        self._variables = proto.variables  # domains are read when first cut (_domains)
+        self._domain_text: dict[int, str] = {}
+        self.tokens = Tokens()
         # A literal that an unconditional conjunction forces is a constant, not a helper
         # to follow: a hard group's literal is enforced true, and following it would
         # reach every constraint of its group.
@@ -191,6 +196,17 @@ class Extractor:
         # A helper in the objective and in no row is free in every part (nothing ties it).
         loose = self.objective_vars[np.diff(self.variable_starts)[self.objective_vars] == 0]
         self.loose = loose[~(self.constant[loose] | self.decision[loose])]
+
+    def _domains(self, variables: Ints) -> str:
+        """The variables' declarations as protobuf text; each is read from the model
+        once (reading a domain from the model costs about 5 us)."""
+        known = self._domain_text
+        full = self._variables
+        for v in variables.tolist():
+            if v not in known:
+                bounds = "".join(f"domain:{b} " for b in full[v].domain)
+                known[v] = f"variables{{{bounds}}}"
+        return "".join([known[v] for v in variables.tolist()])
 
     @classmethod
     def of(
@@ -244,10 +260,9 @@ class Extractor:
         proto = model.proto
         local = np.full(len(self.decision), -1, dtype=np.int64)
         local[variables] = np.arange(variables.size)
-        full = self._variables
-        for v in variables.tolist():
-            proto.variables.add().domain.extend(full[v].domain)
-        _Folder(self, local, values, proto).add(rows)
+        folder = _Folder(self, local, values)
+        folder.add(rows)
+        proto.merge_text_format(self._domains(variables) + "".join(folder.text))
         objective = proto.objective
         where = local[self.objective_vars]
         kept = where >= 0
@@ -263,14 +278,44 @@ class Extractor:
         return SubModel(model, variables, int(rows.size))
 
 
-class _Folder:
-    """Writes rows into a sub-model, with every variable outside it as its value."""
+class Tokens:
+    """``field:value `` protobuf text per value, made once and reused by every cut.
 
-    def __init__(self, source: Extractor, local: Ints, values: Ints, proto: object) -> None:
+    Sub-model indices are small and coefficients few, so a table per field, indexed by
+    value, turns a column of numbers into its text with one gather.
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[str, tuple[int, np.ndarray]] = {}  # field -> (lowest, texts)
+
+    def of(self, name: str, values: Ints) -> list[str]:
+        if values.size == 0:
+            return []
+        low, high = int(values.min()), int(values.max()) + 1
+        lowest, table = self._tables.get(name, (low, np.empty(0, dtype=object)))
+        if low < lowest or high > lowest + table.size:
+            start, end = min(low, lowest), max(high, lowest + table.size)
+            if end - start > MAX_TOKEN_TABLE:  # too spread out to tabulate
+                return [f"{name}:{v} " for v in values.tolist()]
+            lowest, table = start, np.array([f"{name}:{v} " for v in range(start, end)], object)
+            self._tables[name] = lowest, table
+        result: list[str] = table[values - lowest].tolist()
+        return result
+
+
+class _Folder:
+    """Writes rows into a sub-model, with every variable outside it as its value.
+
+    The rows are written as protobuf text and parsed in one call: the model's Python
+    API costs two or three calls into the extension per row, and a step writes about
+    20,000 rows on a 364-day request (measured: a cut took 0.33 s, a sub-solve 0.25 s).
+    """
+
+    def __init__(self, source: Extractor, local: Ints, values: Ints) -> None:
         self._source = source
         self._local = local
         self._values = values
-        self._constraints = proto.constraints  # type: ignore[attr-defined]
+        self.text: list[str] = []
 
     def _map(self, literals: Ints) -> tuple[Ints, Ints, Ints]:
         """Per literal: its sub-model literal, whether it is held, and its held truth."""
@@ -283,6 +328,8 @@ class _Folder:
         return mapped, held, truth
 
     def add(self, rows: Ints) -> None:
+        """Fold and write ``rows``. What each row becomes is decided for all rows at once
+        (:func:`_actions`); the loop only writes."""
         s = self._source
         e_literals, e_lengths = _gather(s.enforcement, s.enforcement_starts, rows)
         e_mapped, e_held, e_truth = self._map(e_literals)
@@ -291,7 +338,8 @@ class _Folder:
         refs, r_lengths = _gather(s.refs, s.ref_starts, rows)
         coeffs, _ = _gather(s.coeffs, s.ref_starts, rows)
         kinds = s.kinds[rows]
-        linear_term = np.repeat(kinds == LINEAR, r_lengths)
+        linear_row = kinds == LINEAR
+        linear_term = np.repeat(linear_row, r_lengths)
         # Linear rows: fold held terms into the bounds. Boolean rows: count held literals.
         # (A linear row's terms are variables, never negated, so one mapping serves both.)
         variables = _vars(refs)
@@ -301,96 +349,123 @@ class _Folder:
         )
         held_true = _segment_sums((~linear_term & r_held & r_truth).astype(np.int64), r_lengths)
         free_count = _segment_sums((~r_held).astype(np.int64), r_lengths)
-        # Only the free literals and terms are written: slice them out once.
-        e_bounds = np.concatenate(
+        # Linear rows' domains, moved by their held part.
+        domains, d_lengths = _gather(s.domains, s.domain_starts, rows[linear_row])
+        shifted = _shift(domains, np.repeat(fixed[linear_row], d_lengths))
+        pair_holds = (shifted[0::2] <= 0) & (shifted[1::2] >= 0)
+        zero_inside = np.ones(rows.size, dtype=bool)
+        zero_inside[linear_row] = _segment_sums(pair_holds.astype(np.int64), d_lengths // 2) > 0
+        actions = _actions(kinds, dead, free_count, held_true, r_lengths - free_count, zero_inside)
+        # Only the free literals and terms are written: each as its text, made once.
+        e_starts = np.concatenate(
             ([0], np.cumsum(_segment_sums(e_keep.astype(np.int64), e_lengths)))
-        )
-        f_bounds = np.concatenate(([0], np.cumsum(free_count)))
-        e_list = e_mapped[e_keep].tolist()
-        r_list, c_list = r_mapped[~r_held].tolist(), coeffs[~r_held].tolist()
-        e_starts, f_starts = e_bounds.tolist(), f_bounds.tolist()
-        sizes = r_lengths.tolist()
-        for i, row in enumerate(rows.tolist()):
-            if dead[i]:
-                continue  # never enforced while its held enforcement is false
-            enforcement = e_list[e_starts[i] : e_starts[i + 1]]
+        ).tolist()
+        f_starts = np.concatenate(([0], np.cumsum(free_count))).tolist()
+        d_starts = np.concatenate(([0], np.cumsum(d_lengths))).tolist()
+        linear_at = (np.cumsum(linear_row) - 1).tolist()  # a row's place among linear rows
+        kept_enforcement = e_mapped[e_keep]
+        free_literals = r_mapped[~r_held]
+        tokens = self._source.tokens
+        enforced = tokens.of("enforcement_literal", kept_enforcement)
+        forbidding = tokens.of("literals", -kept_enforcement - 1)
+        literal = tokens.of("literals", free_literals)
+        negated = tokens.of("literals", -free_literals - 1)
+        term_vars = tokens.of("vars", free_literals)
+        term_coeffs = tokens.of("coeffs", coeffs[~r_held])
+        bound = [f"domain:{v} " for v in shifted.tolist()]
+        literal_list = free_literals.tolist()
+        action_list = actions.tolist()
+        text = self.text
+        join = "".join
+        for i in np.flatnonzero(actions != _SKIP).tolist():
+            action = action_list[i]
+            e0, e1 = e_starts[i], e_starts[i + 1]
             f0, f1 = f_starts[i], f_starts[i + 1]
-            free = r_list[f0:f1]
-            kind = int(kinds[i])
-            if kind == LINEAR:
-                d0, d1 = s.domain_starts[row], s.domain_starts[row + 1]
-                domain = [_shift(b, int(fixed[i])) for b in s.domains[d0:d1].tolist()]
-                if not free:
-                    if not _inside(0, domain):
-                        self._forbid(enforcement)
-                    continue
-                self._linear(enforcement, free, c_list[f0:f1], domain)
+            if action == _FORBID:  # the row cannot hold: its enforcement must not all hold
+                text.append(f"constraints{{bool_or{{{join(forbidding[e0:e1])}}}}}")
                 continue
-            true = int(held_true[i])
-            held = sizes[i] - (f1 - f0)
-            if kind == BOOL_OR:
-                if true:
-                    continue
-                if free:
-                    self._post(enforcement, "bool_or", free)
-                else:
-                    self._forbid(enforcement)
-            elif kind == BOOL_AND:
-                if true < held:  # a literal held false
-                    self._forbid(enforcement)
-                elif free:
-                    self._post(enforcement, "bool_and", free)
-            elif true > 1:  # EXACTLY_ONE, AT_MOST_ONE
-                self._forbid(enforcement)
-            elif true == 1:
-                if free:
-                    self._post(enforcement, "bool_and", [-lit - 1 for lit in free])
-            elif kind == EXACTLY_ONE:
-                if not free:
-                    self._forbid(enforcement)
-                    continue
-                self._post(enforcement, "bool_or", free)
-                if len(free) > 1:
-                    self._at_most_one(enforcement, free)
-            elif len(free) > 1:
-                self._at_most_one(enforcement, free)
+            head = join(enforced[e0:e1])
+            if action == _LINEAR:
+                at = linear_at[i]
+                body = (  # a packed field's values may come in several runs
+                    join(term_vars[f0:f1])
+                    + join(term_coeffs[f0:f1])
+                    + join(bound[d_starts[at] : d_starts[at + 1]])
+                )
+                text.append(f"constraints{{{head}linear{{{body}}}}}")
+            elif action == _AND_NEGATED:
+                text.append(f"constraints{{{head}bool_and{{{join(negated[f0:f1])}}}}}")
+            elif action == _AND:
+                text.append(f"constraints{{{head}bool_and{{{join(literal[f0:f1])}}}}}")
+            elif action == _AT_MOST_ONE:
+                self._at_most_one(head, literal_list[f0:f1], join(literal[f0:f1]))
+            else:  # _OR, or _EXACTLY_ONE: at least one, and at most one below
+                text.append(f"constraints{{{head}bool_or{{{join(literal[f0:f1])}}}}}")
+                if action == _EXACTLY_ONE and f1 - f0 > 1:
+                    self._at_most_one(head, literal_list[f0:f1], join(literal[f0:f1]))
 
-    def _linear(
-        self, enforcement: list[int], variables: list[int], coeffs: list[int], domain: list[int]
-    ) -> None:
-        constraint = self._constraints.add()
-        constraint.enforcement_literal.extend(enforcement)
-        linear = constraint.linear
-        linear.vars.extend(variables)
-        linear.coeffs.extend(coeffs)
-        linear.domain.extend(domain)
-
-    def _post(self, enforcement: list[int], kind: str, literals: list[int]) -> None:
-        constraint = self._constraints.add()
-        constraint.enforcement_literal.extend(enforcement)
-        getattr(constraint, kind).literals.extend(literals)
-
-    def _at_most_one(self, enforcement: list[int], literals: list[int]) -> None:
-        if not enforcement:
-            self._post(enforcement, "at_most_one", literals)
+    def _at_most_one(self, head: str, literals: list[int], literal_text: str) -> None:
+        if not head:
+            self.text.append(f"constraints{{at_most_one{{{literal_text}}}}}")
             return
         # An enforced at-most-one, as a linear row (not x is 1 - x).
-        variables = [lit if lit >= 0 else -lit - 1 for lit in literals]
-        coeffs = [1 if lit >= 0 else -1 for lit in literals]
+        terms = "".join(
+            f"vars:{lit} coeffs:1 " if lit >= 0 else f"vars:{-lit - 1} coeffs:-1 "
+            for lit in literals
+        )
         negated = sum(1 for lit in literals if lit < 0)
-        self._linear(enforcement, variables, coeffs, [INT_MIN, 1 - negated])
-
-    def _forbid(self, enforcement: list[int]) -> None:
-        """The row cannot hold: its enforcement must not all be true."""
-        self._constraints.add().bool_or.literals.extend(-lit - 1 for lit in enforcement)
+        domain = f"domain:{INT_MIN} domain:{1 - negated}"
+        self.text.append(f"constraints{{{head}linear{{{terms}{domain}}}}}")
 
 
-def _shift(bound: int, fixed: int) -> int:
-    """A domain bound moved by the held part, keeping infinite bounds infinite."""
-    if bound <= INT_MIN or bound >= INT_MAX:
-        return bound
-    return max(INT_MIN + 1, min(INT_MAX - 1, bound - fixed))
+def _shift(bounds: Ints, fixed: Ints) -> Ints:
+    """Domain bounds moved by the held part: ``bounds - fixed``, with infinite bounds
+    kept infinite and finite ones clamped inside the infinities (no wrap-around)."""
+    moved = bounds - fixed
+    wrapped = ((bounds ^ fixed) & (bounds ^ moved)) < 0  # the subtraction overflowed
+    moved = np.where(wrapped, np.where(bounds > 0, INT_MAX - 1, INT_MIN + 1), moved)
+    moved = np.clip(moved, INT_MIN + 1, INT_MAX - 1)
+    infinite = (bounds == INT_MIN) | (bounds == INT_MAX)
+    result: Ints = np.where(infinite, bounds, moved)
+    return result
 
 
-def _inside(value: int, domain: list[int]) -> bool:
-    return any(domain[i] <= value <= domain[i + 1] for i in range(0, len(domain), 2))
+def _actions(
+    kinds: Ints,
+    dead: Ints,
+    free: Ints,
+    held_true: Ints,
+    held: Ints,
+    zero_inside: Ints,
+) -> Ints:
+    """What each row becomes once its held variables are folded in (one code per row).
+
+    ``free``/``held``: its free and held literals (terms); ``held_true``: the held
+    literals that are true; ``zero_inside``: a linear row with every term held holds.
+    A row whose held enforcement is false is never enforced (``dead``), and a row that
+    cannot hold forbids its free enforcement.
+    """
+    linear, bool_or, bool_and = kinds == LINEAR, kinds == BOOL_OR, kinds == BOOL_AND
+    exactly_one = kinds == EXACTLY_ONE
+    cardinality = exactly_one | (kinds == AT_MOST_ONE)
+    some = free > 0
+    rules = [  # (condition, action): the first that holds decides
+        (dead, _SKIP),
+        (linear & some, _LINEAR),
+        (linear & ~zero_inside, _FORBID),
+        (linear, _SKIP),
+        (bool_or & (held_true > 0), _SKIP),
+        (bool_or & some, _OR),
+        (bool_or, _FORBID),
+        (bool_and & (held_true < held), _FORBID),  # a literal held false
+        (bool_and & some, _AND),
+        (bool_and, _SKIP),
+        (cardinality & (held_true > 1), _FORBID),
+        (cardinality & (held_true == 1) & some, _AND_NEGATED),  # the others are false
+        (cardinality & (held_true == 1), _SKIP),
+        (exactly_one & some, _EXACTLY_ONE),
+        (exactly_one, _FORBID),
+        (cardinality & (free > 1), _AT_MOST_ONE),
+    ]
+    result: Ints = np.select([c for c, _ in rules], [a for _, a in rules], default=_SKIP)
+    return result

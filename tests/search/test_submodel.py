@@ -19,7 +19,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from engine.search.neighbourhoods import NEIGHBOURHOODS, shape_of
-from engine.search.submodel import Extractor
+from engine.search.submodel import Extractor, Tokens
 from tests.search.rosters import (
     BACKSTOP_SECONDS,
     curtois_problem,
@@ -153,6 +153,41 @@ def test_sub_model_solutions_equal_full_model_solutions_around_the_incumbent(see
     for solution in found:  # the sub-model's objective is the full model's
         local = [solution[v] for v in sub.variables.tolist()]
         assert objective_of(sub.model, local) == objective_of(model, list(solution))
+
+
+@pytest.mark.parametrize("kind", ["or", "and", "at_most_one", "exactly_one", "linear"])
+def test_a_row_whose_held_body_fails_forbids_its_free_enforcement(kind: str) -> None:
+    """Every term is held and the body is false there, so the freed enforcement literal
+    may not turn the row on (random models rarely hold this case)."""
+    model = cp_model.CpModel()
+    a, b, c = (model.new_bool_var(name) for name in "abc")
+    on = model.new_bool_var("on")
+    body = {
+        "or": lambda: model.add_bool_or([a, b]),  # a = b = 0
+        "and": lambda: model.add_bool_and([a, c]),  # a = 0
+        "at_most_one": lambda: model.add_at_most_one([c, ~a]),  # c = 1, not a = 1
+        "exactly_one": lambda: model.add_exactly_one([a, b]),  # none
+        "linear": lambda: model.add_linear_constraint(2 * a + c, 2, 3),  # 1
+    }[kind]()
+    body.only_enforce_if(on)
+    model.minimize(-on)
+    extractor = Extractor.of(model, [0, 1, 2, 3])
+    assert extractor is not None
+    incumbent = np.asarray([0, 0, 1, 0], dtype=np.int64)
+    sub = extractor.extract([3], incumbent)
+    solver = cp_model.CpSolver()
+    assert solver.solve(sub.model) == cp_model.OPTIMAL
+    assert sub.expand(incumbent, list(solver.response_proto.solution)).tolist() == [0, 0, 1, 0]
+
+
+def test_tabulated_texts_equal_formatted_texts() -> None:
+    """The text tables widen as values arrive and step aside for far-spread values."""
+    tokens = Tokens()
+    rng = np.random.default_rng(4)
+    for low, high in [(0, 10), (-5, 3), (20, 40), (-3, 2**40), (-(2**63), 2**63 - 1), (0, 50)]:
+        values = rng.integers(low, high, size=30, dtype=np.int64, endpoint=True)
+        assert tokens.of("vars", values) == [f"vars:{v} " for v in values.tolist()]
+    assert tokens.of("vars", np.zeros(0, dtype=np.int64)) == []
 
 
 def test_a_model_with_another_kind_of_constraint_is_not_cut() -> None:
