@@ -4,8 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv test lint typecheck serve consumer notebook notebook-app lock clean \
+.PHONY: help venv test lint typecheck serve consumer notebook notebook-app lock clean \
         bench bench-full bench-curtois bench-scaling bench-search
+.DEFAULT_GOAL := help
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +15,15 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+## The list of targets, with what each does (the "## " comments above each target).
+help:
+	@awk '/^## / { text = text (text ? "\n" : "") substr($$0, 4); next } \
+	     /^[a-z][a-z-]*:/ { if (text) { split($$0, name, ":"); \
+	         n = split(text, lines, "\n"); printf "  %-14s %s\n", name[1], lines[1]; \
+	         for (i = 2; i <= n; i++) printf "  %-14s %s\n", "", lines[i] } text = ""; next } \
+	     { text = "" }' $(MAKEFILE_LIST)
+
+## The virtual environment, installed from the lock file (every target does this first).
 venv: $(STAMP)
 
 ## Whole test suite: lint, type check, then pytest on both cores.
@@ -22,10 +32,12 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
 
+## Lint and formatting checks only.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+## Type check only.
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
@@ -54,25 +66,28 @@ lock:
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile requirements.in -o requirements.lock --python-version 3.11 --no-header
 
-## Benchmarks (benchmarks/README.md). Results, summary and charts go to benchmarks/results/.
-## bench: the quick suite (< 10 min on 2 cores); bench-full: every method on every size;
-## bench-curtois: the Curtois & Qu instances; bench-scaling: one instance at 1-8 workers;
-## bench-search: the search targets, engine at 10 s and 30 s against plain CP-SAT at 30 s
-## on the size sweep at three seeds (about 40 min on 2 cores).
+# Benchmarks (benchmarks/README.md): results, summary and charts go to benchmarks/results/.
+## The quick benchmark suite (under 10 min on 2 cores).
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks run --suite quick --workers 2
 
+## Every method on every size.
 bench-full: $(STAMP)
 	$(BIN)/python -m benchmarks run --suite full --workers 2
 
+## Curtois & Qu 1-12 at 60 s each, checked independently.
 bench-curtois: $(STAMP)
 	$(BIN)/python -m benchmarks curtois-report --instances 1-12 --time-limit 60 --workers 2
 
+## One instance at 1, 2, 4 and 8 workers.
 bench-scaling: $(STAMP)
 	$(BIN)/python -m benchmarks scaling --instance syn-80k --workers 1,2,4,8
 
+## The search targets: engine at 10 s and 30 s against plain CP-SAT at 30 s, on the size
+## sweep at three seeds (about 40 min on 2 cores).
 bench-search: $(STAMP)
 	$(BIN)/python -m benchmarks run --suite search --workers 2
 
+## Remove the virtual environment and the tools' caches.
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

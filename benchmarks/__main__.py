@@ -1,36 +1,52 @@
-"""``python -m benchmarks <command>``: run suites, chart and compare results, scale threads.
-
-Commands: ``run``, ``report`` (reprint a summary), ``targets`` (the search targets of a
-``search`` suite run, :mod:`benchmarks.targets`), ``charts``, ``compare``, ``scaling``,
-``curtois`` / ``curtois-report`` (forwarded to :mod:`benchmarks.curtois`), ``load``
-(concurrent solves against a service, :mod:`benchmarks.load`) and ``concurrency``
-(solves sharing the cores, :mod:`benchmarks.concurrency`). ``_one``
-is internal: the runner starts it once per (instance, method) in a fresh process. Heavy
-modules are imported by the command that needs them, so ``--help`` and ``_one`` start
-fast.
+"""``python -m benchmarks <command>``: the suites, charts and comparisons, and the
+Curtois & Qu benchmark. Each command parses its own options (``COMMAND --help``); heavy
+modules are imported by the command that needs them, so help starts fast. ``_one`` is
+internal: the runner starts it once per (instance, method) in a fresh process.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
 def _run(argv: list[str]) -> int:
     from benchmarks.runner import RESULTS, run_suite
-    from benchmarks.suite import load_suite
+    from benchmarks.suite import SUITES, load_suite
 
-    parser = argparse.ArgumentParser(prog="python -m benchmarks run")
-    parser.add_argument("--suite", default="quick", help="quick, full or a suite file path")
-    parser.add_argument("--time-limit-scale", type=float, default=1.0, metavar="X")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks run",
+        description="Run a suite: every instance with every method, one fresh process each.",
+    )
+    parser.add_argument(
+        "--suite", default="quick", help="quick, full, search, or a suite file's path"
+    )
+    parser.add_argument(
+        "--time-limit-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every time limit of the suite by X (default 1)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers per run")
-    parser.add_argument("--out", type=Path, default=RESULTS, metavar="DIR")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="only these instances")
-    parser.add_argument("--no-charts", action="store_true")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS, metavar="DIR", help="results directory"
+    )
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", help="run only these instances of the suite"
+    )
+    parser.add_argument("--no-charts", action="store_true", help="skip the HTML charts")
     args = parser.parse_args(argv)
+    try:
+        suite = load_suite(args.suite)
+    except FileNotFoundError:
+        known = ", ".join(sorted(p.stem for p in SUITES.glob("*.json")))
+        parser.error(f"no suite {args.suite!r}: give one of {known}, or a suite file's path")
     csv, summary = run_suite(
-        load_suite(args.suite),
+        suite,
         only=args.only,
         time_scale=args.time_limit_scale,
         workers=args.workers,
@@ -76,43 +92,65 @@ def _curtois(argv: list[str]) -> int:
     return main(argv)
 
 
+def _forward(module: str) -> Callable[[list[str]], int]:
+    """A command whose module has its own ``main(argv)``."""
+
+    def run(argv: list[str]) -> int:
+        return int(importlib.import_module(f"benchmarks.{module}").main(argv))
+
+    return run
+
+
+COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
+    "run": ("run a suite (quick, full, search, or a suite file)", _run),
+    "report": ("print the summary of a results CSV again", _report),
+    "targets": ("check the search targets of a search-suite run", _forward("targets")),
+    "charts": ("write the HTML charts of a results CSV", _charts),
+    "compare": ("compare two results files, instance by instance", _forward("compare")),
+    "scaling": ("one instance at 1, 2, 4, 8 workers", _forward("scaling")),
+    "curtois": ("solve one Curtois & Qu instance and check it", _curtois),
+    "curtois-report": ("solve and check several Curtois & Qu instances", _curtois),
+    "load": ("concurrent solves against a running service", _forward("load")),
+    "concurrency": ("solves sharing the cores, in one process pool", _forward("concurrency")),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    listing = "\n".join(f"  {name:<16}{text}" for name, (text, _) in COMMANDS.items())
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Benchmarks of the engine: suites against baselines, the Curtois & Qu "
+        "instances, and load on the service. Results go to benchmarks/results/.",
+        epilog=f"commands:\n{listing}\n\n'python -m benchmarks COMMAND --help' "
+        "shows a command's options; benchmarks/README.md explains the results.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=list(COMMANDS), metavar="COMMAND")
+    parser.add_argument("options", nargs=argparse.REMAINDER, help="the command's own options")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
-    if command == "_one":
+    if args and args[0] == "_one":
         from benchmarks.one import main as one
 
-        return one(rest)
-    if command in ("curtois", "curtois-report"):
-        return _curtois(args)
-    if command == "compare":
-        from benchmarks.compare import main as compare
-
-        return compare(rest)
-    if command == "scaling":
-        from benchmarks.scaling import main as scaling
-
-        return scaling(rest)
-    if command == "targets":
-        from benchmarks.targets import main as targets
-
-        return targets(rest)
-    if command == "load":
-        from benchmarks.load import main as load
-
-        return load(rest)
-    if command == "concurrency":
-        from benchmarks.concurrency import main as concurrency
-
-        return concurrency(rest)
-    commands = {"run": _run, "charts": _charts, "report": _report}
-    if command not in commands:
-        print(f"unknown command {command!r}\n\n{__doc__}", file=sys.stderr)
+        return one(args[1:])
+    parser = _parser()
+    if not args:
+        parser.print_help(sys.stderr)
         return 2
-    return commands[command](rest)
+    parsed = parser.parse_args(args)
+    _, run = COMMANDS[parsed.command]
+    forwarded = list(parsed.options)
+    if parsed.command in ("curtois", "curtois-report"):
+        forwarded.insert(0, parsed.command)
+    try:
+        return run(forwarded)
+    except FileNotFoundError as exc:  # a results or dataset file that is not there
+        problem = f"no such file: {exc.filename}" if exc.filename else str(exc).splitlines()[0]
+        parser.exit(2, f"python -m benchmarks {parsed.command}: error: {problem}\n")
+        raise  # unreachable: exit raises SystemExit
 
 
 if __name__ == "__main__":

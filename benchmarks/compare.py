@@ -137,7 +137,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks compare")
     parser.add_argument("a", type=Path, help="the earlier results (CSV or parquet)")
     parser.add_argument("b", type=Path, help="the later results")
-    parser.add_argument("--fail-on-regression", action="store_true")
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when any (instance, method) got worse",
+    )
     args = parser.parse_args(argv)
     a, b = read_runs(args.a), read_runs(args.b)
     changes = compare(a, b)

@@ -347,12 +347,38 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks concurrency", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--dataset", nargs="+", default=list(DEFAULT_DATASETS), metavar="PATH")
-    parser.add_argument("--limits", type=_floats, default=[5.0, 30.0], metavar="T,...")
-    parser.add_argument("--solves", type=int_list, default=[1, 2, 3, 4, 6], metavar="N,...")
-    parser.add_argument("--workers", type=int_list, default=[1, 2], metavar="W,...")
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=RESULTS, metavar="DIR")
+    parser.add_argument(
+        "--dataset",
+        nargs="+",
+        default=list(DEFAULT_DATASETS),
+        metavar="PATH",
+        help="requests to solve (paths from the repository root)",
+    )
+    parser.add_argument(
+        "--limits",
+        type=_floats,
+        default=[5.0, 30.0],
+        metavar="T,...",
+        help="time limits in seconds",
+    )
+    parser.add_argument(
+        "--solves",
+        type=int_list,
+        default=[1, 2, 3, 4, 6],
+        metavar="N,...",
+        help="how many solves share the cores at once",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int_list,
+        default=[1, 2],
+        metavar="W,...",
+        help="CP-SAT workers per solve",
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="batches per cell")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS, metavar="DIR", help="results directory"
+    )
     args = parser.parse_args(argv)
     requests = {p: json.loads((ROOT / p).read_text(encoding="utf-8")) for p in args.dataset}
     started, load_before = timestamp(), load_average()

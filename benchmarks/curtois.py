@@ -184,18 +184,32 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     commands = parser.add_subparsers(dest="command", required=True)
     one = commands.add_parser("curtois", help="solve one instance, print its roster as JSON")
-    one.add_argument("instance", type=int)
-    one.add_argument("--time-limit", type=float, default=60.0)
-    one.add_argument("--workers", type=int, default=2)
-    one.add_argument("--out", default=None)
-    one.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    one.add_argument("instance", type=int, help="instance number, 1-24")
+    one.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
+    one.add_argument("--workers", type=int, default=2, help="CP-SAT workers")
+    one.add_argument("--out", default=None, help="write the roster JSON here (default: stdout)")
+    one.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a CP-SAT parameter (repeatable)",
+    )
     one.set_defaults(run=_solve_command)
     many = commands.add_parser("curtois-report", help="solve and check several instances")
-    many.add_argument("--instances", default="1-12")
-    many.add_argument("--time-limit", type=float, default=60.0)
-    many.add_argument("--workers", type=int, default=2)
-    many.add_argument("--out", default=None)
-    many.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    many.add_argument(
+        "--instances", default="1-12", help="numbers and ranges, e.g. 1-12 or 13,15,21-24"
+    )
+    many.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
+    many.add_argument("--workers", type=int, default=2, help="CP-SAT workers")
+    many.add_argument("--out", default=None, help="write the CSV here (default: stdout only)")
+    many.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a CP-SAT parameter (repeatable)",
+    )
     many.set_defaults(run=_report_command)
     return parser
 

@@ -39,11 +39,13 @@ def summary(name: str, samples: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default="http://localhost:3000/v1/public")
-    parser.add_argument("--key", required=True)
-    parser.add_argument("--validate", type=int, default=200)
-    parser.add_argument("--solve", type=int, default=50)
-    parser.add_argument("--dataset", default="datasets/retail_weekdays.json")
+    parser.add_argument("--url", default="http://localhost:3000/v1/public", help="the API root")
+    parser.add_argument("--key", required=True, help="an API key")
+    parser.add_argument("--validate", type=int, default=200, help="validate calls to time")
+    parser.add_argument("--solve", type=int, default=50, help="solve calls to time")
+    parser.add_argument(
+        "--dataset", default="datasets/retail_weekdays.json", help="the request to send"
+    )
     args = parser.parse_args()
     body = Path(args.dataset).read_bytes()
     json_headers = {"Content-Type": "application/json"}

@@ -469,16 +469,45 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--url", default=DEFAULT_URL, help="the API root (/v1/public)")
     parser.add_argument("--key", help="an API key (default: env DEMO_API_KEY)")
-    parser.add_argument("--dataset", type=Path, default=ROOT / DEFAULT_DATASET)
-    parser.add_argument("--time-limit", type=int, default=5, metavar="S")
-    parser.add_argument("--concurrency", type=int_list, default=[1, 4, 12, 32], metavar="C,...")
+    parser.add_argument(
+        "--dataset", type=Path, default=ROOT / DEFAULT_DATASET, help="the request to send"
+    )
+    parser.add_argument(
+        "--time-limit", type=int, default=5, metavar="S", help="each solve's time limit"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int_list,
+        default=[1, 4, 12, 32],
+        metavar="C,...",
+        help="concurrent requests per burst",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="bursts per concurrency")
-    parser.add_argument("--queue-wait", type=float, default=10.0, metavar="S")
-    parser.add_argument("--request-timeout", type=float, default=300.0, metavar="S")
+    parser.add_argument(
+        "--queue-wait",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="how long a request may wait for a solver slot",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="the client's timeout per request",
+    )
     parser.add_argument("--warmup", type=int, default=1, help="solves before measuring")
     parser.add_argument("--serve", action="store_true", help="start and stop the service")
     parser.add_argument("--serve-log", type=Path, help="keep the served copy's log here")
-    parser.add_argument("--out", nargs="?", const=RESULTS, type=Path, metavar="DIR")
+    parser.add_argument(
+        "--out",
+        nargs="?",
+        const=RESULTS,
+        type=Path,
+        metavar="DIR",
+        help="write the results here (no DIR: benchmarks/results)",
+    )
     return parser
 
 

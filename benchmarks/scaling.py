@@ -48,10 +48,14 @@ def scaling_chart(runs: pl.DataFrame, instance: str) -> alt.HConcatChart:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks scaling")
     parser.add_argument("--suite", default="quick", help="where the instance is defined")
-    parser.add_argument("--instance", default=DEFAULT_INSTANCE)
+    parser.add_argument(
+        "--instance", default=DEFAULT_INSTANCE, help="an instance name of the suite"
+    )
     parser.add_argument("--workers", default="1,2,4,8", help="comma-separated worker counts")
     parser.add_argument("--time-limit", type=float, help="default: the suite's for the instance")
-    parser.add_argument("--out", type=Path, default=RESULTS, metavar="DIR")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS, metavar="DIR", help="results directory"
+    )
     args = parser.parse_args(argv)
     suite = load_suite(args.suite)
     (instance,) = suite.select([args.instance])

@@ -1,11 +1,21 @@
 """Command line: ``python -m engine validate|solve|audit``.
 
-    python -m engine validate REQUEST.json     ValidateResponse, or the errors (exit 2)
+    python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
-                                               SolveResponse JSON (exit 0 completed, 1 failed)
+                       [--progress | --quiet] [--format json|table]
+                                               SolveResponse JSON, or the roster as a table
     python -m engine audit REQUEST.json RESPONSE.json
-                                               the audit (exit 0 clean, 1 violations or
-                                               metrics that disagree with the audit)
+                                               the audit
+
+stdout carries only the result. People get the rest on stderr: live progress while a
+solve runs (on a terminal, or with ``--progress``), a one-line summary at the end, and
+each fault of a bad input as ``employees[2].favourite_colour: message (code)``
+(``validate`` also prints its JSON verdict on stdout). ``--quiet`` leaves stderr to
+faults alone.
+
+Exit codes: 0 done (completed solve, clean audit, valid request); 1 no roster, or an
+audit that found violations or metrics that disagree with it; 2 bad input (with every
+fault and its JSON path; never a traceback); 3 an internal error.
 
 The audit needs only ``solution.assignments`` (or ``{"assignments": [...]}``, or a bare
 list) from RESPONSE: reported metrics and shortages are compared when they can be read,
@@ -28,7 +38,7 @@ from engine.diagnose import DEFAULT_BUDGET_SECONDS
 from engine.errors import FieldError, InvalidRequest
 from engine.rules import load_json
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def _read_json(path: str, stdin: TextIO) -> Any:
@@ -45,32 +55,52 @@ def _print(payload: Any, out: TextIO) -> None:
     out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
-def _validate(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+def _validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     from engine.validation import validate
 
-    response = validate(_read_json(args.request, stdin))
+    try:
+        response = validate(_read_json(args.request, stdin))
+    except InvalidRequest as exc:  # the verdict is validate's result: stdout too
+        _print({"errors": [e.as_dict() for e in exc.errors]}, out)
+        raise
     _print(response.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(f"valid: {response.employee_count} employees, {response.schedule_days} days\n")
     return EXIT_OK
 
 
-def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.console import LiveProgress, roster_table, summary
     from engine.rules import parse_request
     from engine.solve import SolveLimits, solve
 
     request = parse_request(_read_json(args.request, stdin))
+    show = not args.quiet and (args.progress or err.isatty()) and not args.log
+    time_limit = args.time_limit or float(request.options.solver_timeout_seconds)
+    live = LiveProgress(err, time_limit) if show else None
     limits = SolveLimits(
         time_limit_seconds=args.time_limit,
         num_workers=args.workers,
         random_seed=args.seed,
         log_search=args.log,
         diagnosis_budget_seconds=args.diagnosis_budget,
+        on_progress=None if live is None else live.update,
     )
-    response = solve(request, limits)
-    _print(response.model_dump(mode="json", exclude_none=True), out)
+    if live is None:
+        response = solve(request, limits)
+    else:
+        with live.shown():
+            response = solve(request, limits)
+    if args.format == "table":
+        out.write(roster_table(request, response))
+    else:
+        _print(response.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(summary(request, response) + "\n")
     return EXIT_OK if response.status == "completed" else EXIT_FAILED
 
 
-def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     from engine.audit import audit, compare_shortages, compare_with_metrics, read_response
     from engine.rules import parse_request
 
@@ -88,16 +118,40 @@ def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if response.notes:
         payload["notes"] = response.notes
     _print(payload, out)
-    return EXIT_OK if report.feasible and not mismatches else EXIT_FAILED
+    clean = report.feasible and not mismatches
+    if not args.quiet:
+        verdict = "clean" if clean else "not clean"
+        err.write(
+            f"audit {verdict}: {len(report.hard_violations)} hard violations, "
+            f"{len(mismatches)} metrics that disagree, objective {report.objective_value:g}\n"
+        )
+    return EXIT_OK if clean else EXIT_FAILED
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="check a request without solving")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine",
+        description="Validate, solve and audit shift-scheduling requests (the v1 contract).",
+        epilog="Exit codes: 0 done, 1 no roster or an audit that is not clean, "
+        "2 bad input, 3 internal error.",
+    )
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument(
+        "-q", "--quiet", action="store_true", help="nothing on stderr but the faults"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    v = sub.add_parser(
+        "validate", parents=[quiet], help="check a request without solving (free, fast)"
+    )
     v.add_argument("request", help="SolveRequest JSON file, or - for stdin")
     v.set_defaults(run=_validate)
-    s = sub.add_parser("solve", help="solve a request and print the SolveResponse")
+    s = sub.add_parser(
+        "solve",
+        parents=[quiet],
+        help="solve a request and print the SolveResponse",
+        description="Solve a request. stdout: the SolveResponse JSON (or the roster with "
+        "--format table); stderr: live progress and a one-line summary.",
+    )
     s.add_argument("request", help="SolveRequest JSON file, or - for stdin")
     s.add_argument(
         "--time-limit", type=float, default=None, help="seconds (default: the request's)"
@@ -105,6 +159,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all cores)")
     s.add_argument(
         "--seed", type=int, default=0, help="random seed (reproducible with --workers 1)"
+    )
+    s.add_argument(
+        "--progress",
+        action="store_true",
+        help="progress on stderr once a second, even when stderr is not a terminal",
+    )
+    s.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help="json: the SolveResponse (default); table: employees x dates",
     )
     s.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     s.add_argument(
@@ -114,7 +179,7 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds to explain an infeasible request (0: skip the diagnosis)",
     )
     s.set_defaults(run=_solve)
-    a = sub.add_parser("audit", help="check a roster independently of the solver")
+    a = sub.add_parser("audit", parents=[quiet], help="check a roster independently of the solver")
     a.add_argument("request", help="SolveRequest JSON file, or - for stdin")
     a.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
     a.set_defaults(run=_audit)
@@ -122,14 +187,32 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(
-    argv: Sequence[str] | None = None, out: TextIO = sys.stdout, stdin: TextIO = sys.stdin
+    argv: Sequence[str] | None = None,
+    out: TextIO = sys.stdout,
+    stdin: TextIO = sys.stdin,
+    err: TextIO = sys.stderr,
 ) -> int:
     args = _parser().parse_args(argv)
     try:
-        return int(args.run(args, out, stdin))
+        return int(args.run(args, out, stdin, err))
     except InvalidRequest as exc:
-        _print({"errors": [e.as_dict() for e in exc.errors]}, out)
+        from engine.console import fault_lines
+
+        count = len(exc.errors)
+        err.write(f"bad input: {count} fault{'' if count == 1 else 's'}\n")
+        for line in fault_lines(exc.errors):
+            err.write(f"  {line}\n")
         return EXIT_INVALID
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return 130
+    except Exception as exc:  # the last resort: a short message, never a traceback
+        err.write(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in the engine, not in your input; please report it with the "
+            "request that caused it.\n"
+        )
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ from engine.contract import (
     SoftConstraintViolation,
     SolveRequest,
 )
-from engine.errors import FieldError, InvalidRequest
+from engine.errors import FieldError, InvalidRequest, dotted
 from engine.rules import ErrorCode, parse_model
 
 _Item = TypeVar("_Item", bound=BaseModel)
@@ -996,18 +996,6 @@ class ReadResponse:
     metrics: ReportedMetrics | None = None
     shortages: list[Shortage] | None = None
     notes: list[str] = field(default_factory=list)
-
-
-def dotted(path: Sequence[str | int]) -> str:
-    """A JSON path as text: ``("solution", "assignments", 3, "date")`` is
-    ``solution.assignments[3].date``."""
-    text = ""
-    for segment in path:
-        if isinstance(segment, int):
-            text += f"[{segment}]"
-        else:
-            text += f".{segment}" if text else segment
-    return text or "(root)"
 
 
 def _fault(path: tuple[str | int, ...], message: str, code: ErrorCode) -> InvalidRequest:

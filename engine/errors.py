@@ -12,7 +12,20 @@ HTTP itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+
+def dotted(path: Sequence[str | int]) -> str:
+    """A JSON path as people read it: ``("solution", "assignments", 3, "date")`` is
+    ``solution.assignments[3].date``."""
+    text = ""
+    for segment in path:
+        if isinstance(segment, int):
+            text += f"[{segment}]"
+        else:
+            text += f".{segment}" if text else segment
+    return text or "(root)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +40,7 @@ class FieldError:
         return {"path": list(self.path), "message": self.message, "code": self.code}
 
     def __str__(self) -> str:
-        return f"{'/'.join(map(str, self.path)) or '(root)'}: {self.message} [{self.code}]"
+        return f"{dotted(self.path)}: {self.message} [{self.code}]"
 
 
 class EngineError(Exception):
@@ -41,9 +54,7 @@ class InvalidRequest(EngineError):
         self.errors = errors
         first = errors[0] if errors else None
         summary = f"{len(errors)} error(s)" + (
-            f"; first at {'/'.join(map(str, first.path)) or '(root)'}: {first.message}"
-            if first
-            else ""
+            f"; first at {dotted(first.path)}: {first.message}" if first else ""
         )
         super().__init__(summary)
 

@@ -93,6 +93,8 @@ class SolveLimits:
     diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
     parameters: Mapping[str, object] = field(default_factory=dict)  # extra CP-SAT ones
     neighbourhood_search: bool = True  # from 2 workers on: the portfolio (engine.search)
+    # Sees each point of the search's trace as it happens (engine.search.progress).
+    on_progress: Callable[[ProgressPoint], None] | None = None
 
 
 @dataclass
@@ -313,7 +315,7 @@ def run(
     solver = cp_model.CpSolver()
     search_seconds = _search_seconds(limits, started, variables)
     _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)
-    progress = Progress()
+    progress = Progress(limits.on_progress)
     solver.best_bound_callback = progress.on_bound
 
     def info(status_name: str) -> SolverInfo:

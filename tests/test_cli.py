@@ -1,4 +1,5 @@
-"""The command line: exit codes, JSON on stdout, and the solve | audit pipeline."""
+"""The command line: exit codes, the result alone on stdout, people's lines on stderr,
+and the solve | audit pipeline."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.__main__ import EXIT_FAILED, EXIT_INVALID, EXIT_OK, main
+from engine.__main__ import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, main
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent
@@ -21,9 +22,26 @@ LIMIT = "120"
 
 
 def run(argv: list[str], stdin: str = "") -> tuple[int, Any]:
-    out = io.StringIO()
-    code = main(argv, out=out, stdin=io.StringIO(stdin))
-    return code, json.loads(out.getvalue())
+    """Exit code and the JSON result on stdout."""
+    code, stdout, _ = run_text(argv, stdin)
+    return code, json.loads(stdout)
+
+
+def run_text(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    """Exit code, stdout and stderr, as text."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out=out, stdin=io.StringIO(stdin), err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def faults(stderr: str) -> list[tuple[str, str]]:
+    """(path, code) of every fault line on stderr: ``  path: message (code)``."""
+    found = []
+    for line in stderr.splitlines():
+        if line.startswith("  ") and line.endswith(")"):
+            path = line.strip().split(": ", 1)[0]
+            found.append((path, line.rsplit("(", 1)[1].rstrip(")")))
+    return found
 
 
 def write(tmp_path: Path, name: str, data: Any) -> str:
@@ -51,13 +69,22 @@ def test_validate_reports_every_fault_with_its_path(tmp_path: Path) -> None:
     assert (("shifts", 0, "staffing_demand"), "demand_length_mismatch") in found
 
 
-def test_invalid_json_and_missing_file_exit_2(tmp_path: Path) -> None:
+def test_validate_also_lists_the_faults_for_people_on_stderr(tmp_path: Path) -> None:
+    data = minimal_request_dict()
+    data["employees"][0]["favourite_colour"] = "green"
+    code, stdout, stderr = run_text(["validate", write(tmp_path, "bad.json", data)])
+    assert code == EXIT_INVALID
+    assert json.loads(stdout)["errors"][0]["path"] == ["employees", 0, "favourite_colour"]
+    assert faults(stderr) == [("employees[0].favourite_colour", "unknown_field")]
+
+
+def test_invalid_json_and_missing_file_exit_2_with_nothing_on_stdout(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    code, body = run(["solve", str(broken)])
-    assert (code, body["errors"][0]["code"]) == (EXIT_INVALID, "invalid_json")
-    code, body = run(["validate", str(tmp_path / "absent.json")])
-    assert (code, body["errors"][0]["code"]) == (EXIT_INVALID, "unreadable_file")
+    code, stdout, stderr = run_text(["solve", str(broken)])
+    assert (code, stdout, faults(stderr)) == (EXIT_INVALID, "", [("(root)", "invalid_json")])
+    code, _, stderr = run_text(["validate", str(tmp_path / "absent.json")])
+    assert (code, faults(stderr)) == (EXIT_INVALID, [("(root)", "unreadable_file")])
 
 
 def test_solve_then_audit_from_stdin_is_clean() -> None:
@@ -180,7 +207,8 @@ def test_audit_notes_metrics_fields_it_does_not_know(
         check=False,
         cwd=ROOT,
     )
-    assert (audit.returncode, audit.stderr) == (EXIT_OK, "")
+    assert audit.returncode == EXIT_OK
+    assert audit.stderr.startswith("audit clean: 0 hard violations")
     report = json.loads(audit.stdout)
     assert report["hard_violations"] == []
     assert report["metrics_mismatches"] == []
@@ -237,11 +265,11 @@ def test_audit_of_a_bad_assignment_exits_2_with_its_path(
     response = edited(solved)
     response["solution"]["assignments"][3]["date"] = "2026-13-01"
     del response["solution"]["assignments"][5]["shift_id"]
-    code, body = run(["audit", str(RETAIL), write(tmp_path, "bad.json", response)])
-    assert code == EXIT_INVALID
-    assert [(e["path"], e["code"]) for e in body["errors"]] == [
-        (["solution", "assignments", 3, "date"], "invalid_format"),
-        (["solution", "assignments", 5, "shift_id"], "missing_field"),
+    code, stdout, stderr = run_text(["audit", str(RETAIL), write(tmp_path, "bad.json", response)])
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert faults(stderr) == [
+        ("solution.assignments[3].date", "invalid_format"),
+        ("solution.assignments[5].shift_id", "missing_field"),
     ]
 
 
@@ -250,21 +278,21 @@ def test_audit_of_a_bad_assignment_exits_2_with_its_path(
     [
         (
             {"job_id": "j", "status": "completed", "solution": {"metrics": {}}},
-            ["solution", "assignments"],
+            "solution.assignments",
             "missing_field",
         ),
-        ({"job_id": "j", "status": "failed", "solution": None}, ["solution"], "wrong_type"),
-        ({"solution": {"assignments": {}}}, ["solution", "assignments"], "wrong_type"),
-        ({"roster": []}, [], "wrong_type"),
-        ("a string", [], "wrong_type"),
+        ({"job_id": "j", "status": "failed", "solution": None}, "solution", "wrong_type"),
+        ({"solution": {"assignments": {}}}, "solution.assignments", "wrong_type"),
+        ({"roster": []}, "(root)", "wrong_type"),
+        ("a string", "(root)", "wrong_type"),
     ],
 )
 def test_audit_of_a_response_without_assignments_exits_2(
-    response: Any, path: list[Any], code: str
+    response: Any, path: str, code: str
 ) -> None:
-    exit_code, body = run(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
-    assert exit_code == EXIT_INVALID
-    assert [(e["path"], e["code"]) for e in body["errors"]] == [(path, code)]
+    exit_code, stdout, stderr = run_text(["audit", str(RETAIL), "-"], stdin=json.dumps(response))
+    assert (exit_code, stdout) == (EXIT_INVALID, "")
+    assert faults(stderr) == [(path, code)]
 
 
 def test_audit_of_a_response_that_is_not_json_exits_2(tmp_path: Path) -> None:
@@ -277,10 +305,10 @@ def test_audit_of_a_response_that_is_not_json_exits_2(tmp_path: Path) -> None:
         check=False,
         cwd=ROOT,
     )
-    assert (audit.returncode, audit.stderr) == (EXIT_INVALID, "")
-    [error] = json.loads(audit.stdout)["errors"]
-    assert error["code"] == "invalid_json"
-    assert str(broken) in error["message"]
+    assert (audit.returncode, audit.stdout) == (EXIT_INVALID, "")
+    assert faults(audit.stderr) == [("(root)", "invalid_json")]
+    assert str(broken) in audit.stderr
+    assert "Traceback" not in audit.stderr
 
 
 def test_audit_of_an_invalid_request_exits_2_with_its_path(
@@ -288,8 +316,159 @@ def test_audit_of_an_invalid_request_exits_2_with_its_path(
 ) -> None:
     request = json.loads(RETAIL.read_text())
     request["employees"][0]["assignable_shift_ids"] = 7
-    code, body = run(
+    code, stdout, stderr = run_text(
         ["audit", write(tmp_path, "request.json", request), "-"], stdin=json.dumps(solved)
     )
-    assert code == EXIT_INVALID
-    assert [e["path"] for e in body["errors"]] == [["employees", 0, "assignable_shift_ids"]]
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert [path for path, _ in faults(stderr)] == ["employees[0].assignable_shift_ids"]
+
+
+# ------------------------------------------------------------------ people's output
+
+
+def test_solve_summary_on_stderr_agrees_with_the_response() -> None:
+    code, stdout, stderr = run_text(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
+    response = json.loads(stdout)
+    metrics = response["solution"]["metrics"]
+    assert code == EXIT_OK
+    [line] = stderr.splitlines()
+    assert line.startswith(
+        f"{metrics['status']} roster, objective {metrics['objective_value']:,.0f}"
+    )
+    assert f"{len(response['solution']['assignments'])} assignments" in line
+    assert "12 employees x 21 days" in line
+
+
+def test_quiet_leaves_stderr_empty() -> None:
+    code, stdout, stderr = run_text(
+        ["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1", "--quiet"]
+    )
+    assert (code, stderr) == (EXIT_OK, "")
+    assert json.loads(stdout)["status"] == "completed"
+
+
+def test_an_infeasible_solve_says_so_on_stderr(tmp_path: Path) -> None:
+    data = minimal_request_dict()
+    employee = data["employees"][0]
+    shift = employee["assignable_shift_ids"][0]
+    employee["fixed_assignments"] = [
+        {"date": data["schedule_period"]["start_date"], "shift_id": shift}
+    ]
+    employee["shift_count_limits"] = [{"shift_id": shift, "max": 0}]
+    code, _, stderr = run_text(
+        ["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT]
+    )
+    assert code == EXIT_FAILED
+    assert stderr.startswith("no roster (no_solution)")
+
+
+def test_table_format_shows_each_assignment_in_its_row_and_column() -> None:
+    _, response = run(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
+    request = json.loads(RETAIL.read_text())
+    from engine.console import roster_table
+    from engine.contract import SolveRequest, SolveResponse
+
+    table = roster_table(
+        SolveRequest.model_validate(request), SolveResponse.model_validate(response)
+    )
+    header, *rows = [line.split() for line in table.splitlines()]
+    assert len(rows) == len(request["employees"])
+    dates = header[2::2]  # "Mon 04-27" is two words: keep the "04-27"
+    by_cell = {
+        (a["employee_id"], a["date"][5:]): a["shift_id"]
+        for a in response["solution"]["assignments"]
+    }
+    worked = 0
+    for row in rows:
+        employee, cells = row[0], row[1:]
+        assert len(cells) == len(dates)
+        for date, cell in zip(dates, cells, strict=True):
+            assert cell == by_cell.get((employee, date), ".")
+            worked += cell != "."
+    assert worked == len(response["solution"]["assignments"])
+
+
+def test_table_format_from_the_command_line_prints_no_json() -> None:
+    code, stdout, _ = run_text(
+        ["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1", "--format", "table"]
+    )
+    assert code == EXIT_OK
+    assert stdout.startswith("employee  Mon 04-27")
+    assert len(stdout.splitlines()) == 1 + 12
+
+
+def test_live_progress_lines_show_the_best_roster_bound_and_gap() -> None:
+    from engine.console import LiveProgress
+    from engine.search.progress import ProgressPoint
+
+    live = LiveProgress(io.StringIO(), time_limit=30)
+    assert live.line().endswith("no roster yet")
+    live.update(ProgressPoint(0.5, 1200.0, float("-inf")))
+    live.update(ProgressPoint(0.9, None, 900.0))
+    live.update(ProgressPoint(1.1, 1000.0, 900.0))
+    line = live.line()
+    assert "of 30 s" in line
+    assert line.endswith("best 1,000  bound 900  gap 10.0%")
+
+
+def test_progress_into_a_pipe_writes_lines_while_the_block_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Waits for lines, not for time: the ticker must write while the block runs."""
+    import threading
+
+    from engine import console
+
+    monkeypatch.setattr(console, "TICK_SECONDS", 0.01)
+    err = io.StringIO()
+    live = console.LiveProgress(err, time_limit=None)
+    written = threading.Event()
+    with live.shown():
+        for _ in range(3000):
+            if err.getvalue().count("\n") >= 2:
+                written.set()
+                break
+            threading.Event().wait(0.01)
+    assert written.is_set()
+    assert all(line.startswith("solving") for line in err.getvalue().splitlines())
+
+
+def test_progress_flag_as_a_process_keeps_stdout_json() -> None:
+    """The exact invocation other tools rely on."""
+    solve = subprocess.run(
+        [sys.executable, "-m", "engine", "solve", str(RETAIL), "--progress", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert solve.returncode == EXIT_OK
+    assert json.loads(solve.stdout)["status"] == "completed"
+    assert solve.stderr.splitlines()[-1].startswith("optimal roster")
+
+
+def test_bad_input_as_a_process_prints_nothing_on_stdout(tmp_path: Path) -> None:
+    data = minimal_request_dict()
+    data["employees"][0]["favourite_colour"] = "green"
+    solve = subprocess.run(
+        [sys.executable, "-m", "engine", "solve", write(tmp_path, "bad.json", data)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert (solve.returncode, solve.stdout) == (EXIT_INVALID, "")
+    assert faults(solve.stderr) == [("employees[0].favourite_colour", "unknown_field")]
+
+
+def test_an_internal_error_exits_3_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault injected where no input can reach: the CLI's last resort."""
+    import engine.rules
+
+    def broken(_: object) -> None:
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(engine.rules, "parse_request", broken)
+    code, stdout, stderr = run_text(["solve", str(RETAIL)])
+    assert (code, stdout) == (EXIT_INTERNAL, "")
+    assert stderr.startswith("internal error: RuntimeError: injected")

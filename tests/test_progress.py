@@ -206,3 +206,25 @@ def test_the_merged_trace_is_ordered_in_time() -> None:
     for _ in range(REPEATS):
         seconds = [p.seconds for p in _solve(data, workers=1).progress]
         assert seconds == sorted(seconds), seconds
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_listener_sees_every_point_of_the_trace_as_it_is_recorded(workers: int) -> None:
+    seen: list[ProgressPoint] = []
+    request = parse_request(full_request_dict())
+    limits = SolveLimits(
+        time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=workers, on_progress=seen.append
+    )
+    outcome = solve_problem(from_request(request), limits)
+    assert outcome.has_solution
+    assert seen == outcome.progress
+
+
+def test_a_listener_that_fails_fails_the_solve_loudly() -> None:
+    def broken(_: ProgressPoint) -> None:
+        raise ValueError("listener")
+
+    request = parse_request(full_request_dict())
+    limits = SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1, on_progress=broken)
+    with pytest.raises(ValueError, match="listener"):
+        solve_problem(from_request(request), limits)

@@ -33,11 +33,15 @@ class Progress(cp_model.CpSolverSolutionCallback):
 
     An error is kept and re-raised after the solve (raising inside a callback would
     abort the native search). ``on_roster`` lets the portfolio see each full-model
-    roster as it arrives (called under no lock, from the solver's thread).
+    roster as it arrives (called under no lock, from the solver's thread). ``listener``
+    sees every point of the trace as it is recorded (a command line's live progress, a
+    job's progress page); it runs on the solver's threads, so it must be quick, and an
+    error in it is kept like any other.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, listener: Callable[[ProgressPoint], None] | None = None) -> None:
         super().__init__()
+        self._listener = listener
         self.first_solution_seconds: float | None = None
         self.solutions = 0
         self.points: list[ProgressPoint] = []
@@ -79,7 +83,17 @@ class Progress(cp_model.CpSolverSolutionCallback):
             self.solutions += 1
             if self.first_solution_seconds is None:
                 self.first_solution_seconds = self.seconds()
-            self.points.append(ProgressPoint(self.seconds(), objective, self._bound))
+            point = ProgressPoint(self.seconds(), objective, self._bound)
+            self.points.append(point)
+        self._tell(point)
+
+    def _tell(self, point: ProgressPoint) -> None:
+        if self._listener is None:
+            return
+        try:
+            self._listener(point)
+        except BaseException as exc:  # re-raised after the solve, like a callback's
+            self.error = exc
 
     def start(self) -> None:
         """Start the clock, once: the portfolio starts it before it records the starting
@@ -98,13 +112,18 @@ class Progress(cp_model.CpSolverSolutionCallback):
         try:
             with self._lock:
                 self._bound = max(self._bound, bound)
-                self.points.append(ProgressPoint(self.seconds(), None, self._bound))
+                point = ProgressPoint(self.seconds(), None, self._bound)
+                self.points.append(point)
+            self._tell(point)
         except BaseException as exc:
             self.error = exc
 
     def finish(self, bound: float) -> None:
         """The bound the search ended with (a proof of optimality closes the gap)."""
         with self._lock:
-            if bound > self._bound:
-                self._bound = bound
-                self.points.append(ProgressPoint(self.seconds(), None, bound))
+            if bound <= self._bound:
+                return
+            self._bound = bound
+            point = ProgressPoint(self.seconds(), None, bound)
+            self.points.append(point)
+        self._tell(point)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from benchmarks.compare import regressions
 from benchmarks.frames import PROGRESS_SCHEMA, RUN_SCHEMA, read_progress, read_runs
@@ -183,3 +184,32 @@ def test_regressions_follow_the_documented_thresholds() -> None:
     assert regressions(ROW, {**ROW, "audit": "hard_violations"}) == ["audit"]
     assert regressions(ROW, {**ROW, "status": "timeout"}) == ["status"]
     assert regressions({**ROW, "status": "timeout"}, ROW) == []
+
+
+def test_help_lists_every_command_and_each_command_has_its_own_help() -> None:
+    from benchmarks.__main__ import COMMANDS
+
+    done = cli("--help")
+    assert done.returncode == 0
+    for name in COMMANDS:
+        assert f"  {name} " in done.stdout
+    for name in ("run", "curtois-report", "compare"):
+        own = cli(name, "--help")
+        assert own.returncode == 0, own.stderr
+        assert f"python -m benchmarks {name}" in own.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run", "--suite", "nope"), "no suite 'nope'"),
+        (("report", "absent.csv"), "absent.csv"),
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+        ((), "usage: python -m benchmarks"),
+    ],
+)
+def test_mistakes_are_one_line_errors_not_tracebacks(args: tuple[str, ...], message: str) -> None:
+    done = cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
