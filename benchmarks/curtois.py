@@ -181,35 +181,31 @@ def _params(items: list[str]) -> dict[str, object]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks")
-    commands = parser.add_subparsers(dest="command", required=True)
-    one = commands.add_parser("curtois", help="solve one instance, print its roster as JSON")
-    one.add_argument("instance", type=int, help="instance number, 1-24")
-    one.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
-    one.add_argument("--workers", type=int, default=2, help="CP-SAT workers")
-    one.add_argument("--out", default=None, help="write the roster JSON here (default: stdout)")
-    one.add_argument(
+    shared = argparse.ArgumentParser(add_help=False)  # the options both commands take
+    shared.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
+    shared.add_argument("--workers", type=int, default=2, help="CP-SAT workers")
+    shared.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help="a CP-SAT parameter (repeatable)",
     )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    commands = parser.add_subparsers(dest="command", required=True)
+    one = commands.add_parser(
+        "curtois", parents=[shared], help="solve one instance, print its roster as JSON"
+    )
+    one.add_argument("instance", type=int, help="instance number, 1-24")
+    one.add_argument("--out", default=None, help="write the roster JSON here (default: stdout)")
     one.set_defaults(run=_solve_command)
-    many = commands.add_parser("curtois-report", help="solve and check several instances")
+    many = commands.add_parser(
+        "curtois-report", parents=[shared], help="solve and check several instances"
+    )
     many.add_argument(
         "--instances", default="1-12", help="numbers and ranges, e.g. 1-12 or 13,15,21-24"
     )
-    many.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
-    many.add_argument("--workers", type=int, default=2, help="CP-SAT workers")
     many.add_argument("--out", default=None, help="write the CSV here (default: stdout only)")
-    many.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a CP-SAT parameter (repeatable)",
-    )
     many.set_defaults(run=_report_command)
     return parser
 

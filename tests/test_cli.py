@@ -34,6 +34,18 @@ def run_text(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m engine ARGS`` as a real process, from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+
+
 def faults(stderr: str) -> list[tuple[str, str]]:
     """(path, code) of every fault line on stderr: ``  path: message (code)``."""
     found = []
@@ -139,32 +151,9 @@ def test_usage_errors_exit_2(argv: list[str]) -> None:
 
 def test_module_entry_point_pipes_solve_into_audit() -> None:
     """The documented one-liner, as real processes."""
-    solve = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "solve",
-            str(RETAIL),
-            "--time-limit",
-            LIMIT,
-            "--workers",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    solve = process("solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1")
     assert solve.returncode == 0, solve.stderr
-    audit = subprocess.run(
-        [sys.executable, "-m", "engine", "audit", str(RETAIL), "-"],
-        input=solve.stdout,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    audit = process("audit", str(RETAIL), "-", stdin=solve.stdout)
     assert audit.returncode == 0, audit.stdout
     assert json.loads(audit.stdout)["hard_violations"] == []
 
@@ -193,20 +182,7 @@ def test_audit_notes_metrics_fields_it_does_not_know(
     response["solution"]["metrics"]["coverage_score"] = 0.97
     response["solution"]["metrics"]["engine"] = {"name": "other", "version": "2"}
     response["solution"]["produced_by"] = "another tool"
-    audit = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "audit",
-            str(RETAIL),
-            write(tmp_path, "other.json", response),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    audit = process("audit", str(RETAIL), write(tmp_path, "other.json", response))
     assert audit.returncode == EXIT_OK
     assert audit.stderr.startswith("audit clean: 0 hard violations")
     report = json.loads(audit.stdout)
@@ -298,13 +274,7 @@ def test_audit_of_a_response_without_assignments_exits_2(
 def test_audit_of_a_response_that_is_not_json_exits_2(tmp_path: Path) -> None:
     broken = tmp_path / "roster.json"
     broken.write_text('{"solution": {"assignments": [')
-    audit = subprocess.run(
-        [sys.executable, "-m", "engine", "audit", str(RETAIL), str(broken)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    audit = process("audit", str(RETAIL), str(broken))
     assert (audit.returncode, audit.stdout) == (EXIT_INVALID, "")
     assert faults(audit.stderr) == [("(root)", "invalid_json")]
     assert str(broken) in audit.stderr
@@ -435,13 +405,7 @@ def test_progress_into_a_pipe_writes_lines_while_the_block_runs(
 
 def test_progress_flag_as_a_process_keeps_stdout_json() -> None:
     """The exact invocation other tools rely on."""
-    solve = subprocess.run(
-        [sys.executable, "-m", "engine", "solve", str(RETAIL), "--progress", "--workers", "1"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    solve = process("solve", str(RETAIL), "--progress", "--workers", "1")
     assert solve.returncode == EXIT_OK
     assert json.loads(solve.stdout)["status"] == "completed"
     assert solve.stderr.splitlines()[-1].startswith("optimal roster")
@@ -450,13 +414,7 @@ def test_progress_flag_as_a_process_keeps_stdout_json() -> None:
 def test_bad_input_as_a_process_prints_nothing_on_stdout(tmp_path: Path) -> None:
     data = minimal_request_dict()
     data["employees"][0]["favourite_colour"] = "green"
-    solve = subprocess.run(
-        [sys.executable, "-m", "engine", "solve", write(tmp_path, "bad.json", data)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
+    solve = process("solve", write(tmp_path, "bad.json", data))
     assert (solve.returncode, solve.stdout) == (EXIT_INVALID, "")
     assert faults(solve.stderr) == [("employees[0].favourite_colour", "unknown_field")]
 
