@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
+from bento.front import error_types_page
 from bento.gate import (
     REALM,
     RETRY_AFTER_UNAVAILABLE,
@@ -353,6 +354,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),
+            Route("/errors/", error_types_page, methods=["GET"]),
+            Route("/errors/{slug}", error_types_page, methods=["GET"]),
             Route(
                 "/{path:path}",
                 not_found,

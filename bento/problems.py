@@ -60,6 +60,81 @@ STATUS: dict[str, int] = {
     "solver-timeout": 504,
 }
 
+# For the human page of each error type (GET <errors base>/<slug>): when it happens, and
+# what to do about it.
+GUIDE: dict[str, tuple[str, str]] = {
+    "invalid-json": (
+        "The request body could not be parsed as JSON.",
+        "Check the body with a JSON linter; `detail` says where parsing stopped.",
+    ),
+    "unauthorized": (
+        "The Authorization header holds a key or token that is unknown, disabled or expired.",
+        "Send `Authorization: Bearer <API key>` with a key from the dashboard, or sign in "
+        "again when an assistant's token expired.",
+    ),
+    "payment-required": (
+        "A paid operation came without any credential.",
+        "Send an API key, or pay per solve: `accepts[]` lists the payment schemes offered.",
+    ),
+    "not-found": (
+        "The path does not exist, or the job is not one of your credential's jobs.",
+        "Check the path against the OpenAPI description; poll jobs with the key that created them.",
+    ),
+    "method-not-allowed": (
+        "The path exists but not with this HTTP method.",
+        "The `Allow` header lists the methods the path accepts.",
+    ),
+    "payload-too-large": (
+        "The body is larger than 1 MB.",
+        "Send one schedule per request; a request within the contract's limits fits.",
+    ),
+    "unsupported-media-type": (
+        "The body was not sent as JSON.",
+        "Send `Content-Type: application/json`.",
+    ),
+    "validation-error": (
+        "The request breaks a rule of the contract: a missing field, a wrong type, an "
+        "unknown reference, or a cross-field rule.",
+        "Each entry of `errors[]` gives the JSON path of one fault and a stable code; "
+        "POST the request to /solve/validate (free) until it passes.",
+    ),
+    "tier-limit-exceeded": (
+        "The problem's size is above what the credential's tier may solve.",
+        "Solve a shorter period or fewer employees, or move the account to a larger tier "
+        "in the dashboard.",
+    ),
+    "solver-infeasible": (
+        "The hard rules admit no roster at all.",
+        "`error.diagnosis.causes` names the rules that conflict; relax one of them (for "
+        "example make it soft) and solve again.",
+    ),
+    "quota-exceeded": (
+        "The free quota and the prepaid balance cannot cover the solve.",
+        "Add units in the dashboard, or wait for the free quota to renew; GET /usage shows "
+        "what is left.",
+    ),
+    "internal-error": (
+        "A bug in the service. Nothing was charged.",
+        "Retry once; if it happens again, report the `request_id`.",
+    ),
+    "not-implemented": (
+        "A time limit over 30 s needs the queued path, which only a pro key may use.",
+        "Lower `options.solver_timeout_seconds` to 30 or less, or use a pro key.",
+    ),
+    "service-unavailable": (
+        "Every solver process stayed busy for the queue wait, or the waiting line is full; "
+        "or the account store, the job queue or a payment provider cannot be reached. "
+        "Nothing was charged.",
+        "Retry after the number of seconds in the `Retry-After` header; large problems can "
+        "be queued as jobs instead.",
+    ),
+    "solver-timeout": (
+        "No roster was found within the time limit. Nothing was charged.",
+        "Raise `options.solver_timeout_seconds`, or check that the request is not far "
+        "larger than it needs to be.",
+    ),
+}
+
 
 API_ROOT = "/v1/public"
 

@@ -1,5 +1,5 @@
 """The Bento: the public API under /v1/public, the account dashboard under /dashboard,
-the MCP tools at /mcp (with the OAuth routes at the root).
+the MCP tools at /mcp (with the OAuth routes at the root), and the front page at /.
 
 BentoML's own ``@bentoml.api`` cannot produce the v1 contract (its validation errors
 are 400 plain JSON, it has no 413 or 415), so the whole API is one Starlette app
@@ -11,9 +11,11 @@ above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json 
 from __future__ import annotations
 
 import bentoml
+from starlette.routing import Route
 
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter
+from bento.front import front_page
 from bento.http import create_app
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
@@ -23,6 +25,9 @@ TRAFFIC_TIMEOUT_SECONDS = 900
 settings = Settings.from_env()
 public_api = create_app(settings)
 mcp_app = create_mcp_app(create_mcp_server(public_api, settings.public_url))
+# The app mounted at the root answers / itself: BentoML matches a root mount's own routes
+# before its generic index page, and only those (its /metrics, /readyz stay its own).
+mcp_app.router.routes.append(Route("/", front_page, methods=["GET"]))
 dashboard_app = create_dashboard_app(
     public_api,
     settings.dashboard_secret,

@@ -284,3 +284,33 @@ def test_served_oauth_discovery_leads_back_to_the_served_port(server: str) -> No
     answered = httpx.get(approval, timeout=30)
     assert answered.status_code == 303
     assert answered.headers["location"].startswith("/dashboard/sign-in")
+
+
+def test_served_front_page_is_the_products_own(server: str) -> None:
+    """`/` is ours, while BentoML keeps its health and metrics routes."""
+    root = server.removesuffix("/v1/public")
+    front = httpx.get(f"{root}/", timeout=30)
+    assert front.status_code == 200
+    assert front.headers["content-type"].startswith("text/html")
+    assert "Machine Learning Service" not in front.text
+    for link in ("/v1/public/openapi.json", "/dashboard/", "/v1/public/errors/", f"{root}/mcp"):
+        assert link in front.text
+    assert httpx.get(f"{root}/readyz", timeout=30).status_code == 200
+    assert httpx.get(f"{root}/metrics", timeout=30).status_code == 200
+
+
+def test_served_error_type_uris_open_as_pages(server: str) -> None:
+    """The `type` of a real error answers a page that says what to do."""
+    body = json.dumps(minimal_request_dict())
+    refused = httpx.post(
+        f"{server}/solve",
+        content=body,
+        headers={"Content-Type": "application/json", "Authorization": "Bearer sk_nope"},
+        timeout=30,
+    )
+    assert refused.status_code == 401
+    page = httpx.get(refused.json()["type"], timeout=30)
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert refused.json()["title"] in page.text
+    assert "What to do" in page.text

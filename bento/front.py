@@ -1,0 +1,67 @@
+"""The service's pages for people: the front door at ``/`` and one page per error type.
+
+A problem+json ``type`` is an address (RFC 9457 suggests one a person can open), so
+``<API>/errors/<slug>`` answers a short page: when the error happens and what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.templating import Jinja2Templates
+
+from bento.problems import API_ROOT, GUIDE, STATUS, TITLES, problem, server_root
+
+TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _with_code(text: str) -> Markup:
+    """The guide's text for a page: escaped, with `backticked` names as code."""
+    return Markup(CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
+@dataclass(frozen=True)
+class ErrorType:
+    slug: str
+    uri: str
+    title: str
+    status: int
+    when: Markup
+    advice: Markup
+
+
+def _error_type(request: Request, slug: str) -> ErrorType:
+    when, advice = GUIDE[slug]
+    uri = f"{server_root(request)}{API_ROOT}/errors/{slug}"
+    return ErrorType(slug, uri, TITLES[slug], STATUS[slug], _with_code(when), _with_code(advice))
+
+
+def _context(request: Request) -> dict[str, object]:
+    root = server_root(request)
+    return {"root": root, "api": API_ROOT, "base": root + API_ROOT}
+
+
+async def front_page(request: Request) -> Response:
+    """What the service is, how to start, and where the reference lives."""
+    return TEMPLATES.TemplateResponse(request, "front.html", _context(request))
+
+
+async def error_types_page(request: Request) -> Response:
+    """Every error type (no slug), or one: when it happens and what to do."""
+    slug = request.path_params.get("slug")
+    if slug is not None and slug not in GUIDE:
+        return problem(request, "not-found", f"no error type {slug!r}")
+    context = _context(request)
+    if slug is None:
+        context["all"] = sorted(
+            (_error_type(request, s) for s in GUIDE), key=lambda e: (e.status, e.slug)
+        )
+    else:
+        context["one"] = _error_type(request, slug)
+    return TEMPLATES.TemplateResponse(request, "error_types.html", context)

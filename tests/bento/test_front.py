@@ -1,0 +1,59 @@
+"""The pages for people: every error type answers a page, the index lists them all."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import unescape
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from bento.http import Settings, create_app
+from bento.problems import GUIDE, STATUS, TITLES
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    home: Path = tmp_path_factory.mktemp("front")
+    settings = Settings(
+        database_url=f"sqlite:///{home / 'store.db'}",
+        jobs_db_path=str(home / "jobs.db"),
+        solve_processes=1,
+    )
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def test_every_error_type_has_a_guide() -> None:
+    assert set(GUIDE) == set(TITLES) == set(STATUS)
+
+
+@pytest.mark.parametrize("slug", sorted(TITLES))
+def test_each_error_type_answers_a_page_with_its_title_status_and_advice(
+    client: TestClient, slug: str
+) -> None:
+    page = client.get(f"/errors/{slug}")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    when, advice = GUIDE[slug]
+    assert f"<strong>{STATUS[slug]}</strong>" in page.text
+    words = unescape(re.sub(r"<[^>]+>", "", page.text))  # what a reader sees
+    assert TITLES[slug] in words
+    for text in (when, advice):
+        assert text.replace("`", "") in words
+    assert "`" not in words
+
+
+def test_the_index_lists_every_error_type(client: TestClient) -> None:
+    page = client.get("/errors/")
+    assert page.status_code == 200
+    for slug in TITLES:
+        assert f'/errors/{slug}"' in page.text
+
+
+def test_an_unknown_error_type_is_a_not_found_problem(client: TestClient) -> None:
+    missing = client.get("/errors/no-such-error")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"].startswith("application/problem+json")
