@@ -17,7 +17,9 @@ from starlette.templating import Jinja2Templates
 
 from bento.problems import API_ROOT, GUIDE, STATUS, TITLES, problem, server_root
 
-TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
+HERE = Path(__file__).parent
+# The pages extend the dashboard's frame (base.html), so both look alike.
+TEMPLATES = Jinja2Templates(directory=[HERE / "templates", HERE / "dashboard" / "templates"])
 CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
@@ -44,7 +46,8 @@ def _error_type(request: Request, slug: str) -> ErrorType:
 
 def _context(request: Request) -> dict[str, object]:
     root = server_root(request)
-    return {"root": root, "api": API_ROOT, "base": root + API_ROOT}
+    # "root" is the dashboard's, for its frame: the stylesheet lives under /dashboard.
+    return {"root": "/dashboard", "server": root, "api": API_ROOT, "base": root + API_ROOT}
 
 
 async def front_page(request: Request) -> Response:

@@ -57,3 +57,24 @@ def test_an_unknown_error_type_is_a_not_found_problem(client: TestClient) -> Non
     missing = client.get("/errors/no-such-error")
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("application/problem+json")
+
+
+def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from bento.front import front_page
+
+    with TestClient(Starlette(routes=[Route("/", front_page)])) as front:
+        page = front.get("/")
+    assert page.status_code == 200
+    for link in (
+        'href="/v1/public/openapi.json"',
+        'href="/v1/public/errors/"',
+        'href="/dashboard/"',
+        'href="/dashboard/sign-up"',
+        'href="/dashboard/static/style.css"',
+        "http://testserver/mcp",
+        "http://testserver/v1/public/solve",
+    ):
+        assert link in page.text
