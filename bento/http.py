@@ -13,9 +13,11 @@ is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -59,6 +61,7 @@ from engine.size import request_size, size_class, units_for
 from engine.validation import validate
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+PURGE_EVERY_SECONDS = 3600  # how often finished jobs past their retention are deleted
 
 
 async def _account(request: Request, *, paying: bool, data: Any = None) -> Account:
@@ -179,7 +182,33 @@ async def _solve_now(
     except BaseException:
         await anyio.to_thread.run_sync(store.release, reservation_id)
         raise
-    return await _deliver(request, account, result, reservation_id, units)
+    response = await _deliver(request, account, result, reservation_id, units)
+    if result["status"] == "completed":
+        await _keep(request, account, data, result, units)
+    return response
+
+
+async def _keep(
+    request: Request, account: Account, data: Any, result: dict[str, Any], units: int
+) -> None:
+    """Keep a completed synchronous solve, so its job_id can be polled for the retention
+    time like a queued job's; and, at most once an hour, forget jobs older than that.
+    The roster is already the caller's: a store that fails here costs only the lookup."""
+    store: Store = request.app.state.store
+    settings: Settings = request.app.state.settings
+    keep = partial(store.record_solve, account.id, result["job_id"], data, result, units)
+    try:
+        await anyio.to_thread.run_sync(keep)
+        if time.monotonic() >= request.app.state.next_purge:
+            request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
+            await anyio.to_thread.run_sync(_purge, store, settings)
+    except StoreUnavailable:
+        pass
+
+
+def _purge(store: Store, settings: Settings) -> int:
+    cutoff = datetime.now(UTC) - timedelta(days=settings.job_retention_days)
+    return store.purge_finished_jobs(cutoff)
 
 
 async def _enqueue(request: Request, account: Account, data: Any, units: int) -> Response:
@@ -314,6 +343,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store = Store(settings.database_url) if settings.database_url else Store.from_env()
         store.migrate()
         Identity(store).purge_expired()
+        _purge(store, settings)
+        app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         _, key = store.ensure_demo_account(settings.demo_api_key)
         if key is not None:
             print(f"Demo account ready. API key (shown once): {key}", flush=True)

@@ -216,15 +216,20 @@ def _operations() -> dict[str, Any]:
         "/solve/jobs/{id}": {
             "get": {
                 "operationId": "get_solve_job",
-                "summary": "Poll a queued solve of your account",
+                "summary": "Poll a queued solve of your account, or fetch a finished one",
+                "description": "Answers the job_id of a queued solve (the 202), and the "
+                "job_id of a completed synchronous solve (the 200) made with an API key "
+                "of the same account. A finished job can be fetched for the service's "
+                "retention time, JOB_RETENTION_DAYS (default 30 days after it ended), "
+                "then 404. Solves paid per request without an account are not kept.",
                 "security": [{"apiKey": []}],
                 "parameters": [
                     {
                         "name": "id",
                         "in": "path",
                         "required": True,
-                        "description": "the job_id of the 202 (32 lowercase hex characters); "
-                        "any other id is 404",
+                        "description": "the job_id of a 202, or of a completed 200 (32 "
+                        "lowercase hex characters); any other id is 404",
                         "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
                     }
                 ],

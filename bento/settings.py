@@ -58,6 +58,8 @@ class Settings:
     public_url: str = f"http://localhost:{DEFAULT_PORT}"
     dashboard_secret: str | None = None  # signs dashboard cookies; None: random per start
     sign_in_limit_storage: str | None = None  # limits storage URI; None: per-process memory
+    # Finished jobs (queued, and completed synchronous solves) can be polled this long.
+    job_retention_days: float = 30.0
 
     @property
     def job_threads(self) -> int:
@@ -93,4 +95,5 @@ class Settings:
             public_url=public_url_from_env(env),
             dashboard_secret=env.get("DASHBOARD_SECRET") or None,
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
+            job_retention_days=float(env.get("JOB_RETENTION_DAYS", cls.job_retention_days)),
         )

@@ -404,6 +404,36 @@ class Store:
             conn.execute(jobs.insert().values(values))
             return _require_job(conn, account_id, job_id)
 
+    def record_solve(
+        self, account_id: str, job_id: str, request_json: Any, response_json: Any, units: int
+    ) -> Job:
+        """Keep a completed synchronous solve as a finished job, so its ``job_id`` can be
+        polled like a queued one's (until :meth:`purge_finished_jobs`). Its units were
+        settled by the solve itself, so no reservation is attached."""
+        now = _now()
+        values = {
+            "id": job_id,
+            "account_id": account_id,
+            "status": "completed",
+            "units_reserved": units,
+            "reservation_id": None,
+            "request_json": request_json,
+            "response_json": response_json,
+            "created_at": now,
+            "updated_at": now,
+        }
+        with self._write() as conn:
+            _require_account(conn, account_id)
+            conn.execute(jobs.insert().values(values))
+            return _require_job(conn, account_id, job_id)
+
+    def purge_finished_jobs(self, finished_before: datetime) -> int:
+        """Delete the jobs that ended before ``finished_before``; running ones stay.
+        Returns how many were deleted."""
+        query = jobs.delete().where(jobs.c.status != "running", jobs.c.updated_at < finished_before)
+        with self._write() as conn:
+            return int(conn.execute(query).rowcount)
+
     def get_job(self, account_id: str, job_id: str) -> Job | None:
         """The job, only if it belongs to the account (others' jobs are invisible)."""
         with self._read() as conn:

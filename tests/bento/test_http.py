@@ -342,3 +342,19 @@ def test_no_roster_within_the_limit_is_504_and_costs_nothing(
     response = post(client, "/solve", too_big_for_one_second(), bearer(key))
     assert_problem(response, 504, "solver-timeout")
     assert client.get("/usage", headers=bearer(key)).json()["available_units"] == 20
+
+
+def test_a_completed_synchronous_solve_can_be_fetched_by_its_job_id(
+    client: TestClient, store: Store
+) -> None:
+    key = fresh_key(store)
+    solved = post(client, "/solve", minimal_request_dict(), bearer(key))
+    assert solved.status_code == 200, solved.text
+    body = solved.json()
+    fetched = client.get(f"/solve/jobs/{body['job_id']}", headers=bearer(key))
+    assert fetched.status_code == 200
+    assert fetched.json() == body
+    assert "retry-after" not in fetched.headers
+    stranger = fresh_key(store)  # another account sees nothing
+    hidden = client.get(f"/solve/jobs/{body['job_id']}", headers=bearer(stranger))
+    assert_problem(hidden, 404, "not-found")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from bento.store import Store, UnknownAccount
@@ -62,3 +64,33 @@ def test_find_job_and_running_jobs_span_accounts(store: Store) -> None:
     assert store.find_job(newer.id) == newer
     assert store.find_job("0" * 32) is None
     assert [job.id for job in store.running_jobs()] == [older.id, newer.id]
+
+
+def test_a_recorded_synchronous_solve_is_a_finished_job_of_its_account(store: Store) -> None:
+    owner, other = store.create_account("Owner"), store.create_account("Other")
+    response = {"job_id": "a" * 32, "status": "completed", "solution": {"assignments": []}}
+    job = store.record_solve(owner.id, "a" * 32, REQUEST, response, units=2)
+    assert (job.status, job.units_reserved, job.reservation_id) == ("completed", 2, None)
+    assert store.get_job(owner.id, job.id) == job
+    assert store.get_job(owner.id, job.id).as_response() == response  # type: ignore[union-attr]
+    assert store.get_job(other.id, job.id) is None
+    assert store.running_jobs() == []
+    with pytest.raises(UnknownAccount):
+        store.record_solve("nope", "b" * 32, REQUEST, response, units=1)
+
+
+def test_purge_forgets_finished_jobs_past_the_cutoff_and_keeps_running_ones(
+    store: Store,
+) -> None:
+    account = store.create_account("Acme")
+    running = store.create_job(account.id, REQUEST)
+    failed = store.create_job(account.id, REQUEST)
+    store.finish_job(failed.id, "failed", error_code="no_solution")
+    done = store.record_solve(account.id, "c" * 32, REQUEST, {"job_id": "c" * 32}, units=1)
+    assert store.purge_finished_jobs(done.updated_at) == 1  # only the job that ended earlier
+    assert store.get_job(account.id, failed.id) is None
+    assert store.get_job(account.id, done.id) is not None
+    later = done.updated_at + timedelta(seconds=1)
+    assert store.purge_finished_jobs(later) == 1
+    assert store.get_job(account.id, done.id) is None
+    assert store.get_job(account.id, running.id) is not None  # never purged while running
