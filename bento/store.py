@@ -387,22 +387,9 @@ class Store:
         reservation_id: str | None = None,
     ) -> Job:
         """Record a queued solve as running; its units were reserved under `reservation_id`."""
-        now = _now()
-        job_id = uuid.uuid4().hex
-        values = {
-            "id": job_id,
-            "account_id": account_id,
-            "status": "running",
-            "units_reserved": units_reserved,
-            "reservation_id": reservation_id,
-            "request_json": request_json,
-            "created_at": now,
-            "updated_at": now,
-        }
-        with self._write() as conn:
-            _require_account(conn, account_id)
-            conn.execute(jobs.insert().values(values))
-            return _require_job(conn, account_id, job_id)
+        return self._insert_job(
+            account_id, uuid.uuid4().hex, "running", units_reserved, reservation_id, request_json
+        )
 
     def record_solve(
         self, account_id: str, job_id: str, request_json: Any, response_json: Any, units: int
@@ -410,13 +397,27 @@ class Store:
         """Keep a completed synchronous solve as a finished job, so its ``job_id`` can be
         polled like a queued one's (until :meth:`purge_finished_jobs`). Its units were
         settled by the solve itself, so no reservation is attached."""
+        return self._insert_job(
+            account_id, job_id, "completed", units, None, request_json, response_json
+        )
+
+    def _insert_job(
+        self,
+        account_id: str,
+        job_id: str,
+        status: JobStatus,
+        units: int,
+        reservation_id: str | None,
+        request_json: Any,
+        response_json: Any = None,
+    ) -> Job:
         now = _now()
         values = {
             "id": job_id,
             "account_id": account_id,
-            "status": "completed",
+            "status": status,
             "units_reserved": units,
-            "reservation_id": None,
+            "reservation_id": reservation_id,
             "request_json": request_json,
             "response_json": response_json,
             "created_at": now,
