@@ -155,14 +155,15 @@ async def solve_route(request: Request) -> Response:
             "the asynchronous path needs a pro key",
         )
     if queued:
-        return await _enqueue(request, account, data, units_for(size))
-    return await _solve_now(request, account, data, units_for(size), float(timeout))
+        return await _enqueue(request, account, data, size)
+    return await _solve_now(request, account, data, size, float(timeout))
 
 
 async def _solve_now(
-    request: Request, account: Account, data: Any, units: int, time_limit: float
+    request: Request, account: Account, data: Any, size: int, time_limit: float
 ) -> Response:
     store: Store = request.app.state.store
+    units = units_for(size)
     reservation_id = uuid.uuid4().hex
     reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
     if reservation is None:
@@ -184,19 +185,28 @@ async def _solve_now(
         raise
     response = await _deliver(request, account, result, reservation_id, units)
     if result["status"] == "completed":
-        await _keep(request, account, data, result, units)
+        await _keep(request, account, data, result, size)
     return response
 
 
 async def _keep(
-    request: Request, account: Account, data: Any, result: dict[str, Any], units: int
+    request: Request, account: Account, data: Any, result: dict[str, Any], size: int
 ) -> None:
     """Keep a completed synchronous solve, so its job_id can be polled for the retention
     time like a queued job's; and, at most once an hour, forget jobs older than that.
     The roster is already the caller's: a store that fails here costs only the lookup."""
     store: Store = request.app.state.store
     settings: Settings = request.app.state.settings
-    keep = partial(store.record_solve, account.id, result["job_id"], data, result, units)
+    keep = partial(
+        store.record_solve,
+        account.id,
+        result["job_id"],
+        data,
+        result,
+        units_for(size),
+        key_id=account.key_id,
+        size=size,
+    )
     try:
         await anyio.to_thread.run_sync(keep)
         if time.monotonic() >= request.app.state.next_purge:
@@ -211,9 +221,10 @@ def _purge(store: Store, settings: Settings) -> int:
     return store.purge_finished_jobs(cutoff)
 
 
-async def _enqueue(request: Request, account: Account, data: Any, units: int) -> Response:
+async def _enqueue(request: Request, account: Account, data: Any, size: int) -> Response:
     """The queued path: hold the units (429 if short), record the job, enqueue it, 202."""
     store: Store = request.app.state.store
+    units = units_for(size)
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
     reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
@@ -224,7 +235,13 @@ async def _enqueue(request: Request, account: Account, data: Any, units: int) ->
             f"this solve needs {units} unit(s); top up the prepaid balance",
         )
     create = partial(
-        store.create_job, account.id, data, units_reserved=units, reservation_id=reservation_id
+        store.create_job,
+        account.id,
+        data,
+        units_reserved=units,
+        reservation_id=reservation_id,
+        key_id=account.key_id,
+        size=size,
     )
     try:
         job = await anyio.to_thread.run_sync(create)

@@ -39,7 +39,7 @@ import secrets
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -100,6 +100,8 @@ class Account:
     tier: Tier
     free_quota_remaining: int
     balance_units: int
+    # The key that authenticated this request (set by authenticate), for the job record.
+    key_id: str | None = field(default=None, compare=False)
 
     @property
     def available_units(self) -> int:
@@ -133,6 +135,9 @@ class Job:
     error_code: str | None
     created_at: datetime
     updated_at: datetime
+    key_id: str | None = None
+    size: int | None = None
+    objective: float | None = None
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -309,7 +314,7 @@ class Store:
                 conn.execute(
                     api_keys.update().where(api_keys.c.id == row.key_id).values(last_used_at=now)
                 )
-        return _account_from_row(row)
+        return replace(_account_from_row(row), key_id=row.key_id)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -385,20 +390,46 @@ class Store:
         *,
         units_reserved: int = 0,
         reservation_id: str | None = None,
+        key_id: str | None = None,
+        size: int | None = None,
     ) -> Job:
-        """Record a queued solve as running; its units were reserved under `reservation_id`."""
+        """Record a queued solve as running; its units were reserved under `reservation_id`.
+        ``key_id`` and ``size`` are for people (the dashboard's list of jobs)."""
         return self._insert_job(
-            account_id, uuid.uuid4().hex, "running", units_reserved, reservation_id, request_json
+            account_id,
+            uuid.uuid4().hex,
+            "running",
+            units_reserved,
+            reservation_id,
+            request_json,
+            key_id=key_id,
+            size=size,
         )
 
     def record_solve(
-        self, account_id: str, job_id: str, request_json: Any, response_json: Any, units: int
+        self,
+        account_id: str,
+        job_id: str,
+        request_json: Any,
+        response_json: Any,
+        units: int,
+        *,
+        key_id: str | None = None,
+        size: int | None = None,
     ) -> Job:
         """Keep a completed synchronous solve as a finished job, so its ``job_id`` can be
         polled like a queued one's (until :meth:`purge_finished_jobs`). Its units were
         settled by the solve itself, so no reservation is attached."""
         return self._insert_job(
-            account_id, job_id, "completed", units, None, request_json, response_json
+            account_id,
+            job_id,
+            "completed",
+            units,
+            None,
+            request_json,
+            response_json,
+            key_id=key_id,
+            size=size,
         )
 
     def _insert_job(
@@ -410,9 +441,15 @@ class Store:
         reservation_id: str | None,
         request_json: Any,
         response_json: Any = None,
+        *,
+        key_id: str | None = None,
+        size: int | None = None,
     ) -> Job:
         now = _now()
         values = {
+            "key_id": key_id,
+            "size": size,
+            "objective": objective_of(response_json),
             "id": job_id,
             "account_id": account_id,
             "status": status,
@@ -471,6 +508,7 @@ class Store:
             "status": status,
             "response_json": response_json,
             "error_code": error_code,
+            "objective": objective_of(response_json),
             "updated_at": _now(),
         }
         with self._write() as conn:
@@ -660,6 +698,15 @@ def _reservation_from_row(row: sa.Row[Any]) -> Reservation:
     )
 
 
+def objective_of(response_json: Any) -> float | None:
+    """The roster's objective in a stored SolveResponse, when it has one."""
+    try:
+        value = response_json["solution"]["metrics"]["objective_value"]
+    except (KeyError, TypeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
 def _job_from_row(row: sa.Row[Any]) -> Job:
     return Job(
         id=row.id,
@@ -672,6 +719,9 @@ def _job_from_row(row: sa.Row[Any]) -> Job:
         error_code=row.error_code,
         created_at=_aware(row.created_at),
         updated_at=_aware(row.updated_at),
+        key_id=row.key_id,
+        size=None if row.size is None else int(row.size),
+        objective=row.objective,
     )
 
 

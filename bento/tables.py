@@ -77,6 +77,10 @@ jobs = sa.Table(
     sa.Column("error_code", sa.String(64), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # What the dashboard shows of a job without reading its bodies (added later: nullable).
+    sa.Column("key_id", sa.String(32), nullable=True),  # the key that asked for it
+    sa.Column("size", sa.BigInteger, nullable=True),  # the request's size (engine.size)
+    sa.Column("objective", sa.Float, nullable=True),  # the roster's, once completed
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
 )
 

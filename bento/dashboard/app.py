@@ -18,7 +18,7 @@ import anyio
 from mcp.server.auth.provider import construct_redirect_uri
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -296,7 +296,20 @@ def create_dashboard_app(
 
     async def jobs(request: Request, user: User) -> Response:
         recent = await anyio.to_thread.run_sync(identity().recent_jobs, user.account_id)
-        return render(request, "jobs.html", user=user, jobs=recent)
+        retention = f"{public_api.state.settings.job_retention_days:g}"
+        return render(request, "jobs.html", user=user, jobs=recent, retention_days=retention)
+
+    async def job_result(request: Request, user: User) -> Response:
+        """A job's SolveResponse, as the API would answer a poll (own jobs only)."""
+        job_id = request.path_params["job_id"]
+        job = await anyio.to_thread.run_sync(identity().job, user.account_id, job_id)
+        if job is None:
+            message = "No job with this id belongs to your account."
+            return render(
+                request, "error.html", status=404, user=user, title="Not found", message=message
+            )
+        download = {"Content-Disposition": f'inline; filename="{job.id}.json"'}
+        return JSONResponse(job.as_response(), headers={**download, "Cache-Control": "no-store"})
 
     async def apps(request: Request, user: User) -> Response:
         connected = await anyio.to_thread.run_sync(identity().connections, user.account_id)
@@ -388,6 +401,7 @@ def create_dashboard_app(
             Route("/keys/{key_id}/disable", signed_in(disable_key), methods=["POST"]),
             Route("/usage", signed_in(usage)),
             Route("/jobs", signed_in(jobs)),
+            Route("/jobs/{job_id}.json", signed_in(job_result)),
             Route("/apps", signed_in(apps)),
             Route("/apps/{app_id}/revoke", signed_in(revoke_app), methods=["POST"]),
             Route("/tier", signed_in(tier)),

@@ -24,6 +24,7 @@ from starlette.testclient import TestClient
 from bento.dashboard.security import SESSION_COOKIE, SignInLimiter
 from bento.identity import Identity
 from bento.store import Store
+from bento.tables import DISPLAY_PREFIX_LENGTH
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
@@ -626,3 +627,35 @@ def _account_id(client: TestClient) -> str:
     user = Identity(store_of(client)).session_user(session_id)
     assert user
     return user.account_id
+
+
+def test_the_jobs_page_shows_size_objective_key_and_links_the_result(
+    browser: TestClient,
+) -> None:
+    sign_up(browser)
+    key = create_key(browser)
+    account = _account_id(browser)
+    body = json.dumps(minimal_request_dict())
+    solved = browser.post(
+        "/v1/public/solve",
+        content=body,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+    )
+    assert solved.status_code == 200, solved.text
+    result = solved.json()
+    page = browser.get("/dashboard/jobs").text
+    row = page[page.index(result["job_id"]) :].split("</tr>")[0]
+    objective = result["solution"]["metrics"]["objective_value"]
+    size = store_of(browser).get_job(account, result["job_id"]).size  # type: ignore[union-attr]
+    assert size is not None and f">{size:,}<" in row
+    assert f">{objective:,.0f}<" in row
+    assert key[:DISPLAY_PREFIX_LENGTH] in row and "script" in row  # the key and its label
+    assert "(UTC)" in page
+    link = re.search(r'href="(/dashboard/jobs/[0-9a-f]{32}\.json)"', row)
+    assert link is not None
+    fetched = browser.get(link.group(1))
+    assert fetched.status_code == 200
+    assert fetched.json() == result
+    browser.cookies.clear()
+    sign_up(browser)  # another account: not its job
+    assert browser.get(link.group(1)).status_code == 404

@@ -94,3 +94,20 @@ def test_purge_forgets_finished_jobs_past_the_cutoff_and_keeps_running_ones(
     assert store.purge_finished_jobs(later) == 1
     assert store.get_job(account.id, done.id) is None
     assert store.get_job(account.id, running.id) is not None  # never purged while running
+
+
+def test_a_job_remembers_its_key_size_and_the_rosters_objective(store: Store) -> None:
+    account = store.create_account("Acme")
+    key = store.issue_key(account.id)
+    authenticated = store.authenticate(key)
+    assert authenticated is not None and authenticated.key_id is not None
+    assert authenticated == store.get_account(account.id)  # the key is not the account
+    job = store.create_job(account.id, REQUEST, key_id=authenticated.key_id, size=2_000)
+    assert (job.key_id, job.size, job.objective) == (authenticated.key_id, 2_000, None)
+    response = {"job_id": job.id, "status": "completed", "solution": {"metrics": {}}}
+    response["solution"]["metrics"]["objective_value"] = 42.5  # type: ignore[index]
+    store.finish_job(job.id, "completed", response_json=response)
+    assert store.get_job(account.id, job.id).objective == 42.5  # type: ignore[union-attr]
+    failed = store.create_job(account.id, REQUEST)
+    store.finish_job(failed.id, "failed", error_code="no_solution")
+    assert store.get_job(account.id, failed.id).objective is None  # type: ignore[union-attr]
