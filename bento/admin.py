@@ -1,11 +1,12 @@
-"""Operator commands for accounts, keys and balances until the dashboard exists.
+"""Operator commands for accounts, keys and balances (people manage their own keys in
+the dashboard; balances and tiers are the operator's).
 
     python -m bento.admin create-account NAME [--tier pro] [--free-quota N] [--balance N]
     python -m bento.admin issue-key ACCOUNT_ID          # prints the key; it is not stored
     python -m bento.admin disable-key KEY_OR_PREFIX
     python -m bento.admin set-tier ACCOUNT_ID basic|pro
     python -m bento.admin add-balance ACCOUNT_ID UNITS
-    python -m bento.admin show ACCOUNT_ID               # usage as JSON
+    python -m bento.admin show ACCOUNT_ID_OR_EMAIL      # usage as JSON
 
 The database is DATABASE_URL (or --database-url), else var/shiftsched.db; its tables are
 created when missing. Exit status: 0 done, 1 refused (unknown account, bad value, no such
@@ -82,7 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     balance.add_argument("units", type=_positive)
 
     show = _command(commands, "show", "print an account and its usage as JSON", _show)
-    show.add_argument("account_id")
+    show.add_argument(
+        "account_id", metavar="ACCOUNT", help="an account id, or the email a person signed up with"
+    )
     return parser
 
 
@@ -141,6 +144,11 @@ def _add_balance(store: Store, args: argparse.Namespace, out: TextIO) -> int:
 
 def _show(store: Store, args: argparse.Namespace, out: TextIO) -> int:
     account = store.get_account(args.account_id)
+    if account is None and "@" in args.account_id:
+        from bento.identity import Identity
+
+        user = Identity(store).user_by_email(args.account_id)
+        account = store.get_account(user.account_id) if user is not None else None
     if account is None:
         raise LookupError(args.account_id)
     return _print_account(account, out)

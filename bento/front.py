@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from markupsafe import Markup, escape
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from bento.problems import API_ROOT, GUIDE, STATUS, TITLES, problem, server_root
@@ -53,6 +55,14 @@ def _context(request: Request) -> dict[str, object]:
 async def front_page(request: Request) -> Response:
     """What the service is, how to start, and where the reference lives."""
     return TEMPLATES.TemplateResponse(request, "front.html", _context(request))
+
+
+def serve_front_page(root_app: Starlette) -> Starlette:
+    """Add the front page to the app mounted at the site's root. BentoML matches a root
+    mount's own routes before its generic index page, and only those, so its /metrics
+    and /readyz stay its own."""
+    root_app.router.routes.append(Route("/", front_page, methods=["GET"]))
+    return root_app
 
 
 async def error_types_page(request: Request) -> Response:

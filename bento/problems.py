@@ -110,8 +110,9 @@ GUIDE: dict[str, tuple[str, str]] = {
     ),
     "quota-exceeded": (
         "The free quota and the prepaid balance cannot cover the solve.",
-        "Add units in the dashboard, or wait for the free quota to renew; GET /usage shows "
-        "what is left.",
+        "Top up the prepaid balance (the service's operator adds units) or, where the "
+        "service takes payments, send the solve without a key and pay for it alone (the "
+        "402 lists the schemes); GET /usage shows what is left.",
     ),
     "internal-error": (
         "A bug in the service. Nothing was charged.",

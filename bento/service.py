@@ -11,11 +11,10 @@ above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json 
 from __future__ import annotations
 
 import bentoml
-from starlette.routing import Route
 
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter
-from bento.front import front_page
+from bento.front import serve_front_page
 from bento.http import create_app
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
@@ -24,10 +23,7 @@ TRAFFIC_TIMEOUT_SECONDS = 900
 
 settings = Settings.from_env()
 public_api = create_app(settings)
-mcp_app = create_mcp_app(create_mcp_server(public_api, settings.public_url))
-# The app mounted at the root answers / itself: BentoML matches a root mount's own routes
-# before its generic index page, and only those (its /metrics, /readyz stay its own).
-mcp_app.router.routes.append(Route("/", front_page, methods=["GET"]))
+mcp_app = serve_front_page(create_mcp_app(create_mcp_server(public_api, settings.public_url)))
 dashboard_app = create_dashboard_app(
     public_api,
     settings.dashboard_secret,

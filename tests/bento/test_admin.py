@@ -82,3 +82,23 @@ def test_unreachable_database_exits_3(capsys: pytest.CaptureFixture[str], tmp_pa
     status, out, err = run(capsys, url, "show", "acct")
     assert (status, out) == (EXIT_UNAVAILABLE, "")
     assert err.startswith("error: database unavailable")
+
+
+def test_show_finds_an_account_by_the_email_its_person_signed_up_with(
+    capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    from bento.identity import Identity
+    from bento.store import Store
+
+    store = Store(url)
+    store.migrate()
+    user = Identity(store).create_user("Person@Example.com", "not-a-real-hash")
+    store.close()
+    status, shown, _ = run(capsys, url, "show", "person@example.com")
+    assert status == 0
+    assert json.loads(shown)["id"] == user.account_id
+    assert run(capsys, url, "show", "nobody@example.com") == (
+        EXIT_REFUSED,
+        "",
+        "error: no account 'nobody@example.com'",
+    )

@@ -116,11 +116,16 @@ def browser_loop() -> Iterator[BrowserLoop]:
         running.close()
 
 
-def in_fresh_context(browser_loop: BrowserLoop, body: Callable[[Page], Awaitable[None]]) -> None:
-    """Run ``body`` with a new page in a new browser context (no cookies) on the loop."""
+def in_fresh_context(
+    browser_loop: BrowserLoop, body: Callable[[Page], Awaitable[None]], **options: Any
+) -> None:
+    """Run ``body`` with a new page in a new browser context (no cookies) on the loop;
+    ``options`` go to the context (permissions, JavaScript off)."""
 
     async def run() -> None:
-        context = await browser_loop.browser.new_context(viewport={"width": 1280, "height": 900})
+        context = await browser_loop.browser.new_context(
+            viewport={"width": 1280, "height": 900}, **options
+        )
         try:
             await body(await context.new_page())
         finally:
@@ -250,6 +255,47 @@ def test_sign_up_create_key_solve_and_see_usage_move(site: str, browser_loop: Br
         assert await row.get_by_role("button").count() == 0
         refused = await solve_over_http(site, key)
         assert refused.status_code == 401, refused.text
+
+    in_fresh_context(browser_loop, body)
+
+
+def test_a_new_key_has_a_copy_button_that_copies_it(site: str, browser_loop: BrowserLoop) -> None:
+    async def body(page: Page) -> None:
+        await sign_up(page, site)
+        await submit(page, page.get_by_role("button", name="Create key"))
+        key = (await page.locator("#new-key").inner_text()).strip()
+        copy = page.get_by_role("button", name="Copy")
+        assert await copy.is_visible()
+        await copy.click()
+        await page.locator("#copy-status", has_text="Copied.").wait_for()
+        assert await page.evaluate("navigator.clipboard.readText()") == key
+
+    in_fresh_context(browser_loop, body, permissions=["clipboard-read", "clipboard-write"])
+
+
+def test_without_javascript_the_key_is_shown_and_no_dead_button(
+    site: str, browser_loop: BrowserLoop
+) -> None:
+    async def body(page: Page) -> None:
+        await sign_up(page, site)
+        await submit(page, page.get_by_role("button", name="Create key"))
+        assert len((await page.locator("#new-key").inner_text()).strip()) > 20
+        assert not await page.locator("button[data-copy-from]").is_visible()
+
+    in_fresh_context(browser_loop, body, java_script_enabled=False)
+
+
+def test_the_front_page_and_an_error_page_render(site: str, browser_loop: BrowserLoop) -> None:
+    async def body(page: Page) -> None:
+        await visit(page, f"{site}/")
+        assert await page.get_by_role("heading", level=1).inner_text() == (
+            "Shift scheduling, as a service"
+        )
+        await shot(page, "front")
+        await page.get_by_role("link", name="Error types").first.click()
+        await page.get_by_role("link", name="quota-exceeded").click()
+        assert await page.get_by_role("heading", name="What to do").count() == 1
+        await shot(page, "error-type")
 
     in_fresh_context(browser_loop, body)
 
