@@ -12,6 +12,42 @@ import polars as pl
 
 CELL_WIDTH = 14  # pixels per date in the roster heatmap
 CELL_HEIGHT = 16  # pixels per employee
+# 32 distinct colours for shifts (Tableau 20, then 12 from ColorBrewer's Dark2 and Set1):
+# a palette of 10 repeated itself from the eleventh shift on.
+SHIFT_COLOURS = [
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#bab0ac",
+    "#eeca3b",
+    "#9ecae9",
+    "#ffbf79",
+    "#88d27a",
+    "#ff9d98",
+    "#83bcb6",
+    "#d6a5c9",
+    "#fcbfd2",
+    "#d8b5a5",
+    "#79706e",
+    "#f2cf5b",
+    "#1b9e77",
+    "#d95f02",
+    "#7570b3",
+    "#e7298a",
+    "#66a61e",
+    "#e6ab02",
+    "#a6761d",
+    "#666666",
+    "#377eb8",
+    "#984ea3",
+    "#a65628",
+    "#f781bf",
+]
 
 
 def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Chart:
@@ -22,7 +58,12 @@ def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Char
         .encode(
             x=alt.X("yearmonthdate(date):O", title="date", axis=alt.Axis(labelAngle=-60)),
             y=alt.Y("employee_id:N", title="employee", sort="ascending"),
-            color=alt.Color("shift_id:N", title="shift", scale=alt.Scale(scheme="tableau10")),
+            color=alt.Color(
+                "shift_id:N",
+                title="shift",
+                sort="ascending",
+                scale=alt.Scale(range=SHIFT_COLOURS),
+            ),
             tooltip=[
                 alt.Tooltip("employee:N"),
                 alt.Tooltip("date:T", format="%a %Y-%m-%d"),
@@ -52,7 +93,7 @@ def coverage_chart(coverage: pl.DataFrame) -> alt.FacetChart:
     )
     return (
         alt.layer(assigned, demand, short, data=coverage)
-        .properties(height=90, width=560)
+        .properties(height=90, width=alt.Step(CELL_WIDTH))
         .facet(row=alt.Row("shift_id:N", title="shift"))
         .properties(title="Coverage: bars assigned, ticks demand, red missing")
     )
@@ -64,10 +105,11 @@ def penalty_chart(by_family: pl.DataFrame) -> alt.Chart:
         alt.Chart(by_family, title="Penalty by constraint family")
         .mark_bar()
         .encode(
-            x=alt.X("penalty:Q", title="penalty"),
+            x=alt.X("penalty:Q", title="penalty", axis=alt.Axis(format=",.0f")),
             y=alt.Y("family:N", sort="-x", title=None),
-            tooltip=["family:N", "penalty:Q", "terms:Q"],
+            tooltip=["family:N", alt.Tooltip("penalty:Q", format=",.0f"), "terms:Q"],
         )
+        .properties(width=420)
     )
     return chart
 
@@ -95,7 +137,8 @@ def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:
         tooltip=["employee_id:N", "count:Q", "policy_share:Q", "excess:Q"],
     )
     share = base.mark_tick(color="black", thickness=2).encode(x="policy_share:Q")
-    chart = alt.LayerChart(layer=[bars, share], title=title, width=220)
+    heading = alt.TitleParams(title, subtitle="bars: shifts worked; black tick: fair share")
+    chart = alt.LayerChart(layer=[bars, share], title=heading, width=260)
     return chart
 
 

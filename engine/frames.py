@@ -141,12 +141,18 @@ def coverage_frame(
 
 
 def progress_frame(progress: Sequence[ProgressPoint]) -> pl.DataFrame:
-    """Objective and bound over time, long form (one row per series and point)."""
+    """Objective and bound over time, long form (one row per series and point).
+
+    Every penalty is non-negative, so a bound below zero (or none yet, minus infinity)
+    says only that no roster costs less than 0: it is shown as 0, which keeps charts on
+    a readable scale.
+    """
     rows = []
     for point in progress:
         if point.objective is not None:
             rows.append({"seconds": point.seconds, "series": "objective", "value": point.objective})
-        rows.append({"seconds": point.seconds, "series": "bound", "value": point.bound})
+        bound = max(0.0, point.bound)
+        rows.append({"seconds": point.seconds, "series": "bound", "value": bound})
     return pl.DataFrame(
         rows, schema={"seconds": pl.Float64, "series": pl.String, "value": pl.Float64}
     )

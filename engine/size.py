@@ -9,6 +9,7 @@ HTTP layer all agree on one figure.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from engine.contract import SchedulePeriod, SolveRequest
@@ -49,3 +50,17 @@ def size_class(size: int) -> SizeClass:
 def units_for(size: int) -> int:
     """Units a solve of this size consumes: one per started 10,000, at least one."""
     return max(1, -(-size // SIZE_PER_UNIT))  # integer ceiling: exact for any size
+
+
+#: The suggested time limit grows by one second per this many size points ...
+SIZE_PER_SUGGESTED_SECOND = 20_000
+#: ... from this floor, up to the synchronous limit of the service.
+SUGGESTED_SECONDS_RANGE = (2, 30)
+
+
+def suggested_time_limit(size: int) -> int:
+    """Seconds to give a solve of this size by default (notebooks, tools): enough for the
+    greedy roster, its completion and some search. The largest dataset (279,000) gets
+    16 s; a 2 s default there ended without a roster."""
+    low, high = SUGGESTED_SECONDS_RANGE
+    return min(high, max(low, math.ceil(low + size / SIZE_PER_SUGGESTED_SECOND)))

@@ -19,6 +19,7 @@ def imports():
     from engine.errors import InvalidRequest
     from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
     from engine.rules import load_json, parse_request
+    from engine.size import request_size, suggested_time_limit
     from engine.solve import SolveLimits, solve_problem
     from engine.variants import (
         FAMILIES,
@@ -48,7 +49,9 @@ def imports():
         parse_request,
         pl,
         reassign,
+        request_size,
         solve_problem,
+        suggested_time_limit,
         with_max_consecutive_days,
         with_preference_weight,
         without_families,
@@ -72,7 +75,7 @@ def settings(mo):
     # Command-line overrides, e.g. `marimo export html explore.py -- --time-limit 1`.
     _cli = mo.cli_args()
     default_dataset = str(_cli.get("dataset") or "retail_weekdays")
-    default_time_limit = int(_cli.get("time-limit") or 5)
+    default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
     return default_dataset, default_time_limit
 
 
@@ -93,19 +96,38 @@ def dataset_picker(Path, default_dataset, mo):
 @app.cell
 def base_request(InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, upload):
     source = upload.name() if upload.value else dataset.value
-    raw = upload.contents() if upload.value else dataset_paths[dataset.value].read_bytes()
+    _raw = upload.contents() if upload.value else dataset_paths[dataset.value].read_bytes()
     try:
-        request = parse_request(load_json(raw, source))
+        request = parse_request(load_json(_raw, source))
     except InvalidRequest as exc:
         _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
         mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
+    # An upload wins over the Dataset list: say so, rather than ignore the list silently.
+    mo.callout(
+        mo.md(f"Using the uploaded **{source}**; clear the upload to use the Dataset list."),
+        "info",
+    ) if upload.value else None
     return request, source
 
 
 @app.cell
-def controls(DEFAULT_MAX_CONSECUTIVE_DAYS, default_time_limit, families_in_use, mo, request):
+def controls(
+    DEFAULT_MAX_CONSECUTIVE_DAYS,
+    default_time_limit,
+    families_in_use,
+    mo,
+    request,
+    request_size,
+    suggested_time_limit,
+):
+    # Sliders are debounced: one solve when a slider is let go, not one per step.
     time_limit = mo.ui.slider(
-        1, 60, value=default_time_limit, label="Time limit (s)", show_value=True
+        1,
+        60,
+        value=default_time_limit or suggested_time_limit(request_size(request)),
+        label="Time limit (s)",
+        show_value=True,
+        debounce=True,
     )
     max_consecutive = mo.ui.slider(
         1,
@@ -113,9 +135,10 @@ def controls(DEFAULT_MAX_CONSECUTIVE_DAYS, default_time_limit, families_in_use, 
         value=request.constraints.max_consecutive_working_days or DEFAULT_MAX_CONSECUTIVE_DAYS,
         label="Max consecutive days",
         show_value=True,
+        debounce=True,
     )
     preference_weight = mo.ui.slider(
-        0, 500, step=10, value=100, label="Preference weight", show_value=True
+        0, 500, step=10, value=100, label="Preference weight", show_value=True, debounce=True
     )
     switched_off = mo.ui.multiselect(
         options=families_in_use(request), label="Switch off constraint families"
@@ -140,6 +163,7 @@ def solved(
     SolveLimits,
     available_cores,
     from_request,
+    mo,
     preference_weight,
     solve_problem,
     time_limit,
@@ -147,25 +171,31 @@ def solved(
     with_preference_weight,
 ):
     problem = with_preference_weight(from_request(variant), preference_weight.value)
-    outcome = solve_problem(
-        problem,
-        SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
-    )
+    with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
+        outcome = solve_problem(
+            problem,
+            SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
+        )
+    # Without a roster every cell below would draw empty or broken charts: stop them all
+    # here, with what to do next.
+    if outcome.status == "timeout":
+        _advice = (
+            f"No roster was found within {time_limit.value} s. Raise the time limit "
+            "and the roster is solved again."
+        )
+    elif outcome.status == "infeasible":
+        _advice = (
+            "The hard rules admit no roster. The infeasibility notebook finds which inputs "
+            "conflict; switching a constraint family off above may also help."
+        )
+    else:
+        _advice = f"{outcome.status}: {outcome.message}"
+    mo.stop(not outcome.has_solution, mo.callout(mo.md(f"**No roster.** {_advice}"), "warn"))
     return (outcome,)
 
 
 @app.cell
-def audited(audit, compare_with_metrics, mo, outcome, preference_weight, variant):
-    mo.stop(
-        not outcome.has_solution,
-        mo.callout(
-            mo.md(
-                f"**No roster** ({outcome.status}): {outcome.message}. "
-                "The infeasibility notebook explains which inputs to change."
-            ),
-            "warn",
-        ),
-    )
+def audited(audit, compare_with_metrics, outcome, preference_weight, variant):
     report = audit(variant, outcome.assignments, preference_weight=preference_weight.value)
     audit_differences = compare_with_metrics(
         report,
@@ -246,15 +276,16 @@ def table_tabs(assignments, mo, shortages, violations):
 
 @app.cell
 def edit_controls(dt, mo, variant):
+    NO_CHANGE = "(nobody)"
     edit_employee = mo.ui.dropdown(
-        [e.id for e in variant.employees], value=variant.employees[0].id, label="Employee"
+        [NO_CHANGE] + [e.id for e in variant.employees], value=NO_CHANGE, label="Employee"
     )
-    period = variant.schedule_period
-    edit_dates = [
-        (period.start_date + dt.timedelta(days=d)).isoformat()
-        for d in range((period.end_date - period.start_date).days + 1)
+    _period = variant.schedule_period
+    _dates = [
+        (_period.start_date + dt.timedelta(days=d)).isoformat()
+        for d in range((_period.end_date - _period.start_date).days + 1)
     ]
-    edit_date = mo.ui.dropdown(edit_dates, value=edit_dates[0], label="Date")
+    edit_date = mo.ui.dropdown(_dates, value=_dates[0], label="Date")
     edit_shift = mo.ui.dropdown(
         ["off"] + [s.id for s in variant.shifts], value="off", label="Shift"
     )
@@ -267,11 +298,12 @@ def edit_controls(dt, mo, variant):
             mo.hstack([edit_employee, edit_date, edit_shift, edit_duty], justify="start"),
         ]
     )
-    return edit_date, edit_duty, edit_employee, edit_shift
+    return NO_CHANGE, edit_date, edit_duty, edit_employee, edit_shift
 
 
 @app.cell
 def edit_verdict(
+    NO_CHANGE,
     dt,
     edit_date,
     edit_duty,
@@ -285,6 +317,10 @@ def edit_verdict(
     reassign,
     variant,
 ):
+    mo.stop(
+        edit_employee.value == NO_CHANGE,
+        mo.md("Pick an employee, a date and a shift to see what the audit says of the move."),
+    )
     edited = reassign(
         outcome.assignments,
         edit_employee.value,

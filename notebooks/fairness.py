@@ -19,6 +19,7 @@ def imports():
     from engine.fair_share import group_burden
     from engine.problem import from_request
     from engine.rules import parse_request
+    from engine.size import request_size, suggested_time_limit
     from engine.solve import SolveLimits, solve_problem
     from engine.variants import with_fairness_group, without_fairness_group
 
@@ -36,7 +37,9 @@ def imports():
         mo,
         parse_request,
         pl,
+        request_size,
         solve_problem,
+        suggested_time_limit,
         with_fairness_group,
         without_fairness_group,
     )
@@ -64,7 +67,7 @@ def settings(mo):
     # any machine, however busy (for reproducible exports and tests).
     _cli = mo.cli_args()
     default_dataset = str(_cli.get("dataset") or "ward_24_7")
-    default_time_limit = int(_cli.get("time-limit") or 2)
+    default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
     default_work_limit = float(_cli.get("work-limit") or 0)
     return default_dataset, default_time_limit, default_work_limit
 
@@ -92,7 +95,7 @@ def loaded(dataset, json, parse_request, with_groups):
 
 
 @app.cell
-def controls(dataset, default_time_limit, mo, request):
+def controls(dataset, default_time_limit, mo, request, request_size, suggested_time_limit):
     groups = request.constraints.fairness_groups
     group_choice = mo.ui.dropdown(
         {f"{i}: {g.policy} over {', '.join(g.target_shift_ids)}": i for i, g in enumerate(groups)},
@@ -100,7 +103,12 @@ def controls(dataset, default_time_limit, mo, request):
         label="Fairness group",
     )
     time_limit = mo.ui.slider(
-        1, 30, value=default_time_limit, label="Time limit per solve (s)", show_value=True
+        1,
+        30,
+        value=default_time_limit or suggested_time_limit(request_size(request)),
+        label="Time limit per solve (s)",
+        show_value=True,
+        debounce=True,  # one solve when the slider is let go, not one per step
     )
     mo.hstack([dataset, group_choice, time_limit], justify="start")
     return group_choice, time_limit
@@ -108,7 +116,14 @@ def controls(dataset, default_time_limit, mo, request):
 
 @app.cell
 def solver(
-    SolveLimits, audit, available_cores, default_work_limit, from_request, solve_problem, time_limit
+    SolveLimits,
+    audit,
+    available_cores,
+    default_work_limit,
+    from_request,
+    mo,
+    solve_problem,
+    time_limit,
 ):
     def solve_roster(variant):
         """Solve a variant and check its roster with the independent audit."""
@@ -125,24 +140,60 @@ def solver(
             )
         outcome = solve_problem(from_request(variant), limits)
         if not outcome.has_solution:
-            raise RuntimeError(f"no roster: {outcome.status} {outcome.message}")
+            return outcome  # the caller says why, and what to do
         report = audit(variant, outcome.assignments)
         if not report.feasible or report.objective_value != outcome.objective_value:
             raise RuntimeError(f"the audit disagrees with the solver: {report}")
         return outcome
 
-    return (solve_roster,)
+    def no_roster_note(outcome, what):
+        """What to tell the user when a solve ended without a roster."""
+        if outcome.status == "timeout":
+            advice = (
+                f"No roster was found within {time_limit.value} s. "
+                "Raise the time limit above and the page solves again."
+            )
+        elif outcome.status == "infeasible":
+            advice = (
+                "The hard rules admit no roster. The infeasibility notebook finds which "
+                "inputs conflict."
+            )
+        else:
+            advice = outcome.message or outcome.status
+        return mo.callout(mo.md(f"**No roster for {what}.** {advice}"), "warn")
+
+    return no_roster_note, solve_roster
 
 
 @app.cell
-def scenarios(group_choice, request, solve_roster, with_fairness_group, without_fairness_group):
+def scenarios(
+    group_choice,
+    mo,
+    no_roster_note,
+    request,
+    solve_roster,
+    time_limit,
+    with_fairness_group,
+    without_fairness_group,
+):
     group_index = group_choice.value
     scenario_requests = {
         "without the group": without_fairness_group(request, group_index),
         "equal": with_fairness_group(request, group_index, policy="equal"),
         "proportional": with_fairness_group(request, group_index, policy="proportional"),
     }
-    scenario_outcomes = {name: solve_roster(r) for name, r in scenario_requests.items()}
+    scenario_outcomes = {}
+    with mo.status.spinner(
+        title=f"Solving three rosters, up to {time_limit.value} s each…"
+    ) as _spinner:
+        for _name, _variant in scenario_requests.items():
+            _spinner.update(subtitle=_name)
+            scenario_outcomes[_name] = solve_roster(_variant)
+    _failed = [n for n, o in scenario_outcomes.items() if not o.has_solution]
+    mo.stop(
+        bool(_failed),
+        no_roster_note(scenario_outcomes[_failed[0]], f"“{_failed[0]}”") if _failed else None,
+    )
     return group_index, scenario_outcomes, scenario_requests
 
 
@@ -196,10 +247,10 @@ def burden_charts(alt, charts, frames, scenario_burdens):
 
 
 @app.cell
-def share_table(frames, mo, request, group_burden, group_index, scenario_outcomes):
+def share_table(frames, mo, pl, request, group_burden, group_index, scenario_outcomes):
     _policy = request.constraints.fairness_groups[group_index].policy
     _own = group_burden(request, scenario_outcomes[_policy].assignments, group_index)
-    share_frame = frames.burden_frame(_own)
+    share_frame = frames.burden_frame(_own).with_columns(pl.selectors.float().round(2))
     mo.vstack(
         [
             mo.md(
@@ -224,11 +275,29 @@ def sweep_controls(mo):
 
 
 @app.cell
-def sweep(group_burden, group_index, pl, request, solve_roster, sweep_weights, with_fairness_group):
+def sweep(
+    group_burden,
+    group_index,
+    mo,
+    no_roster_note,
+    pl,
+    request,
+    solve_roster,
+    sweep_weights,
+    time_limit,
+    with_fairness_group,
+):
     sweep_rows = []
-    for _weight in sorted(int(w) for w in sweep_weights.value):
+    _weights = sorted(int(w) for w in sweep_weights.value)
+    mo.stop(not _weights, mo.md("Pick at least one penalty weight to sweep."))
+    for _weight in mo.status.progress_bar(
+        _weights,
+        title=f"Solving one roster per weight, up to {time_limit.value} s each…",
+        remove_on_exit=True,
+    ):
         _variant = with_fairness_group(request, group_index, penalty_weight=_weight)
         _outcome = solve_roster(_variant)
+        mo.stop(not _outcome.has_solution, no_roster_note(_outcome, f"weight {_weight}"))
         _fairness_penalty = sum(
             v.penalty for v in _outcome.violations if v.name == f"fairness:{group_index}"
         )

@@ -117,35 +117,65 @@ def solver(SolveLimits, available_cores, from_request, solve_problem):
 
 @app.cell
 def first_attempt(mo, request, try_solve):
-    attempt = try_solve(request)
+    with mo.status.spinner(title="Solving the request as it is, up to 5 s…"):
+        attempt = try_solve(request)
+    # Only a proven infeasibility has causes to find; stop everything below otherwise.
     mo.stop(
         attempt.has_solution,
         mo.callout(
-            mo.md(f"This request has a roster ({attempt.status}): nothing to explain."), "success"
+            mo.md(
+                f"**This request has a roster** ({attempt.status}): there is nothing to "
+                "explain. The explore notebook shows it."
+            ),
+            "success",
         ),
     )
-    mo.md(f"The solver says **{attempt.cp_sat_status}**: {attempt.message}.")
+    mo.stop(
+        attempt.status != "infeasible",
+        mo.callout(
+            mo.md(
+                f"**No roster within 5 s, but no proof that none exists** ({attempt.status}). "
+                "The diagnosis needs that proof: solve it in the explore notebook with a "
+                "longer time limit first."
+            ),
+            "warn",
+        ),
+    )
+    mo.md(f"The solver proves there is **no roster**: {attempt.message}.")
     return (attempt,)
 
 
 @app.cell
 def diagnosed(
-    DiagnosisLimits, attempt, available_cores, default_budget, diagnose_with_probes, request
+    DiagnosisLimits, attempt, available_cores, default_budget, diagnose_with_probes, mo, request
 ):
-    diagnosis, probes = diagnose_with_probes(
-        request, DiagnosisLimits(default_budget, min(2, available_cores()))
-    )
+    assert not attempt.has_solution  # first_attempt stops every cell below otherwise
+    with mo.status.spinner(title=f"Looking for the conflicting rules, up to {default_budget:g} s…"):
+        diagnosis, probes = diagnose_with_probes(
+            request, DiagnosisLimits(default_budget, min(2, available_cores()))
+        )
     return diagnosis, probes
 
 
 @app.cell
 def probe_frame(pl, probes):
+    # Each step of the diagnosis in plain words (engine.diagnose.Probe has the details).
+    _steps = {
+        "check": "every rule on",
+        "family": "one kind of rule off",
+        "core": "rules set aside so far off",
+        "deletion": "one rule left out of the suspects",
+        "single_field": "one rule off everywhere",
+    }
+    _outcomes = {"feasible": "a roster exists", "infeasible": "still no roster"}
     probe_table = pl.DataFrame(
         [
             {
                 "order": i,
                 "step": p.kind,
-                "label": f"{i:>3} {p.kind}: " + (", ".join(p.relaxed) or "nothing relaxed"),
+                "label": f"{i + 1:>3}. {_steps.get(p.kind, p.kind)}"
+                + (f": {', '.join(p.relaxed)}" if p.relaxed else "")
+                + f" → {_outcomes.get(p.outcome, 'undecided')}",
                 "family": p.family,
                 "outcome": p.outcome,
                 "seconds": p.seconds,

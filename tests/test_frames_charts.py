@@ -427,7 +427,7 @@ def _check_progress(spec: Json) -> None:
 
 
 def _check_burden(spec: Json) -> None:
-    assert spec["title"] == "Nights"
+    assert spec["title"]["text"] == "Nights" and "fair share" in spec["title"]["subtitle"]
     layers = spec["layer"]
     assert [layer["mark"]["type"] for layer in layers] == ["bar", "tick"]
     assert [layer["encoding"]["x"]["field"] for layer in layers] == ["count", "policy_share"]
@@ -498,3 +498,17 @@ def test_chart_saves_as_png(
     data = target.read_bytes()
     assert data.startswith(PNG_SIGNATURE)
     assert len(data) > 1000
+
+
+def test_a_bound_below_zero_is_drawn_at_zero() -> None:
+    from engine.search.progress import ProgressPoint
+
+    frame = frames.progress_frame(
+        [ProgressPoint(0.1, 900.0, float("-inf")), ProgressPoint(0.5, 800.0, -3.0)]
+    )
+    bounds = frame.filter(pl.col("series") == "bound")["value"].to_list()
+    assert bounds == [0.0, 0.0]
+
+
+def test_shift_colours_are_distinct_for_32_shifts() -> None:
+    assert len(set(charts.SHIFT_COLOURS)) == len(charts.SHIFT_COLOURS) >= 32

@@ -11,6 +11,7 @@ from engine.size import (
     request_size,
     schedule_days,
     size_class,
+    suggested_time_limit,
     units_for,
 )
 from tests.factories import minimal_request_dict, request_with
@@ -55,3 +56,10 @@ def test_units_are_one_per_started_ten_thousand_at_least_one(size: int, units: i
 
 def test_units_are_exact_for_huge_sizes() -> None:
     assert units_for(10_000 * 10**20 + 1) == 10**20 + 1
+
+
+@pytest.mark.parametrize(
+    ("size", "seconds"), [(0, 2), (756, 3), (20_000, 3), (20_001, 4), (279_000, 16), (10**7, 30)]
+)
+def test_the_suggested_time_limit_grows_with_size_within_its_range(size: int, seconds: int) -> None:
+    assert suggested_time_limit(size) == seconds

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import altair as alt
@@ -21,7 +21,8 @@ import polars as pl
 import pytest
 
 from engine.audit import audit, compare_with_metrics
-from engine.contract import Metrics
+from engine.contract import Metrics, SolveRequest
+from engine.rules import parse_request
 
 ROOT = Path(__file__).parent.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -126,16 +127,55 @@ def test_explore_shows_an_audited_roster_with_every_chart_and_table() -> None:
     assert objectives.len() > 0 and objectives[0] >= outcome.objective_value
 
 
-def test_explore_hand_edit_is_judged_by_the_audit() -> None:
+def test_explore_hand_edit_starts_as_no_change() -> None:
     defs = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP)
+    assert defs["edit_employee"].value == defs["NO_CHANGE"]
+    assert "verdict" not in defs  # nothing is judged until someone is moved
+
+
+def test_explore_hand_edit_is_judged_by_the_audit() -> None:
+    first_run = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP)
+    variant = first_run["variant"]
+    first = variant.employees[0].id
+    start = variant.schedule_period.start_date
+    picked = {  # the controls as a person sets them: the first employee off on day one
+        "NO_CHANGE": "(nobody)",
+        "edit_employee": SimpleNamespace(value=first),
+        "edit_date": SimpleNamespace(value=start.isoformat()),
+        "edit_shift": SimpleNamespace(value="off"),
+        "edit_duty": SimpleNamespace(value="none"),
+    }
+    defs = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP, **picked)
     verdict, edited = defs["verdict"], defs["edited"]
-    # The default edit sends the first employee home on the first date.
-    first = defs["variant"].employees[0].id
-    start = defs["variant"].schedule_period.start_date
     assert not any(a.employee_id == first and a.date == start for a in edited)
     after = audit(defs["variant"], edited)
     assert verdict.after == after
     assert verdict.objective_delta == after.objective_value - defs["outcome"].objective_value
+
+
+def infeasible(name: str) -> SolveRequest:
+    """A dataset made infeasible: its first employee must work a shift they may work 0
+    times."""
+    data = json.loads((ROOT / "datasets" / f"{name}.json").read_bytes())
+    employee = data["employees"][0]
+    shift = employee.get("assignable_shift_ids", [data["shifts"][0]["id"]])[0]
+    start = data["schedule_period"]["start_date"]
+    employee["fixed_assignments"] = [{"date": start, "shift_id": shift}]
+    employee["shift_count_limits"] = [{"shift_id": shift, "max": 0}]
+    return parse_request(data)
+
+
+def test_explore_without_a_roster_says_why_and_draws_nothing() -> None:
+    request = infeasible("retail_weekdays")
+    defs = run(
+        "explore",
+        default_dataset="retail_weekdays",
+        default_time_limit=BACKSTOP,
+        request=request,
+        source="broken",
+    )
+    for name in ("report", "roster_view", "coverage_view", "progress_view", "verdict"):
+        assert name not in defs, name
 
 
 # -------------------------------------------------------------------------- fairness
@@ -169,6 +209,18 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     assert set(sweep["measure"]) == {"other terms", "excess", "gini"}
     assert sorted(set(sweep["penalty_weight"])) == [1, 10, 100]
     assert_chart_has(defs["cost_view"], sweep)
+
+
+def test_fairness_without_a_roster_stops_before_any_table_or_chart() -> None:
+    defs = run(
+        "fairness",
+        default_dataset="ward_24_7",
+        default_time_limit=30,
+        default_work_limit=WORK_LIMIT,
+        request=infeasible("ward_24_7"),
+    )
+    for name in ("scenario_burdens", "scenario_summary", "burden_views", "share_frame"):
+        assert name not in defs, name
 
 
 # --------------------------------------------------------------------- infeasibility
