@@ -96,7 +96,7 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
     else:
         _print(response.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
-        err.write(summary(request, response) + "\n")
+        err.write(summary(request, response, time_limit) + "\n")
     return EXIT_OK if response.status == "completed" else EXIT_FAILED
 
 

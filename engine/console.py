@@ -15,6 +15,7 @@ from typing import TextIO
 
 from rich.console import Console
 
+from engine.advice import no_roster_advice
 from engine.contract import SolveRequest, SolveResponse
 from engine.errors import FieldError, dotted
 from engine.search.progress import ProgressPoint
@@ -104,7 +105,7 @@ class LiveProgress:
             ticker.join()
 
 
-def summary(request: SolveRequest, response: SolveResponse) -> str:
+def summary(request: SolveRequest, response: SolveResponse, time_limit: float | None = None) -> str:
     """One line for people: how the solve ended and what the roster costs."""
     days = (request.schedule_period.end_date - request.schedule_period.start_date).days + 1
     size = f"{len(request.employees)} employees x {days} days"
@@ -115,6 +116,8 @@ def summary(request: SolveRequest, response: SolveResponse) -> str:
         advice = ""
         if error and error.diagnosis and error.diagnosis.causes:
             advice = f"; first cause: {error.diagnosis.causes[0].message}"
+        elif code == "solver_timeout":
+            advice = ". " + no_roster_advice("timeout", None, time_limit)
         return f"no roster ({code}){message}{advice} [{size}]"
     solution = response.solution
     metrics = solution.metrics

@@ -13,6 +13,7 @@ def imports():
     import polars as pl
 
     from engine import charts, frames
+    from engine.advice import no_roster_advice
     from engine.audit import audit, compare_with_metrics
     from engine.cores import available_cores
     from engine.edit import judge_edit, reassign
@@ -45,6 +46,7 @@ def imports():
         from_request,
         judge_edit,
         load_json,
+        no_roster_advice,
         mo,
         parse_request,
         pl,
@@ -164,6 +166,7 @@ def solved(
     available_cores,
     from_request,
     mo,
+    no_roster_advice,
     preference_weight,
     solve_problem,
     time_limit,
@@ -178,18 +181,7 @@ def solved(
         )
     # Without a roster every cell below would draw empty or broken charts: stop them all
     # here, with what to do next.
-    if outcome.status == "timeout":
-        _advice = (
-            f"No roster was found within {time_limit.value} s. Raise the time limit "
-            "and the roster is solved again."
-        )
-    elif outcome.status == "infeasible":
-        _advice = (
-            "The hard rules admit no roster. The infeasibility notebook finds which inputs "
-            "conflict; switching a constraint family off above may also help."
-        )
-    else:
-        _advice = f"{outcome.status}: {outcome.message}"
+    _advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
     mo.stop(not outcome.has_solution, mo.callout(mo.md(f"**No roster.** {_advice}"), "warn"))
     return (outcome,)
 

@@ -14,6 +14,7 @@ def imports():
     import polars as pl
 
     from engine import charts, frames
+    from engine.advice import no_roster_advice
     from engine.audit import audit
     from engine.cores import available_cores
     from engine.fair_share import group_burden
@@ -35,6 +36,7 @@ def imports():
         group_burden,
         json,
         mo,
+        no_roster_advice,
         parse_request,
         pl,
         request_size,
@@ -122,6 +124,7 @@ def solver(
     default_work_limit,
     from_request,
     mo,
+    no_roster_advice,
     solve_problem,
     time_limit,
 ):
@@ -148,18 +151,7 @@ def solver(
 
     def no_roster_note(outcome, what):
         """What to tell the user when a solve ended without a roster."""
-        if outcome.status == "timeout":
-            advice = (
-                f"No roster was found within {time_limit.value} s. "
-                "Raise the time limit above and the page solves again."
-            )
-        elif outcome.status == "infeasible":
-            advice = (
-                "The hard rules admit no roster. The infeasibility notebook finds which "
-                "inputs conflict."
-            )
-        else:
-            advice = outcome.message or outcome.status
+        advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
         return mo.callout(mo.md(f"**No roster for {what}.** {advice}"), "warn")
 
     return no_roster_note, solve_roster
