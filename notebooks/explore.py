@@ -77,17 +77,23 @@ def settings(mo):
     # Command-line overrides, e.g. `marimo export html explore.py -- --time-limit 1`.
     _cli = mo.cli_args()
     default_dataset = str(_cli.get("dataset") or "retail_weekdays")
+    # `--request PATH`: a SolveRequest file of your own, added to the Dataset list.
+    default_request = str(_cli.get("request") or "")
     default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
-    return default_dataset, default_time_limit
+    return default_dataset, default_request, default_time_limit
 
 
 @app.cell
-def dataset_picker(Path, default_dataset, mo):
+def dataset_picker(Path, default_dataset, default_request, mo):
     dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
     dataset_paths = {p.stem: p for p in sorted(dataset_dir.glob("*.json"))}
+    _chosen = default_dataset
+    if default_request:
+        dataset_paths[Path(default_request).stem] = Path(default_request)
+        _chosen = Path(default_request).stem
     dataset = mo.ui.dropdown(
         options=list(dataset_paths),
-        value=default_dataset if default_dataset in dataset_paths else next(iter(dataset_paths)),
+        value=_chosen if _chosen in dataset_paths else next(iter(dataset_paths)),
         label="Dataset",
     )
     upload = mo.ui.file(filetypes=[".json"], label="or upload a SolveRequest JSON")
@@ -267,7 +273,7 @@ def table_tabs(assignments, mo, shortages, violations):
 
 
 @app.cell
-def edit_controls(dt, mo, variant):
+def edit_controls(dt, mo, outcome, variant):
     NO_CHANGE = "(nobody)"
     edit_employee = mo.ui.dropdown(
         [NO_CHANGE] + [e.id for e in variant.employees], value=NO_CHANGE, label="Employee"
@@ -286,7 +292,11 @@ def edit_controls(dt, mo, variant):
     )
     mo.vstack(
         [
-            mo.md("## Move one person by hand"),
+            mo.md(
+                "## Move one person by hand\n"
+                f"Change one of the roster's {len(outcome.assignments)} assignments and the "
+                "audit prices the result, without solving again."
+            ),
             mo.hstack([edit_employee, edit_date, edit_shift, edit_duty], justify="start"),
         ]
     )

@@ -63,7 +63,9 @@ def settings(mo):
     _cli = mo.cli_args()
     default_example = str(_cli.get("example") or "fixed_assignment")
     default_budget = int(_cli.get("budget") or 10)
-    return default_budget, default_example
+    # `--request PATH`: explain a SolveRequest file of your own instead of an example.
+    default_request = str(_cli.get("request") or "")
+    return default_budget, default_example, default_request
 
 
 @app.cell
@@ -84,19 +86,36 @@ def example_picker(Path, default_example, json, mo):
 
 
 @app.cell
-def loaded(InvalidRequest, example, examples, infeasible_dir, load_json, mo, parse_request, upload):
-    planted = None if upload.value else examples[example.value]
-    source = upload.name() if upload.value else planted["file"]
-    raw = upload.contents() if upload.value else (infeasible_dir / planted["file"]).read_bytes()
+def loaded(
+    InvalidRequest,
+    Path,
+    default_request,
+    example,
+    examples,
+    infeasible_dir,
+    load_json,
+    mo,
+    parse_request,
+    upload,
+):
+    if upload.value:  # an upload wins over the examples and the command line
+        planted, source, _raw = None, upload.name(), upload.contents()
+    elif default_request:
+        planted, source = None, default_request
+        _raw = Path(default_request).read_bytes()
+    else:
+        planted = examples[example.value]
+        source = planted["file"]
+        _raw = (infeasible_dir / planted["file"]).read_bytes()
     try:
-        request = parse_request(load_json(raw, source))
+        request = parse_request(load_json(_raw, source))
     except InvalidRequest as exc:
         _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
         mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
     mo.md(
         f"**Planted:** {planted['summary']} (expected first cause: `{planted['field']}`)"
         if planted
-        else f"**Uploaded:** {source}"
+        else f"**Your request:** {source}"
     )
     return planted, request, source
 

@@ -42,6 +42,14 @@ EXPORT_ARGS = {
 }
 
 
+# The explorer's command-line settings (one cell defines them all, so all are given).
+EXPLORE = {
+    "default_dataset": "retail_weekdays",
+    "default_request": "",
+    "default_time_limit": BACKSTOP,
+}
+
+
 def load(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"notebook_{name}", NOTEBOOKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
@@ -101,7 +109,7 @@ def test_notebooks_pass_marimo_check() -> None:
 
 
 def test_explore_shows_an_audited_roster_with_every_chart_and_table() -> None:
-    defs = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP)
+    defs = run("explore", **EXPLORE)
     outcome, variant = defs["outcome"], defs["variant"]
     assert outcome.has_solution
     report = audit(variant, outcome.assignments)
@@ -128,13 +136,13 @@ def test_explore_shows_an_audited_roster_with_every_chart_and_table() -> None:
 
 
 def test_explore_hand_edit_starts_as_no_change() -> None:
-    defs = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP)
+    defs = run("explore", **EXPLORE)
     assert defs["edit_employee"].value == defs["NO_CHANGE"]
     assert "verdict" not in defs  # nothing is judged until someone is moved
 
 
 def test_explore_hand_edit_is_judged_by_the_audit() -> None:
-    first_run = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP)
+    first_run = run("explore", **EXPLORE)
     variant = first_run["variant"]
     first = variant.employees[0].id
     start = variant.schedule_period.start_date
@@ -145,7 +153,7 @@ def test_explore_hand_edit_is_judged_by_the_audit() -> None:
         "edit_shift": SimpleNamespace(value="off"),
         "edit_duty": SimpleNamespace(value="none"),
     }
-    defs = run("explore", default_dataset="retail_weekdays", default_time_limit=BACKSTOP, **picked)
+    defs = run("explore", **EXPLORE, **picked)
     verdict, edited = defs["verdict"], defs["edited"]
     assert not any(a.employee_id == first and a.date == start for a in edited)
     after = audit(defs["variant"], edited)
@@ -167,13 +175,7 @@ def infeasible(name: str) -> SolveRequest:
 
 def test_explore_without_a_roster_says_why_and_draws_nothing() -> None:
     request = infeasible("retail_weekdays")
-    defs = run(
-        "explore",
-        default_dataset="retail_weekdays",
-        default_time_limit=BACKSTOP,
-        request=request,
-        source="broken",
-    )
+    defs = run("explore", **EXPLORE, request=request, source="broken")
     for name in ("report", "roster_view", "coverage_view", "progress_view", "verdict"):
         assert name not in defs, name
 
@@ -236,7 +238,9 @@ def test_infeasibility_names_the_planted_cause_and_relaxing_it_gives_a_roster(
     entry: dict[str, Any],
 ) -> None:
     example = entry["file"].removesuffix(".json")
-    defs = run("infeasibility", default_example=example, default_budget=BACKSTOP)
+    defs = run(
+        "infeasibility", default_example=example, default_budget=BACKSTOP, default_request=""
+    )
     assert not defs["attempt"].has_solution
     causes = defs["cause_table"]
     assert causes.height > 0
@@ -250,3 +254,14 @@ def test_infeasibility_names_the_planted_cause_and_relaxing_it_gives_a_roster(
     assert audit(relaxed, outcome.assignments).feasible
     if outcome.assignments:  # some planted requests need nobody at work once relaxed
         assert len(outcome.assignments) in [len(rows) for rows in rows_of(defs["relaxed_roster"])]
+
+
+def test_infeasibility_of_a_request_with_a_roster_explains_nothing() -> None:
+    defs = run(
+        "infeasibility",
+        default_example="fixed_assignment",
+        default_budget=BACKSTOP,
+        default_request=str(ROOT / "datasets" / "retail_weekdays.json"),
+    )
+    for name in ("diagnosis", "probe_table", "cause_table", "relaxed_outcome"):
+        assert name not in defs, name

@@ -14,8 +14,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -56,6 +58,11 @@ class Page:
     ready_text: str  # appears once the notebook's solves are done
     charts: int  # how many charts the page shows at least
     click: tuple[str, str] | None = None  # a button to press, and the text it brings
+    name: str = ""  # of the screenshots; the notebook's when empty
+
+    @property
+    def shot(self) -> str:
+        return self.name or self.notebook
 
 
 # Settings no load can change (tests/notebooks/test_notebooks.py): the explorer's default
@@ -70,6 +77,25 @@ PAGES = [
         "the planted cause is ranked first",
         1,
         click=("Relax it and solve again", "gives a roster"),
+    ),
+]
+
+
+# Failure states: what the page says instead of charts (no chart may be drawn then).
+FAILURES = [
+    Page(
+        "explore",
+        ("--time-limit", "60", "--request", "datasets/infeasible/fixed_assignment.json"),
+        "The hard rules admit no roster",
+        0,
+        name="explore-no-roster",
+    ),
+    Page(
+        "infeasibility",
+        ("--budget", "60", "--request", "datasets/retail_weekdays.json"),
+        "This request has a roster",
+        0,
+        name="infeasibility-has-a-roster",
     ),
 ]
 
@@ -105,9 +131,10 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
         stop(server)
 
 
-@pytest.mark.parametrize("served", PAGES, ids=[p.notebook for p in PAGES], indirect=True)
-def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None:
-    page_spec, url = served
+@contextmanager
+def opened(page_spec: Page, url: str) -> Iterator[Any]:
+    """The served notebook in Chromium, once its ``ready_text`` shows (a screenshot of
+    what it showed instead when it never does)."""
     executable = require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
@@ -120,38 +147,52 @@ def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None
             try:
                 ready.wait_for(timeout=CHART_TIMEOUT_MS)
             except Exception:  # keep what the page showed instead, for the reader
-                page.screenshot(
-                    path=ARTIFACTS / f"{page_spec.notebook}-not-ready.png", full_page=True
-                )
+                page.screenshot(path=ARTIFACTS / f"{page_spec.shot}-not-ready.png", full_page=True)
                 raise
-            # Vega draws on a canvas (no DOM text); the key chart is the page's first.
-            first = page.locator(".vega-embed").first
-            canvas = first.locator("canvas").first  # locators reach into shadow roots
-            canvas.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
-            # Vega may still be drawing on a busy machine: wait until the chart is not blank.
-            deadline = time.monotonic() + CHART_TIMEOUT_MS / 1000
-            while True:
-                image = first.screenshot(path=ARTIFACTS / f"{page_spec.notebook}-chart.png")
-                if len(image) > DRAWN_BYTES or time.monotonic() > deadline:
-                    break
-                page.wait_for_timeout(250)
-            page.screenshot(path=ARTIFACTS / f"{page_spec.notebook}.png", full_page=True)
-            box = first.bounding_box()
-            if page_spec.click is not None:
-                button, result = page_spec.click
-                page.get_by_role("button", name=button).click()
-                page.get_by_text(result).filter(visible=True).first.wait_for(
-                    timeout=CHART_TIMEOUT_MS
-                )
-                page.screenshot(
-                    path=ARTIFACTS / f"{page_spec.notebook}-after-click.png", full_page=True
-                )
-            charts = page.locator(".vega-embed").count()
-            drawn = canvas.evaluate("c => c.width * c.height")
+            yield page
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("served", PAGES, ids=[p.notebook for p in PAGES], indirect=True)
+def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None:
+    page_spec, url = served
+    with opened(page_spec, url) as page:
+        # Vega draws on a canvas (no DOM text); the key chart is the page's first.
+        first = page.locator(".vega-embed").first
+        canvas = first.locator("canvas").first  # locators reach into shadow roots
+        canvas.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
+        # Vega may still be drawing on a busy machine: wait until the chart is not blank.
+        deadline = time.monotonic() + CHART_TIMEOUT_MS / 1000
+        while True:
+            image = first.screenshot(path=ARTIFACTS / f"{page_spec.notebook}-chart.png")
+            if len(image) > DRAWN_BYTES or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(250)
+        page.screenshot(path=ARTIFACTS / f"{page_spec.notebook}.png", full_page=True)
+        box = first.bounding_box()
+        if page_spec.click is not None:
+            button, result = page_spec.click
+            page.get_by_role("button", name=button).click()
+            page.get_by_text(result).filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
+            page.screenshot(
+                path=ARTIFACTS / f"{page_spec.notebook}-after-click.png", full_page=True
+            )
+        charts = page.locator(".vega-embed").count()
+        drawn = canvas.evaluate("c => c.width * c.height")
     assert box is not None and box["width"] > 200 and box["height"] > 150
     assert image.startswith(b"\x89PNG")
     assert len(image) > DRAWN_BYTES
     assert drawn > 0
     assert charts >= page_spec.charts
+
+
+@pytest.mark.parametrize("served", FAILURES, ids=[p.shot for p in FAILURES], indirect=True)
+def test_a_failure_state_says_what_to_do_and_draws_no_chart(served: tuple[Page, str]) -> None:
+    page_spec, url = served
+    with opened(page_spec, url) as page:
+        page.screenshot(path=ARTIFACTS / f"{page_spec.shot}.png", full_page=True)
+        charts = page.locator(".vega-embed").count()
+        height = page.evaluate("document.documentElement.scrollHeight")
+    assert charts == 0
+    assert height < 5_000  # no runaway chart making the page endless
