@@ -10,7 +10,9 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-CELL_WIDTH = 14  # pixels per date in the roster heatmap
+CELL_WIDTH = 14  # pixels per date in the roster heatmap, at least ...
+PAGE_WIDTH = 1000  # ... and more when few dates would leave most of a page empty
+MAX_CELL_WIDTH = 40
 CELL_HEIGHT = 16  # pixels per employee
 # 32 distinct colours for shifts (Tableau 20, then 12 from ColorBrewer's Dark2 and Set1):
 # a palette of 10 repeated itself from the eleventh shift on.
@@ -50,6 +52,12 @@ SHIFT_COLOURS = [
 ]
 
 
+def _date_step(frame: pl.DataFrame) -> alt.Step:
+    """Pixels per date: a period of a few weeks fills the page, a year scrolls."""
+    dates = frame["date"].n_unique() if frame.height else 1
+    return alt.Step(max(CELL_WIDTH, min(MAX_CELL_WIDTH, PAGE_WIDTH // max(1, dates))))
+
+
 def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Chart:
     """Employees x dates, coloured by shift; the duty and names show in the tooltip."""
     chart: alt.Chart = (
@@ -71,7 +79,7 @@ def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Char
                 alt.Tooltip("duty:N"),
             ],
         )
-        .properties(width=alt.Step(CELL_WIDTH), height=alt.Step(CELL_HEIGHT))
+        .properties(width=_date_step(assignments), height=alt.Step(CELL_HEIGHT))
     )
     return chart
 
@@ -93,7 +101,7 @@ def coverage_chart(coverage: pl.DataFrame) -> alt.FacetChart:
     )
     return (
         alt.layer(assigned, demand, short, data=coverage)
-        .properties(height=90, width=alt.Step(CELL_WIDTH))
+        .properties(height=90, width=_date_step(coverage))
         .facet(row=alt.Row("shift_id:N", title="shift"))
         .properties(title="Coverage: bars assigned, ticks demand, red missing")
     )
