@@ -14,7 +14,6 @@ the protected-resource metadata when the credential is missing, unknown or revok
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import httpx2
@@ -27,16 +26,16 @@ from starlette.applications import Starlette
 
 from bento.oauth import SCOPE, OAuthProvider
 from bento.problems import API_ROOT
-from bento.settings import public_url_from_env
 from engine.contract import SolveRequest
 
 MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
 
 
-def create_mcp_server(public_api: Starlette, public_url: str | None = None) -> MCPServer:
-    """An MCP server whose tools call ``public_api`` (already started) in-process."""
-    url = (public_url or public_url_from_env(os.environ)).rstrip("/")
+def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
+    """An MCP server whose tools call ``public_api`` (already started) in-process.
+    ``public_url``: where clients reach this service (``Settings.public_url``)."""
+    url = public_url.rstrip("/")
     server = MCPServer(
         "shiftsched",
         version="1",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 MINUTES_PER_DAY = 24 * 60
+SATURDAY = 5  # date.weekday(): Saturday and Sunday (6) make the weekend
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,11 @@
 """Exceptions raised by the engine.
 
     EngineError
-    ├── InvalidRequest   the request breaks a field or cross-field rule (carries every fault)
-    ├── ModelInvalid     CP-SAT refused the model (carries Validate()'s text); a bug, not user input
-    ├── SolveTimeout     the time limit passed before any roster was found
-    └── Infeasible       the hard rules admit no roster
+    └── InvalidRequest   the request breaks a field or cross-field rule (carries every fault)
 
-Faces (CLI, HTTP, MCP) map these to exit codes and problem+json; the engine never formats
-HTTP itself.
+A solve that ends without a roster is not an exception: ``SolveOutcome.status`` says how
+it ended (timeout, infeasible, model_invalid). Faces (CLI, HTTP, MCP) map both to exit
+codes and problem+json; the engine never formats HTTP itself.
 """
 
 from __future__ import annotations
@@ -57,15 +55,3 @@ class InvalidRequest(EngineError):
             f"; first at {dotted(first.path)}: {first.message}" if first else ""
         )
         super().__init__(summary)
-
-
-class ModelInvalid(EngineError):
-    """CP-SAT rejected the model; the text is Validate()'s explanation."""
-
-
-class SolveTimeout(EngineError):
-    """No roster was found before the time limit."""
-
-
-class Infeasible(EngineError):
-    """The hard rules admit no roster."""

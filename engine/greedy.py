@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from engine.calendar import SATURDAY
 from engine.contract import Assignment
 from engine.model.sequences import forbidden_rows
 from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
 
-SATURDAY = 5
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field  # EmployeeSpec has a member named field
 from typing import Literal
 
+from engine import weights
 from engine.calendar import Horizon, shift_minutes
 from engine.contract import (
     WEEKDAYS,
@@ -25,7 +26,6 @@ from engine.contract import (
     Range,
     SolveRequest,
 )
-from engine.model import weights
 
 DEFAULT_MAX_CONSECUTIVE_DAYS = 6
 
@@ -194,8 +194,6 @@ class Problem:
 
 # ----------------------------------------------------------------- from a v1 request
 
-FAIRNESS_DEFAULT_WEIGHT = 10
-
 
 def _demand(ranges: list[Range], horizon: Horizon) -> Demand:
     closed = horizon.is_holiday
@@ -314,7 +312,7 @@ def from_request(request: SolveRequest, *, gated: bool = False) -> Problem:
                 index=i,
                 shifts=frozenset(shift_index[s] for s in g.target_shift_ids),
                 equal=g.policy == "equal",
-                weight=g.penalty_weight or FAIRNESS_DEFAULT_WEIGHT,
+                weight=g.penalty_weight or weights.FAIRNESS_DEFAULT,
             )
             for i, g in enumerate(c.fairness_groups)
         ),

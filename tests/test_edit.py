@@ -16,9 +16,9 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment, SolveRequest
 from engine.edit import EditVerdict, TermChange, judge_edit, reassign
-from engine.model.weights import DEMAND_EXCESS, PREFERENCE, SHORTAGE
 from engine.rules import parse_request
 from engine.solve import solve
+from engine.weights import DEMAND_EXCESS, PREFERENCE, SHORTAGE
 from tests.audited import EXACT
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 

@@ -17,7 +17,6 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Solution, SolveRequest
 from engine.fair_share import group_burden
-from engine.model.weights import PREFERENCE
 from engine.problem import from_request
 from engine.rules import parse_request
 from engine.solve import SolveLimits, solve_problem, to_response
@@ -30,6 +29,7 @@ from engine.variants import (
     without_fairness_group,
     without_families,
 )
+from engine.weights import PREFERENCE
 from tests.audited import BACKSTOP_SECONDS, solved_and_audited
 from tests.factories import full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift

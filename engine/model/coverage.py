@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from engine.model import weights
+from engine import weights
 from engine.model.build import ModelContext, Var
 from engine.model.terms import ShortageKind, ShortageSlot
 

@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from ortools.sat.python import cp_model
 from ortools.util.python.sorted_interval_list import Domain
 
-from engine.model import weights
+from engine import weights
 from engine.model.build import ModelContext, Var
 from engine.model.terms import Expr
 from engine.problem import TransitionSpec

@@ -18,7 +18,7 @@ from itertools import permutations
 
 from ortools.sat.python import cp_model
 
-from engine.model import weights
+from engine import weights
 from engine.model.build import ModelContext, Var
 from engine.model.terms import Expr
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from engine.calendar import SATURDAY
 from engine.model.build import ModelContext, Var
 
 FAMILY = "max_weekends"
-SATURDAY = 5
 
 
 def add_max_weekends(ctx: ModelContext) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from engine.model import weights
+from engine import weights
 from engine.model.build import ModelContext, Var
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from engine.contract import Shortage
 from engine.errors import InvalidRequest
-from engine.model.weights import DEMAND_EXCESS, SHORTAGE
 from engine.rules import parse_request
+from engine.weights import DEMAND_EXCESS, SHORTAGE
 from tests.model.conftest import (
     OPEN_MAX,
     date,

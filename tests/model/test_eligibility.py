@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine.contract import Shortage
-from engine.model.weights import SHORTAGE
+from engine.weights import SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

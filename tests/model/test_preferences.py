@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from engine.model import weights
-from engine.model.weights import DAYS_PER_WEEK, PREFERENCE, SHORTAGE
+from engine import weights
+from engine.weights import DAYS_PER_WEEK, PREFERENCE, SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

@@ -9,9 +9,9 @@ import pytest
 
 from engine.model.build import build
 from engine.model.sequences import forbidden_rows
-from engine.model.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
 from engine.problem import TransitionSpec, from_request
 from engine.rules import parse_request
+from engine.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

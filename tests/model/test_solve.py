@@ -10,7 +10,7 @@ import ortools
 import pytest
 
 from engine import audit as audit_module
-from engine.model import weights
+from engine import weights
 from engine.solve import SolveLimits, _search_seconds
 from tests.model.conftest import (
     NIGHT_HOURS,
