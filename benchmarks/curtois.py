@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from engine.io.curtois import Instance, load, to_problem, to_roster
-from engine.io.curtois_check import CheckReport, check
+from engine.formats.curtois import Instance, load, to_problem, to_roster
+from engine.formats.curtois_check import CheckReport, check
 from engine.solve import ORTOOLS_VERSION, ProgressPoint, SolveLimits, SolveOutcome, solve_problem
 
 # The benchmark's published best-known objectives (datasets/curtois-qu/README.md, sources).

@@ -3,7 +3,7 @@
 This is the test oracle of the CP-SAT model. Both are written from the same semantics
 page but share no code: this module does its own date arithmetic (periods, ISO weeks,
 calendar months, proration, shift lengths) with :mod:`datetime` and plain loops, and it
-never imports ``engine.calendar``, ``engine.problem`` or ``engine.model``. When the two
+never imports ``engine.horizon``, ``engine.problem`` or ``engine.model``. When the two
 disagree, one of them misreads the page.
 
 :func:`audit` returns every broken hard rule (code from the semantics table, with who,

@@ -14,7 +14,7 @@ are topped up on free days. Under a minimum run of worked days, an employee whos
 still too short is picked first, and so is one continuing a run (fewer, longer runs
 leave room for work between the days-off minimums); a run that still ends too short is
 lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
-adding runs of the minimum length. A benchmark row (engine.io: only per-employee hard
+adding runs of the minimum length. A benchmark row (engine.formats: only per-employee hard
 rules) that still breaks a minimum is replanned alone by a small CP-SAT model of that
 employee's rules, the other rows fixed; its search stops on CP-SAT's deterministic work,
 so the whole roster is the same on any machine. A hint breaking no hard rule is
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from engine.calendar import SATURDAY
 from engine.contract import Assignment
+from engine.horizon import SATURDAY
 from engine.model.sequences import forbidden_rows
 from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
 
@@ -255,7 +255,7 @@ def greedy_roster(problem: Problem) -> Roster:
 
 def _replannable(problem: Problem, e: int) -> bool:
     """Whether every hard rule on e's row is one of its own and :func:`_replan_row` posts
-    it: benchmark rows (engine.io), free of the v1 rules that tie rows together."""
+    it: benchmark rows (engine.formats), free of the v1 rules that tie rows together."""
     employee = problem.employees[e]
     benchmark = (
         employee.total_minutes is not None

@@ -16,7 +16,6 @@ from dataclasses import field as dataclass_field  # EmployeeSpec has a member na
 from typing import Literal
 
 from engine import weights
-from engine.calendar import Horizon, shift_minutes
 from engine.contract import (
     WEEKDAYS,
     AvoidedShiftPreference,
@@ -26,6 +25,7 @@ from engine.contract import (
     Range,
     SolveRequest,
 )
+from engine.horizon import Horizon, shift_minutes
 
 DEFAULT_MAX_CONSECUTIVE_DAYS = 6
 
@@ -102,7 +102,7 @@ class EmployeeSpec:
     count_limits: tuple[CountLimitSpec, ...] = ()
     weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
     field: str = ""
-    # Benchmark rules (engine.io); None / 0 leaves the rule out, as v1 requests do.
+    # Benchmark rules (engine.formats); None / 0 leaves the rule out, as v1 requests do.
     total_minutes: tuple[int, int] | None = None  # hard (min, max) worked minutes, period
     consecutive_shifts: tuple[int, int | None] | None = None  # hard (min, max) run of work
     min_days_off_run: int = 0  # hard: a run of days off between worked days is this long

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator
 
-from engine.calendar import Horizon
 from engine.contract import (
     WEEKDAYS,
     Employee,
@@ -24,6 +23,7 @@ from engine.contract import (
     SolveRequest,
     ValidateResponse,
 )
+from engine.horizon import Horizon
 from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS
 from engine.rules import Path, parse_request
 from engine.size import SIZE_PER_UNIT, request_size, schedule_days, size_class, units_for

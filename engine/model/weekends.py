@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from engine.calendar import SATURDAY
+from engine.horizon import SATURDAY
 from engine.model.build import ModelContext, Var
 
 FAMILY = "max_weekends"

@@ -21,7 +21,7 @@ from x402.http.utils import encode_payment_signature_header
 from x402.schemas import PaymentPayload, PaymentRequirements
 from x402.schemas.v1 import PaymentPayloadV1
 
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from bento.payments.config import MppSettings, X402Settings
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse

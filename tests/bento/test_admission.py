@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 import bento.workers
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from bento.workers import SolveFailed, SolvePool, SolverBusy
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment, SolveResponse

@@ -14,7 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import bento.workers
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from bento.problems import GUIDE, STATUS, TITLES
 
 

@@ -17,7 +17,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from bento.jobs import JobContext, JobQueue, create_huey
 from bento.store import Store
 from engine.audit import audit

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bento.http import Settings, create_app
+from bento.api import Settings, create_app
 from bento.mcp import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
 from engine.contract import SolveResponse

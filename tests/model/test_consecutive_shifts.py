@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.io.tiny import Staff, daily, solve_text, status_of, text
+from tests.formats.tiny import Staff, daily, solve_text, status_of, text
 
 
 def test_maximum_run_breaks_a_full_week() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.io.tiny import Staff, solve_text, text
+from tests.formats.tiny import Staff, solve_text, text
 
 TWO = [Staff("A"), Staff("B")]
 

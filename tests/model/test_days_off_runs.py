@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.io.tiny import Staff, daily, solve_text, status_of, text
+from tests.formats.tiny import Staff, daily, solve_text, status_of, text
 
 ALL_BUT_2 = {0: 1, 1: 1, 3: 1, 4: 1}
 

@@ -29,7 +29,7 @@ from ortools.sat.python import cp_model
 
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics
-from engine.io.curtois import load, to_problem
+from engine.formats.curtois import load, to_problem
 from engine.model.build import CompiledModel, build
 from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem, from_request

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.io.tiny import Staff, daily, solve_text, status_of, text
+from tests.formats.tiny import Staff, daily, solve_text, status_of, text
 
 SATURDAYS, SAT_AND_SUN = {5: 1, 12: 1}, {5: 1, 6: 1}
 

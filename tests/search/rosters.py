@@ -20,9 +20,9 @@ from ortools.sat.python import cp_model
 
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics, SolveRequest
+from engine.formats.curtois import Instance, load, to_problem, to_roster
+from engine.formats.curtois_check import check
 from engine.greedy import greedy_roster
-from engine.io.curtois import Instance, load, to_problem, to_roster
-from engine.io.curtois_check import check
 from engine.model.build import CompiledModel, build
 from engine.model.tight import tight_values
 from engine.problem import Problem, from_request

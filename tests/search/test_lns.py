@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine.io.curtois import load
+from engine.formats.curtois import load
 from engine.model.build import CompiledModel
 from engine.search.lns import NeighbourhoodSearch, Step, StepLimits
 from engine.search.neighbourhoods import NEIGHBOURHOODS

@@ -24,9 +24,9 @@ from ortools.sat.python import cp_model
 
 import engine.search.portfolio as portfolio
 import engine.solve
+from engine.formats.curtois import load, to_roster
+from engine.formats.curtois_check import check
 from engine.greedy import greedy_roster
-from engine.io.curtois import load, to_roster
-from engine.io.curtois_check import check
 from engine.model.build import CompiledModel
 from engine.search.portfolio import (
     FULL_LINEARIZATION,

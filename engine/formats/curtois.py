@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from engine.calendar import Horizon
 from engine.contract import Assignment
+from engine.horizon import Horizon
 from engine.problem import (
     CountLimitSpec,
     CoverSpec,

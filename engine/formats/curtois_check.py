@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.io.curtois import Instance
+from engine.formats.curtois import Instance
 
 Roster = Mapping[str, Sequence[str]]
 OFF = ""

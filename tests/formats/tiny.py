@@ -1,7 +1,7 @@
 """Tiny Curtois & Qu instances written as text, solved by the engine and checked.
 
 Every roster the engine returns goes through the independent checker
-(:mod:`engine.io.curtois_check`): no hard violation, and the checker's objective equals
+(:mod:`engine.formats.curtois_check`): no hard violation, and the checker's objective equals
 the solver's to the unit.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.io.curtois import Instance, parse, to_problem, to_roster
-from engine.io.curtois_check import CheckReport, check
+from engine.formats.curtois import Instance, parse, to_problem, to_roster
+from engine.formats.curtois_check import CheckReport, check
 from engine.solve import SolveLimits, SolveOutcome, solve_problem
 from tests.audited import BACKSTOP_SECONDS
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.greedy import greedy_roster
-from engine.io.curtois import (
+from engine.formats.curtois import (
     Cover,
     Instance,
     Request,
@@ -20,14 +19,15 @@ from engine.io.curtois import (
     to_problem,
     to_roster,
 )
-from engine.io.curtois_check import OFF, check
+from engine.formats.curtois_check import OFF, check
+from engine.greedy import greedy_roster
 from engine.model.build import build
 from engine.model.sequences import forbidden_rows
 from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem
 from engine.solve import SolveLimits, add_roster_hint, complete_hint, solve_problem
 from tests.audited import BACKSTOP_SECONDS
-from tests.io.tiny import Staff, daily, solve_text, text
+from tests.formats.tiny import Staff, daily, solve_text, text
 
 # Days, staff and shift types of each instance, as the benchmark publishes them
 # (datasets/curtois-qu/README.md).
