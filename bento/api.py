@@ -159,19 +159,28 @@ async def solve_route(request: Request) -> Response:
     return await _solve_now(request, account, data, size, float(timeout))
 
 
+async def _reserve(
+    request: Request, account: Account, units: int, reservation_id: str
+) -> Response | None:
+    """Hold the solve's units; the 429 to answer when the account cannot cover them."""
+    store: Store = request.app.state.store
+    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
+    if reservation is not None:
+        return None
+    return problem(
+        request, "quota-exceeded", f"this solve needs {units} unit(s); top up the prepaid balance"
+    )
+
+
 async def _solve_now(
     request: Request, account: Account, data: Any, size: int, time_limit: float
 ) -> Response:
     store: Store = request.app.state.store
     units = units_for(size)
     reservation_id = uuid.uuid4().hex
-    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
-    if reservation is None:
-        return problem(
-            request,
-            "quota-exceeded",
-            f"this solve needs {units} unit(s); top up the prepaid balance",
-        )
+    short = await _reserve(request, account, units, reservation_id)
+    if short is not None:
+        return short
     try:
         result = await solve_in_pool(request, data, time_limit)
     except SolverBusy as busy:
@@ -227,13 +236,9 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
     units = units_for(size)
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
-    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
-    if reservation is None:
-        return problem(
-            request,
-            "quota-exceeded",
-            f"this solve needs {units} unit(s); top up the prepaid balance",
-        )
+    short = await _reserve(request, account, units, reservation_id)
+    if short is not None:
+        return short
     create = partial(
         store.create_job,
         account.id,
