@@ -199,7 +199,8 @@ def build(
     prune: bool = True,
     implied_rows: bool = True,
 ) -> CompiledModel:
-    """Build the full model; ``skip`` leaves out whole families (used by probes).
+    """Build the full model; ``skip`` leaves out whole families (used by probes), and a
+    name that is no family is refused (ValueError).
 
     ``prune=False`` builds the plain full-tensor formulation (see the module docstring).
     ``implied_rows=False`` leaves out the redundant rows that only tighten the LP
@@ -211,8 +212,12 @@ def build(
         _add_variables(ctx)
     else:
         _add_all_variables(ctx)
+    families = _families()
     skipped = set(skip)
-    for name, add_family in _families():
+    unknown = skipped - {name for name, _ in families}
+    if unknown:  # a misspelt family would silently stay in the model
+        raise ValueError(f"no constraint family named {', '.join(sorted(unknown))}")
+    for name, add_family in families:
         if name not in skipped:
             add_family(ctx)
     ctx.model.minimize(

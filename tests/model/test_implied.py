@@ -19,7 +19,9 @@ from ortools.sat.python import cp_model
 from engine.contract import SolveRequest
 from engine.model.build import CompiledModel, build
 from engine.problem import Problem, from_request
+from engine.rules import parse_request
 from engine.synthetic import synthetic_request
+from tests.factories import minimal_request_dict
 
 BACKSTOP_SECONDS = 120.0  # never reached: each model here is solved in under a second
 
@@ -113,3 +115,9 @@ def test_rows_follow_the_cap_and_skip_without_it() -> None:
     assert build(problem, implied_rows=False).implied == []
     uncapped = build(problem, skip=("consecutive_days",))
     assert uncapped.implied == [], "no cap posted: nothing to rest the rows on"
+
+
+def test_a_family_name_that_does_not_exist_is_refused() -> None:
+    problem = from_request(parse_request(minimal_request_dict()))
+    with pytest.raises(ValueError, match="consecutive_dayz"):
+        build(problem, skip=("consecutive_dayz",))
