@@ -33,11 +33,11 @@ from bento.store import (
     Account,
     Job,
     Store,
-    _account_from_row,
-    _insert_account,
-    _insert_key,
+    account_from_row,
     generate_key,
     hash_key,
+    insert_account,
+    insert_key,
 )
 from bento.tables import (
     accounts,
@@ -156,7 +156,7 @@ class Identity:
         user_id, account_id = uuid.uuid4().hex, uuid.uuid4().hex
         try:
             with self.store.write() as conn:
-                _insert_account(conn, account_id, email, "basic", DEFAULT_FREE_QUOTA, 0)
+                insert_account(conn, account_id, email, "basic", DEFAULT_FREE_QUOTA, 0)
                 conn.execute(
                     users.insert().values(
                         id=user_id,
@@ -232,7 +232,7 @@ class Identity:
     def account(self, account_id: str) -> Account:
         with self.store.read() as conn:
             row = conn.execute(sa.select(accounts).where(accounts.c.id == account_id)).one()
-        return _account_from_row(row)
+        return account_from_row(row)
 
     def keys(self, account_id: str) -> list[KeyInfo]:
         query = (
@@ -567,7 +567,7 @@ def _connect(conn: Any, account_id: str, client_id: str, scopes: list[str]) -> s
         )
     ).scalar()
     if key_id is None:  # its plaintext is never shown: tokens act for it
-        key_id = _insert_key(
+        key_id = insert_key(
             conn, account_id, generate_key(), label=CONNECTION_KEY_LABEL, kind="connection"
         )
     connection_id = uuid.uuid4().hex

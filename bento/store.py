@@ -226,7 +226,7 @@ class Store:
         _check_non_negative(free_quota=free_quota, balance=balance)
         account_id = uuid.uuid4().hex
         with self._write() as conn:
-            _insert_account(conn, account_id, name, tier, free_quota, balance)
+            insert_account(conn, account_id, name, tier, free_quota, balance)
             return _require_account(conn, account_id)
 
     def issue_key(
@@ -245,7 +245,7 @@ class Store:
         try:
             with self._write() as conn:
                 _require_account(conn, account_id)
-                _insert_key(conn, account_id, key, label=label, kind=kind)
+                insert_key(conn, account_id, key, label=label, kind=kind)
         except exc.IntegrityError as error:
             raise ValueError("this key is already issued") from error
         return key
@@ -314,7 +314,7 @@ class Store:
                 conn.execute(
                     api_keys.update().where(api_keys.c.id == row.key_id).values(last_used_at=now)
                 )
-        return replace(_account_from_row(row), key_id=row.key_id)
+        return replace(account_from_row(row), key_id=row.key_id)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -478,19 +478,19 @@ class Store:
             row = conn.execute(
                 sa.select(jobs).where(jobs.c.id == job_id, jobs.c.account_id == account_id)
             ).first()
-        return _job_from_row(row) if row is not None else None
+        return job_from_row(row) if row is not None else None
 
     def find_job(self, job_id: str) -> Job | None:
         """The job whatever its account: for the queue worker, never for a caller."""
         with self._read() as conn:
             row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
-        return _job_from_row(row) if row is not None else None
+        return job_from_row(row) if row is not None else None
 
     def running_jobs(self) -> list[Job]:
         """Every job still running, oldest first: what a restarted service must account for."""
         query = sa.select(jobs).where(jobs.c.status == "running").order_by(jobs.c.created_at)
         with self._read() as conn:
-            return [_job_from_row(row) for row in conn.execute(query)]
+            return [job_from_row(row) for row in conn.execute(query)]
 
     def finish_job(
         self,
@@ -598,10 +598,10 @@ class Store:
         with self._write() as conn:
             created = _fetch_account(conn, DEMO_ACCOUNT_ID) is None
             if created:
-                _insert_account(conn, DEMO_ACCOUNT_ID, "demo", "pro", DEMO_FREE_QUOTA, 0)
+                insert_account(conn, DEMO_ACCOUNT_ID, "demo", "pro", DEMO_FREE_QUOTA, 0)
             issued = _demo_key_to_issue(conn, key, created)
             if issued is not None:
-                _insert_key(conn, DEMO_ACCOUNT_ID, issued)
+                insert_key(conn, DEMO_ACCOUNT_ID, issued)
             return _require_account(conn, DEMO_ACCOUNT_ID), issued
 
 
@@ -677,7 +677,9 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _account_from_row(row: Any) -> Account:
+def account_from_row(row: Any) -> Account:
+    """An account from a row of ``accounts`` (shared with bento.identity, which keeps
+    users and sessions on the same database)."""
     return Account(
         id=row.id,
         name=row.name,
@@ -707,7 +709,8 @@ def objective_of(response_json: Any) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _job_from_row(row: sa.Row[Any]) -> Job:
+def job_from_row(row: sa.Row[Any]) -> Job:
+    """A job from a row of ``jobs``."""
     return Job(
         id=row.id,
         account_id=row.account_id,
@@ -728,7 +731,7 @@ def _job_from_row(row: sa.Row[Any]) -> Job:
 def _fetch_account(conn: Connection, account_id: str, *, lock: bool = False) -> Account | None:
     query = sa.select(accounts).where(accounts.c.id == account_id)
     row = conn.execute(query.with_for_update() if lock else query).first()
-    return _account_from_row(row) if row is not None else None
+    return account_from_row(row) if row is not None else None
 
 
 def _require_account(conn: Connection, account_id: str, *, lock: bool = False) -> Account:
@@ -742,7 +745,7 @@ def _require_job(conn: Connection, account_id: str, job_id: str) -> Job:
     row = conn.execute(
         sa.select(jobs).where(jobs.c.id == job_id, jobs.c.account_id == account_id)
     ).one()
-    return _job_from_row(row)
+    return job_from_row(row)
 
 
 def _fetch_reservation(
@@ -753,7 +756,7 @@ def _fetch_reservation(
     return _reservation_from_row(row) if row is not None else None
 
 
-def _insert_account(
+def insert_account(
     conn: Connection, account_id: str, name: str, tier: Tier, free_quota: int, balance: int
 ) -> None:
     conn.execute(
@@ -768,7 +771,7 @@ def _insert_account(
     )
 
 
-def _insert_key(
+def insert_key(
     conn: Connection,
     account_id: str,
     key: str,
