@@ -32,8 +32,8 @@ from bento.front import error_types_page
 from bento.gate import (
     REALM,
     RETRY_AFTER_UNAVAILABLE,
-    SYNC_TIME_LIMIT_SECONDS,
     Rejected,
+    admit,
     bearer,
     json_body,
     validation_problem,
@@ -57,7 +57,7 @@ from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolvePool, SolverBusy
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
-from engine.size import request_size, size_class, units_for
+from engine.size import units_for
 from engine.validation import validate
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
@@ -138,25 +138,10 @@ async def solve_route(request: Request) -> Response:
         solve_request = parse_request(data)
     except InvalidRequest as exc:
         return validation_problem(request, exc)
-    size = request_size(solve_request)
-    timeout = solve_request.options.solver_timeout_seconds
-    queued = size_class(size) == "large" or timeout > SYNC_TIME_LIMIT_SECONDS
-    if queued and account.tier != "pro":
-        if size_class(size) == "large":
-            return problem(
-                request,
-                "tier-limit-exceeded",
-                f"size {size:,} exceeds 80,000; large problems need a pro key",
-            )
-        return problem(
-            request,
-            "not-implemented",
-            f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
-            "the asynchronous path needs a pro key",
-        )
-    if queued:
-        return await _enqueue(request, account, data, size)
-    return await _solve_now(request, account, data, size, float(timeout))
+    admitted = admit(request, solve_request, may_queue=account.tier == "pro")
+    if admitted.queued:
+        return await _enqueue(request, account, data, admitted.size)
+    return await _solve_now(request, account, data, admitted.size, admitted.time_limit)
 
 
 async def _reserve(

@@ -1,20 +1,24 @@
 """The gate every request walks before any work, shared by the key and payment paths.
 
 Content type (415), size while reading (413), JSON (400): :func:`json_body`. Contract
-faults (422) go through :func:`validation_problem`, so both paths word them alike. A
-check that stops a request raises :class:`Rejected` with its problem+json response.
+faults (422) go through :func:`validation_problem`, so both paths word them alike. Which
+solves may run, and how (:func:`admit`), is one policy for both. A check that stops a
+request raises :class:`Rejected` with its problem+json response.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bento.problems import problem
+from engine.contract import SolveRequest
 from engine.errors import InvalidRequest
+from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 
 MAX_BODY_BYTES: Final = 1024 * 1024  # the contract's 1 MB hard cap
 SYNC_TIME_LIMIT_SECONDS: Final = 30
@@ -54,6 +58,39 @@ def validation_problem(request: Request, exc: InvalidRequest) -> Response:
         f"{len(exc.errors)} error(s) in the request",
         errors=[e.as_dict() for e in exc.errors],
     )
+
+
+@dataclass(frozen=True)
+class Admission:
+    """How an admitted solve runs: its size, its time limit, and whether it is queued."""
+
+    size: int
+    time_limit: float
+    queued: bool  # large, or longer than a synchronous solve may run
+
+
+def admit(
+    request: Request, solve_request: SolveRequest, *, may_queue: bool, why_not: str = ""
+) -> Admission:
+    """The tier/size/time policy: a large or long solve needs the queued path, which only
+    a pro key may use (``may_queue``); anything else runs at once. Refused: 422
+    tier-limit-exceeded (large) or 501 not-implemented (long), with ``why_not`` added."""
+    size = request_size(solve_request)
+    timeout = solve_request.options.solver_timeout_seconds
+    large = size_class(size) == "large"
+    queued = large or timeout > SYNC_TIME_LIMIT_SECONDS
+    if queued and not may_queue:
+        if large:
+            detail = (
+                f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}; large problems need a pro key"
+            )
+            raise Rejected(problem(request, "tier-limit-exceeded", detail + why_not))
+        detail = (
+            f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
+            "the asynchronous path needs a pro key"
+        )
+        raise Rejected(problem(request, "not-implemented", detail + why_not))
+    return Admission(size, float(timeout), queued)
 
 
 def bearer(request: Request) -> str | None:

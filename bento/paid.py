@@ -38,8 +38,8 @@ from starlette.responses import Response
 from bento.gate import (
     REALM,
     RETRY_AFTER_UNAVAILABLE,
-    SYNC_TIME_LIMIT_SECONDS,
     Rejected,
+    admit,
     bearer,
     validation_problem,
 )
@@ -59,7 +59,7 @@ from bento.store import PaymentState, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
-from engine.size import request_size, size_class, units_for
+from engine.size import request_size, units_for
 
 logger = logging.getLogger(__name__)
 
@@ -295,27 +295,10 @@ def _paid_problem(request: Request, data: Any) -> tuple[int, float]:
         solve_request = parse_request(data)
     except InvalidRequest as exc:
         raise Rejected(validation_problem(request, exc)) from None
-    size = request_size(solve_request)
-    if size_class(size) == "large":
-        raise Rejected(
-            problem(
-                request,
-                "tier-limit-exceeded",
-                f"size {size:,} exceeds 80,000; large problems need a pro API key, "
-                "a payment buys a synchronous solve only",
-            )
-        )
-    timeout = solve_request.options.solver_timeout_seconds
-    if timeout > SYNC_TIME_LIMIT_SECONDS:
-        raise Rejected(
-            problem(
-                request,
-                "not-implemented",
-                f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
-                "the asynchronous path needs a pro API key",
-            )
-        )
-    return units_for(size), float(timeout)
+    admitted = admit(
+        request, solve_request, may_queue=False, why_not="; a payment buys a synchronous solve"
+    )
+    return units_for(admitted.size), admitted.time_limit
 
 
 async def _check_bearer_beside(request: Request) -> None:
