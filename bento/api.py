@@ -52,9 +52,10 @@ from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
 from bento.problems import API_ROOT, problem, server_root
+from bento.runtime import open_pool, open_store
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
-from bento.workers import SolveFailed, SolvePool, SolverBusy
+from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from engine.size import units_for
@@ -347,8 +348,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = Store(settings.database_url) if settings.database_url else Store.from_env()
-        store.migrate()
+        store = open_store(settings)
         Identity(store).purge_expired()
         _purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
@@ -358,9 +358,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store = store
         app.state.settings = settings
         app.state.errors_base = settings.errors_base
-        pool = SolvePool(
-            settings.solve_processes, settings.solver_memory_mb, settings.cp_sat_workers
-        )
+        pool = open_pool(settings)
         app.state.pool = pool
         # Threads for synchronous solves: one per process plus the waiting line.
         app.state.solve_line = anyio.CapacityLimiter(

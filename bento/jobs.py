@@ -54,6 +54,7 @@ from huey import Huey, RedisHuey, SqliteHuey
 from huey.consumer import Consumer
 from sqlalchemy.engine import make_url
 
+from bento.runtime import open_pool, open_store
 from bento.settings import Settings
 from bento.store import Job, Store
 from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolvePool, SolverBusy
@@ -319,12 +320,7 @@ class _LazyContext:
         with self._lock:
             if self._context is None:
                 settings = self._settings
-                store = Store(settings.database_url) if settings.database_url else Store.from_env()
-                store.migrate()
-                pool = SolvePool(
-                    settings.solve_processes, settings.solver_memory_mb, settings.cp_sat_workers
-                )
-                self._context = JobContext(store, pool, settings)
+                self._context = JobContext(open_store(settings), open_pool(settings), settings)
             return self._context
 
 
