@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from engine import weights
-from engine.model.build import ModelContext, Var
+from engine.model.context import ModelContext, Var
 from engine.model.terms import ShortageKind, ShortageSlot
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from engine.model.build import ModelContext
+from engine.model.context import ModelContext
 
 FAMILY = "min_days_off_run"
 

@@ -12,7 +12,7 @@ is forced false, which makes the conflict visible to diagnosis instead of silent
 
 from __future__ import annotations
 
-from engine.model.build import ModelContext
+from engine.model.context import ModelContext
 
 FAMILY = "fixed_assignment"
 

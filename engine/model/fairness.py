@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from engine.model.build import ModelContext
+from engine.model.context import ModelContext
 from engine.problem import EmployeeSpec, FairnessSpec
 
 

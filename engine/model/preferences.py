@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from engine.model.build import ModelContext
+from engine.model.context import ModelContext
 from engine.model.terms import Expr
 
 FAMILY = "preference"

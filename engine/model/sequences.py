@@ -40,7 +40,7 @@ from ortools.sat.python import cp_model
 from ortools.util.python.sorted_interval_list import Domain
 
 from engine import weights
-from engine.model.build import ModelContext, Var
+from engine.model.context import ModelContext, Var
 from engine.model.terms import Expr
 from engine.problem import TransitionSpec
 

@@ -19,7 +19,7 @@ from itertools import permutations
 from ortools.sat.python import cp_model
 
 from engine import weights
-from engine.model.build import ModelContext, Var
+from engine.model.context import ModelContext, Var
 from engine.model.terms import Expr
 
 BEGINNER_LEVELS = range(1, 4)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.horizon import SATURDAY
-from engine.model.build import ModelContext, Var
+from engine.model.context import ModelContext, Var
 
 FAMILY = "max_weekends"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine import weights
-from engine.model.build import ModelContext, Var
+from engine.model.context import ModelContext, Var
 
 
 def _worked(ctx: ModelContext, e: int, days: tuple[int, ...]) -> tuple[cp_model.LinearExpr, int]:
