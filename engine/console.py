@@ -71,6 +71,7 @@ class LiveProgress:
             return text + "  no roster yet"
         text += f"  best {_number(objective)}"
         if bound != float("-inf"):
+            bound = max(0.0, bound)  # every penalty is non-negative: below 0 says nothing
             text += f"  bound {_number(bound)}"
         gap = _gap(objective, bound)
         if gap is not None:
