@@ -16,13 +16,14 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -181,6 +182,10 @@ async def _solve_now(
     response = await _deliver(request, account, result, reservation_id, units)
     if result["status"] == "completed":
         await _keep(request, account, data, result, size)
+        if time.monotonic() >= request.app.state.next_purge:  # after the response is sent
+            request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
+            store, settings = request.app.state.store, request.app.state.settings
+            response.background = BackgroundTask(anyio.to_thread.run_sync, _purge, store, settings)
     return response
 
 
@@ -188,10 +193,10 @@ async def _keep(
     request: Request, account: Account, data: Any, result: dict[str, Any], size: int
 ) -> None:
     """Keep a completed synchronous solve, so its job_id can be polled for the retention
-    time like a queued job's; and, at most once an hour, forget jobs older than that.
-    The roster is already the caller's: a store that fails here costs only the lookup."""
+    time like a queued job's. It is written before the answer goes out, so the id can be
+    polled as soon as the answer arrives. The roster is already the caller's: a store
+    that fails here costs only the lookup."""
     store: Store = request.app.state.store
-    settings: Settings = request.app.state.settings
     keep = partial(
         store.record_solve,
         account.id,
@@ -202,16 +207,12 @@ async def _keep(
         key_id=account.key_id,
         size=size,
     )
-    try:
+    with suppress(StoreUnavailable):
         await anyio.to_thread.run_sync(keep)
-        if time.monotonic() >= request.app.state.next_purge:
-            request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-            await anyio.to_thread.run_sync(_purge, store, settings)
-    except StoreUnavailable:
-        pass
 
 
 def _purge(store: Store, settings: Settings) -> int:
+    """Forget finished jobs past their retention (at start, then at most hourly)."""
     cutoff = datetime.now(UTC) - timedelta(days=settings.job_retention_days)
     return store.purge_finished_jobs(cutoff)
 

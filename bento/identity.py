@@ -31,7 +31,6 @@ from bento.store import (
     ACCESS_TOKEN_PREFIX,
     DEFAULT_FREE_QUOTA,
     Account,
-    Job,
     Store,
     account_from_row,
     generate_key,
@@ -310,10 +309,6 @@ class Identity:
                 )
                 for row in conn.execute(query)
             ]
-
-    def job(self, account_id: str, job_id: str) -> Job | None:
-        """One of the account's jobs, bodies included (its result page)."""
-        return self.store.get_job(account_id, job_id)
 
     # OAuth clients and authorization requests --------------------------------------------
 

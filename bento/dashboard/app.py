@@ -302,7 +302,8 @@ def create_dashboard_app(
     async def job_result(request: Request, user: User) -> Response:
         """A job's SolveResponse, as the API would answer a poll (own jobs only)."""
         job_id = request.path_params["job_id"]
-        job = await anyio.to_thread.run_sync(identity().job, user.account_id, job_id)
+        store: Store = public_api.state.store
+        job = await anyio.to_thread.run_sync(store.get_job, user.account_id, job_id)
         if job is None:
             message = "No job with this id belongs to your account."
             return render(

@@ -202,11 +202,12 @@ class Extractor:
         once (reading a domain from the model costs about 5 us)."""
         known = self._domain_text
         full = self._variables
-        for v in variables.tolist():
+        indices = variables.tolist()
+        for v in indices:
             if v not in known:
                 bounds = "".join(f"domain:{b} " for b in full[v].domain)
                 known[v] = f"variables{{{bounds}}}"
-        return "".join([known[v] for v in variables.tolist()])
+        return "".join([known[v] for v in indices])
 
     @classmethod
     def of(
