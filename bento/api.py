@@ -4,7 +4,8 @@ Every request walks the same gate before any work: content type (415), size whil
 reading (413), JSON (400), credential (401/402), contract (422). Only then are units
 reserved (429) and a solve started; units are captured when a roster (or a diagnosed
 infeasibility) is delivered and released on every other outcome, so an error never
-costs a unit. Every response carries ``X-Request-Id``; every error is problem+json.
+costs a unit. Every response carries ``X-Request-Id``; every error is problem+json: a
+handler raises a :class:`~bento.errors.ServiceError` and the app's one handler answers it.
 
 A large problem, or a time limit over 30 s, on a pro key takes the queued path instead:
 the units are reserved, the job is recorded and enqueued (``bento.jobs``) and the answer
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -29,30 +30,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
-from bento.front import error_types_page
-from bento.gate import (
-    REALM,
-    RETRY_AFTER_UNAVAILABLE,
-    Rejected,
-    admit,
-    bearer,
-    json_body,
-    validation_problem,
+from bento.errors import (
+    InternalError,
+    MethodNotAllowed,
+    NotFound,
+    QuotaExceeded,
+    ServiceError,
+    ServiceUnavailable,
+    Unauthorized,
+    ValidationFailed,
 )
+from bento.front import error_types_page
+from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, admit, bearer, json_body
 from bento.identity import Identity
 from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
 from bento.openapi import openapi_document
-from bento.outcome import (
-    busy_problem,
-    delivered,
-    delivered_response,
-    solve_in_pool,
-    undelivered_problem,
-)
+from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
-from bento.problems import API_ROOT, problem, server_root
+from bento.problems import API_ROOT, render, server_root, service_error
 from bento.runtime import open_pool, open_store
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
@@ -67,69 +64,35 @@ PURGE_EVERY_SECONDS = 3600  # how often finished jobs past their retention are d
 
 
 async def _account(request: Request, *, paying: bool, data: Any = None) -> Account:
-    """The caller's account; 402 (paying operations) or 401 when there is none."""
+    """The caller's account; PaymentRequired (paying operations) or Unauthorized when
+    there is none."""
     store: Store = request.app.state.store
     key = bearer(request)
     if key is None:
         if paying:
-            raise Rejected(payment_required(request, data))
-        raise Rejected(
-            problem(
-                request,
-                "unauthorized",
-                "API key required",
-                headers={"WWW-Authenticate": f"Bearer {REALM}"},
-            )
-        )
+            raise payment_required(request, data)
+        raise Unauthorized("API key required", headers={"WWW-Authenticate": f"Bearer {REALM}"})
     account = await anyio.to_thread.run_sync(store.authenticate, key)
     if account is None:
-        raise Rejected(
-            problem(
-                request,
-                "unauthorized",
-                "the API key is unknown or disabled",
-                headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
-            )
+        raise Unauthorized(
+            "the API key is unknown or disabled",
+            headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
         )
     return account
-
-
-Handler = Callable[[Request], Awaitable[Response]]
-
-
-def _gated(handler: Handler) -> Handler:
-    """Turn gate rejections and an unreachable store into their problem responses."""
-
-    async def run(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except Rejected as rejected:
-            return rejected.response
-        except StoreUnavailable:
-            return problem(
-                request,
-                "service-unavailable",
-                "the account store is unreachable; nothing was charged",
-                headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
-            )
-
-    return run
 
 
 # ------------------------------------------------------------------------- operations
 
 
-@_gated
 async def validate_route(request: Request) -> Response:
     data = await json_body(request)
     try:
         response = validate(data)
     except InvalidRequest as exc:
-        return validation_problem(request, exc)
+        raise ValidationFailed(exc.errors) from None
     return JSONResponse(response.model_dump(mode="json", exclude_none=True))
 
 
-@_gated
 async def solve_route(request: Request) -> Response:
     data = await json_body(request)
     payment = payment_header(request)
@@ -139,24 +102,19 @@ async def solve_route(request: Request) -> Response:
     try:
         solve_request = parse_request(data)
     except InvalidRequest as exc:
-        return validation_problem(request, exc)
-    admitted = admit(request, solve_request, may_queue=account.tier == "pro")
+        raise ValidationFailed(exc.errors) from None
+    admitted = admit(solve_request, may_queue=account.tier == "pro")
     if admitted.queued:
         return await _enqueue(request, account, data, admitted.size)
     return await _solve_now(request, account, data, admitted.size, admitted.time_limit)
 
 
-async def _reserve(
-    request: Request, account: Account, units: int, reservation_id: str
-) -> Response | None:
-    """Hold the solve's units; the 429 to answer when the account cannot cover them."""
+async def _reserve(request: Request, account: Account, units: int, reservation_id: str) -> None:
+    """Hold the solve's units; QuotaExceeded when the account cannot cover them."""
     store: Store = request.app.state.store
     reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
-    if reservation is not None:
-        return None
-    return problem(
-        request, "quota-exceeded", f"this solve needs {units} unit(s); top up the prepaid balance"
-    )
+    if reservation is None:
+        raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
 
 
 async def _solve_now(
@@ -165,17 +123,15 @@ async def _solve_now(
     store: Store = request.app.state.store
     units = units_for(size)
     reservation_id = uuid.uuid4().hex
-    short = await _reserve(request, account, units, reservation_id)
-    if short is not None:
-        return short
+    await _reserve(request, account, units, reservation_id)
     try:
         result = await solve_in_pool(request, data, time_limit)
     except SolverBusy as busy:
         await anyio.to_thread.run_sync(store.release, reservation_id)
-        return busy_problem(request, busy, "nothing was charged")
+        raise solvers_busy(busy, "nothing was charged") from None
     except SolveFailed as exc:
         await anyio.to_thread.run_sync(store.release, reservation_id)
-        return problem(request, "internal-error", f"{exc}; nothing was charged")
+        raise InternalError(f"{exc}; nothing was charged") from None
     except BaseException:
         await anyio.to_thread.run_sync(store.release, reservation_id)
         raise
@@ -218,14 +174,13 @@ def _purge(store: Store, settings: Settings) -> int:
 
 
 async def _enqueue(request: Request, account: Account, data: Any, size: int) -> Response:
-    """The queued path: hold the units (429 if short), record the job, enqueue it, 202."""
+    """The queued path: hold the units (QuotaExceeded if short), record the job, enqueue
+    it, 202."""
     store: Store = request.app.state.store
     units = units_for(size)
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
-    short = await _reserve(request, account, units, reservation_id)
-    if short is not None:
-        return short
+    await _reserve(request, account, units, reservation_id)
     create = partial(
         store.create_job,
         account.id,
@@ -252,12 +207,7 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
             error_code="internal_error",
         )
         await anyio.to_thread.run_sync(end)
-        return problem(
-            request,
-            "service-unavailable",
-            message,
-            headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
-        )
+        raise ServiceUnavailable(message, retry_after=RETRY_AFTER_UNAVAILABLE) from None
     return JSONResponse(job.as_response(), status_code=202, headers=_RETRY_RUNNING)
 
 
@@ -267,7 +217,7 @@ async def _deliver(
     store: Store = request.app.state.store
     if not delivered(result):
         await anyio.to_thread.run_sync(store.release, reservation_id)
-        return undelivered_problem(request, result)
+        raise undelivered(result)
     billing_failed = False
     try:
         await anyio.to_thread.run_sync(store.capture, reservation_id)
@@ -282,18 +232,16 @@ async def _deliver(
     return delivered_response(request, result, headers)
 
 
-@_gated
 async def job_route(request: Request) -> Response:
     account = await _account(request, paying=False)
     store: Store = request.app.state.store
     job = await anyio.to_thread.run_sync(store.get_job, account.id, request.path_params["id"])
     if job is None:
-        return problem(request, "not-found", "no job with this id belongs to your account")
+        raise NotFound("no job with this id belongs to your account")
     headers = _RETRY_RUNNING if job.status == "running" else None
     return JSONResponse(job.as_response(), headers=headers)
 
 
-@_gated
 async def usage_route(request: Request) -> Response:
     account = await _account(request, paying=False)
     store: Store = request.app.state.store
@@ -307,7 +255,7 @@ async def openapi_route(request: Request) -> Response:
     return JSONResponse(openapi_document(server_root(request) + API_ROOT))
 
 
-async def not_found(request: Request) -> Response:
+def _unrouted(request: Request) -> NotFound | MethodNotAllowed:
     """Unknown path: 404; known path with another method: 405 with Allow."""
     allowed = sorted(
         method
@@ -318,26 +266,32 @@ async def not_found(request: Request) -> Response:
         for method in route.methods or ()
     )
     if allowed:
-        return problem(
-            request,
-            "method-not-allowed",
-            f"{request.method} is not supported here",
-            headers={"Allow": ", ".join(allowed)},
-        )
-    return problem(request, "not-found", f"no operation at {request.url.path}")
+        return MethodNotAllowed(f"{request.method} is not supported here", allowed)
+    return NotFound(f"no operation at {request.url.path}")
+
+
+async def not_found(request: Request) -> Response:
+    """The catch-all route: every path no operation matched."""
+    raise _unrouted(request)
 
 
 async def routing_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404/405 (a path no route pattern accepts, e.g. with a newline in it)
     answer problem+json like every other error; anything else is a bug."""
     if isinstance(exc, HTTPException) and exc.status_code in (404, 405):
-        return await not_found(request)
+        return render(request, _unrouted(request))
     return await internal_error(request, exc)
+
+
+async def store_unavailable(request: Request, exc: Exception) -> Response:
+    """The account store cannot be reached: 503, before anything was charged."""
+    detail = "the account store is unreachable; nothing was charged"
+    return render(request, ServiceUnavailable(detail, retry_after=RETRY_AFTER_UNAVAILABLE))
 
 
 async def internal_error(request: Request, exc: Exception) -> Response:
     """Last resort: a bug answers problem+json 500, never a traceback."""
-    return problem(request, "internal-error", "an unexpected error occurred")
+    return render(request, InternalError("an unexpected error occurred"))
 
 
 # -------------------------------------------------------------------------------- app
@@ -400,7 +354,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
             ),
         ],
         lifespan=lifespan,
-        exception_handlers={HTTPException: routing_error, Exception: internal_error},
+        exception_handlers={
+            ServiceError: service_error,
+            StoreUnavailable: store_unavailable,
+            HTTPException: routing_error,
+            Exception: internal_error,
+        },
     )
     app.state.x402 = X402Gateway(settings.x402) if settings.x402 else None
     app.state.mpp = MppGateway(settings.mpp) if settings.mpp else None

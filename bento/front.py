@@ -17,7 +17,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from bento.problems import API_ROOT, GUIDE, STATUS, TITLES, problem, server_root
+from bento.errors import NotFound
+from bento.problems import API_ROOT, GUIDE, STATUS, TITLES, server_root
 
 HERE = Path(__file__).parent
 # The pages extend the dashboard's frame (base.html), so both look alike.
@@ -66,10 +67,11 @@ def serve_front_page(root_app: Starlette) -> Starlette:
 
 
 async def error_types_page(request: Request) -> Response:
-    """Every error type (no slug), or one: when it happens and what to do."""
+    """Every error type (no slug), or one: when it happens and what to do. Served by the
+    public API app, whose handler answers NotFound."""
     slug = request.path_params.get("slug")
     if slug is not None and slug not in GUIDE:
-        return problem(request, "not-found", f"no error type {slug!r}")
+        raise NotFound(f"no error type {slug!r}")
     context = _context(request)
     if slug is None:
         context["all"] = sorted(

@@ -1,8 +1,8 @@
 """One synchronous solve and what its result means to the caller, whoever pays.
 
 The key path (units) and the payment path (x402, mpp) differ only in how they charge;
-what counts as *delivered* (a roster, or an infeasibility with its diagnosis), how an
-undelivered result is reported (504 solver-timeout, else 500) and how a delivered one
+what counts as *delivered* (a roster, or an infeasibility with its diagnosis), which
+error an undelivered result raises (504 solver-timeout, else 500) and how a delivered one
 is answered (200, or 422 solver-infeasible) is decided here once.
 """
 
@@ -15,7 +15,8 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bento.problems import problem
+from bento.errors import InternalError, ServiceUnavailable, SolverInfeasible, SolverTimeout
+from bento.problems import render
 from bento.settings import Settings
 from bento.workers import SolvePool, SolverBusy
 
@@ -44,14 +45,9 @@ async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[
     return result
 
 
-def busy_problem(request: Request, busy: SolverBusy, note: str) -> Response:
+def solvers_busy(busy: SolverBusy, note: str) -> ServiceUnavailable:
     """503 with Retry-After: every solver process stayed busy; nothing was started."""
-    return problem(
-        request,
-        "service-unavailable",
-        f"{busy}; {note}",
-        headers={"Retry-After": str(busy.retry_after_seconds)},
-    )
+    return ServiceUnavailable(f"{busy}; {note}", retry_after=busy.retry_after_seconds)
 
 
 def delivered(result: dict[str, Any]) -> bool:
@@ -65,26 +61,30 @@ def delivered(result: dict[str, Any]) -> bool:
     )
 
 
-def undelivered_problem(request: Request, result: dict[str, Any], note: str = "") -> Response:
-    """504 when the solver ran out of time without a roster, else 500."""
+def undelivered(result: dict[str, Any], note: str = "") -> SolverTimeout | InternalError:
+    """The error of a result with nothing to deliver: 504 when the solver ran out of time
+    without a roster, else 500."""
     error = result.get("error") or {}
-    slug = "solver-timeout" if error.get("code") == "solver_timeout" else "internal-error"
-    message = error.get("message") or ""
-    return problem(request, slug, f"{message}{note}" or None)
+    detail = f"{error.get('message') or ''}{note}" or None
+    if error.get("code") == "solver_timeout":
+        return SolverTimeout(detail)
+    return InternalError(detail)
 
 
 def delivered_response(
     request: Request, result: dict[str, Any], headers: dict[str, str]
 ) -> Response:
-    """200 with the roster, or 422 solver-infeasible with the diagnosis."""
+    """200 with the roster, or 422 solver-infeasible with the diagnosis.
+
+    The 422 is returned, not raised: a diagnosed infeasibility is a delivered answer, paid
+    for like a roster and carrying the same billing headers, not an error exit."""
     if result["status"] == "completed":
         return JSONResponse(result, headers=headers)
     error = result.get("error") or {}
-    return problem(
-        request,
-        "solver-infeasible",
+    infeasible = SolverInfeasible(
         error.get("message"),
         headers=headers,
         solver_status=error.get("solver_status"),
         diagnosis=error.get("diagnosis"),
     )
+    return render(request, infeasible)

@@ -35,26 +35,21 @@ from mpp import Credential
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bento.gate import (
-    REALM,
-    RETRY_AFTER_UNAVAILABLE,
-    Rejected,
-    admit,
-    bearer,
-    validation_problem,
+from bento.errors import (
+    InternalError,
+    PaymentRefused,
+    PaymentRequired,
+    ServiceUnavailable,
+    Unauthorized,
+    ValidationFailed,
 )
-from bento.outcome import (
-    busy_problem,
-    delivered,
-    delivered_response,
-    solve_in_pool,
-    undelivered_problem,
-)
+from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, admit, bearer
+from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.payments.config import PaymentMisconfigured
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
 from bento.payments.x402_gateway import Payload, Requirements, X402Gateway
-from bento.problems import API_ROOT, problem, server_root
+from bento.problems import API_ROOT, server_root
 from bento.store import PaymentState, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
@@ -98,8 +93,9 @@ def payment_header(request: Request) -> PaymentHeader | None:
 # ---------------------------------------------------------------------------- the offer
 
 
-def payment_required(request: Request, data: Any) -> Response:
-    """402: every configured way to pay for this request; 503 if one cannot be built."""
+def payment_required(request: Request, data: Any) -> PaymentRequired:
+    """402: every configured way to pay for this request. Raises ServiceUnavailable (503)
+    when one cannot be built."""
     units = _units_or_one(data)
     x402: X402Gateway | None = request.app.state.x402
     mpp: MppGateway | None = request.app.state.mpp
@@ -118,11 +114,9 @@ def payment_required(request: Request, data: Any) -> Response:
             accepts.append(mpp.accepts_entry(units, docs))
             headers.append(("WWW-Authenticate", mpp.www_authenticate(units)))
     except PaymentMisconfigured as error:
-        raise Rejected(_misconfigured(request, error)) from None
+        raise _misconfigured(error) from None
     headers.append(("Cache-Control", "no-store"))
-    return problem(
-        request,
-        "payment-required",
+    return PaymentRequired(
         f"this solve costs {units} unit(s): send an API key or pay with one of accepts[]",
         headers=headers,
         accepts=accepts,
@@ -136,33 +130,33 @@ async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Resp
     """One solve paid by ``header``: the order of the module docstring, for either scheme."""
     payment = _decoded(request, data, header)
     await _check_bearer_beside(request)
-    units, time_limit = _paid_problem(request, data)
+    units, time_limit = _paid_problem(data)
     try:
         key, amount = payment.price(units)
     except PaymentMisconfigured as error:
-        raise Rejected(_misconfigured(request, error)) from None
+        raise _misconfigured(error) from None
     except PaymentRejected as rejected:
-        raise Rejected(payment.refused(str(rejected), units)) from None
+        raise payment.refused(str(rejected), units) from None
     store: Store = request.app.state.store
     claim = partial(store.claim_payment, key, header.scheme, amount, _request_id(request))
     if not await anyio.to_thread.run_sync(claim):
         message = "this payment was already used (or is in use by another request)"
-        raise Rejected(payment.refused(message, units))
+        raise payment.refused(message, units)
     try:
         await payment.verify()
     except PaymentRejected as rejected:
         await _release(request, key)
-        raise Rejected(payment.refused(str(rejected), units)) from None
+        raise payment.refused(str(rejected), units) from None
     except PaymentUnavailable as error:
         await _release(request, key)
-        raise Rejected(_unavailable(request, str(error))) from None
+        raise _unavailable(str(error)) from None
     return await _solve_and_settle(request, data, time_limit, key, payment.settle)
 
 
 class _Payment(Protocol):
     """One decoded payment, whatever its scheme."""
 
-    def refused(self, message: str, units: int) -> Response:
+    def refused(self, message: str, units: int) -> PaymentRefused:
         """401 naming the scheme, with a fresh challenge priced for ``units``."""
 
     def price(self, units: int) -> tuple[str, str]:
@@ -177,23 +171,24 @@ class _Payment(Protocol):
 
 
 def _decoded(request: Request, data: Any, header: PaymentHeader) -> _Payment:
-    """The payment of the header; Rejected (401) when its scheme is off or it is malformed."""
+    """The payment of the header; PaymentRefused (401) when its scheme is off or it is
+    malformed."""
     if header.scheme == "x402":
         x402: X402Gateway | None = request.app.state.x402
         if x402 is None:
-            raise Rejected(_x402_refused(request, None, "x402 is not configured here"))
+            raise _x402_refused(request, None, "x402 is not configured here")
         try:
             return _X402Payment(request, x402, x402.decode(header.value))
         except PaymentRejected as rejected:
             message, units = str(rejected), _units_or_one(data)
-            raise Rejected(_x402_refused(request, x402, message, units)) from None
+            raise _x402_refused(request, x402, message, units) from None
     mpp: MppGateway | None = request.app.state.mpp
     if mpp is None:
-        raise Rejected(_mpp_refused(request, None, "mpp is not configured here"))
+        raise _mpp_refused(request, None, "mpp is not configured here")
     try:
         return _MppPayment(request, mpp, mpp.parse(header.value))
     except PaymentRejected as rejected:
-        raise Rejected(_mpp_refused(request, mpp, str(rejected), _units_or_one(data))) from None
+        raise _mpp_refused(request, mpp, str(rejected), _units_or_one(data)) from None
 
 
 class _X402Payment:
@@ -201,7 +196,7 @@ class _X402Payment:
         self.request, self.gateway, self.payload = request, gateway, payload
         self.requirements: Requirements | None = None
 
-    def refused(self, message: str, units: int) -> Response:
+    def refused(self, message: str, units: int) -> PaymentRefused:
         return _x402_refused(self.request, self.gateway, message, units)
 
     def price(self, units: int) -> tuple[str, str]:
@@ -231,7 +226,7 @@ class _MppPayment:
         self.request, self.gateway, self.credential = request, gateway, credential
         self.units = 1
 
-    def refused(self, message: str, units: int) -> Response:
+    def refused(self, message: str, units: int) -> PaymentRefused:
         return _mpp_refused(self.request, self.gateway, message, units)
 
     def price(self, units: int) -> tuple[str, str]:
@@ -258,16 +253,16 @@ async def _solve_and_settle(
         result = await solve_in_pool(request, data, time_limit)
     except SolverBusy as busy:
         await _release(request, key)
-        return busy_problem(request, busy, "the payment was not settled")
+        raise solvers_busy(busy, "the payment was not settled") from None
     except SolveFailed as exc:
         await _release(request, key)
-        return problem(request, "internal-error", f"{exc}; the payment was not settled")
+        raise InternalError(f"{exc}; the payment was not settled") from None
     except BaseException:
         await _release(request, key)
         raise
     if not delivered(result):
         await _release(request, key)
-        return undelivered_problem(request, result, "; the payment was not settled")
+        raise undelivered(result, "; the payment was not settled")
     await _mark(store, key, "settling", None)
     settlement, headers = await settle()
     if settlement.status == "settled":
@@ -289,15 +284,14 @@ def _units_or_one(data: Any) -> int:
         return 1
 
 
-def _paid_problem(request: Request, data: Any) -> tuple[int, float]:
-    """(units, time limit) of a valid, small, synchronous request; else Rejected."""
+def _paid_problem(data: Any) -> tuple[int, float]:
+    """(units, time limit) of a valid, small, synchronous request; else ValidationFailed,
+    TierLimitExceeded or LongSolveNotImplemented."""
     try:
         solve_request = parse_request(data)
     except InvalidRequest as exc:
-        raise Rejected(validation_problem(request, exc)) from None
-    admitted = admit(
-        request, solve_request, may_queue=False, why_not="; a payment buys a synchronous solve"
-    )
+        raise ValidationFailed(exc.errors) from None
+    admitted = admit(solve_request, may_queue=False, why_not="; a payment buys a synchronous solve")
     return units_for(admitted.size), admitted.time_limit
 
 
@@ -308,13 +302,9 @@ async def _check_bearer_beside(request: Request) -> None:
         return
     store: Store = request.app.state.store
     if await anyio.to_thread.run_sync(store.authenticate, key) is None:
-        raise Rejected(
-            problem(
-                request,
-                "unauthorized",
-                "the API key sent beside the payment is unknown or disabled",
-                headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
-            )
+        raise Unauthorized(
+            "the API key sent beside the payment is unknown or disabled",
+            headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
         )
 
 
@@ -334,7 +324,7 @@ async def _release(request: Request, key: str) -> None:
 
 def _x402_refused(
     request: Request, gateway: X402Gateway | None, message: str, units: int = 1
-) -> Response:
+) -> PaymentRefused:
     headers = [("WWW-Authenticate", f'X402 {REALM}, error="invalid_payment"')]
     if gateway is not None:
         try:
@@ -343,12 +333,12 @@ def _x402_refused(
             headers.append((PAYMENT_REQUIRED_HEADER, required))
         except PaymentMisconfigured:
             pass
-    return problem(request, "unauthorized", message, headers=headers)
+    return PaymentRefused(message, headers=headers)
 
 
 def _mpp_refused(
     request: Request, gateway: MppGateway | None, message: str, units: int = 1
-) -> Response:
+) -> PaymentRefused:
     challenge = f'Bearer {REALM}, error="invalid_request"'
     if gateway is not None:
         try:
@@ -356,24 +346,19 @@ def _mpp_refused(
             challenge = gateway.www_authenticate(units)
         except PaymentMisconfigured:
             pass
-    return problem(request, "unauthorized", message, headers={"WWW-Authenticate": challenge})
+    return PaymentRefused(message, headers={"WWW-Authenticate": challenge})
 
 
-def _misconfigured(request: Request, error: PaymentMisconfigured) -> Response:
-    return problem(
-        request,
-        "service-unavailable",
+def _misconfigured(error: PaymentMisconfigured) -> ServiceUnavailable:
+    return ServiceUnavailable(
         f"payments are misconfigured on this server: {error}",
-        headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+        retry_after=RETRY_AFTER_UNAVAILABLE,
     )
 
 
-def _unavailable(request: Request, message: str) -> Response:
-    return problem(
-        request,
-        "service-unavailable",
-        f"{message}; nothing was charged",
-        headers={"Retry-After": RETRY_AFTER_UNAVAILABLE},
+def _unavailable(message: str) -> ServiceUnavailable:
+    return ServiceUnavailable(
+        f"{message}; nothing was charged", retry_after=RETRY_AFTER_UNAVAILABLE
     )
 
 

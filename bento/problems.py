@@ -2,7 +2,9 @@
 
 Every error the service returns goes through :func:`problem`, so each one carries a
 ``type`` URI under ``errors_base``, a ``title``, the HTTP ``status``, the request's
-``request_id`` and, for input faults, ``errors[]`` with JSON paths.
+``request_id`` and, for input faults, ``errors[]`` with JSON paths. Handlers raise a
+:class:`bento.errors.ServiceError`; :func:`service_error` is the one exception handler that
+answers it, so the slug -> status/title table below is the only one.
 
 Error types (slug -> status):
 
@@ -21,6 +23,8 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+
+from bento.errors import ServiceError
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -186,3 +190,21 @@ def problem(
     for name, value in pairs:
         response.headers.append(name, value)
     return response
+
+
+def render(request: Request, error: ServiceError) -> Response:
+    """The problem+json response of ``error``."""
+    return problem(
+        request,
+        error.slug,
+        error.detail,
+        headers=error.headers,
+        errors=error.errors,
+        **error.members,
+    )
+
+
+async def service_error(request: Request, exc: Exception) -> Response:
+    """The app's exception handler for :class:`ServiceError` (Starlette's signature)."""
+    assert isinstance(exc, ServiceError), "registered for ServiceError only"
+    return render(request, exc)
