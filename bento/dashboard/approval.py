@@ -1,0 +1,87 @@
+"""The OAuth approval page: ``bento.oauth`` parks an app's authorization request and sends
+the browser here; the signed-in user approves or denies it, and the browser goes back to
+the app's redirect URI with a code or with ``access_denied``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from urllib.parse import urlsplit
+
+import anyio
+from mcp.server.auth.provider import construct_redirect_uri
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from bento.dashboard.deps import deps_of
+from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, render, signed_in
+from bento.identity import User, client_name
+from bento.oauth import SCOPE
+
+SCOPE_DESCRIPTIONS: Final = {
+    SCOPE: [
+        "check scheduling requests (free)",
+        "solve rosters, consuming units of your account",
+        "read your queued solves and your remaining units",
+    ]
+}
+
+
+@signed_in
+async def approve(request: Request, user: User) -> Response:
+    """GET shows what the app asks for; POST answers it."""
+    if request.method == "GET":
+        return await _ask(request, user)
+    return await _answer(request, user)
+
+
+async def _ask(request: Request, user: User) -> Response:
+    identity = deps_of(request).identity
+    request_id = request.query_params.get("request", "")
+    pending = await anyio.to_thread.run_sync(identity.pending_request, request_id)
+    if pending is None:
+        return _expired_request(request, user)
+    client_id, params = pending
+    info = await anyio.to_thread.run_sync(identity.client, client_id) or {}
+    return render(
+        request,
+        "approve.html",
+        user=user,
+        request_id=request_id,
+        client=client_name(info),
+        redirect_host=urlsplit(params["redirect_uri"]).netloc,
+        abilities=[line for s in params["scopes"] for line in SCOPE_DESCRIPTIONS[s]],
+    )
+
+
+async def _answer(request: Request, user: User) -> Response:
+    form = await form_with_csrf(request)
+    if form is None:
+        return csrf_failed(request, user)
+    identity = deps_of(request).identity
+    request_id = form.get("request", "")
+    if form.get("decision") == "approve":
+        approved = await anyio.to_thread.run_sync(identity.approve, request_id, user.account_id)
+        if approved is None:
+            return _expired_request(request, user)
+        code, params = approved
+        target = construct_redirect_uri(
+            params["redirect_uri"], code=code, state=params.get("state")
+        )
+    else:
+        denied = await anyio.to_thread.run_sync(identity.deny, request_id)
+        if denied is None:
+            return _expired_request(request, user)
+        _, params = denied
+        target = construct_redirect_uri(
+            params["redirect_uri"], error="access_denied", state=params.get("state")
+        )
+    return RedirectResponse(target, status_code=303)
+
+
+def _expired_request(request: Request, user: User) -> Response:
+    message = (
+        "This connection request is unknown or has expired. Start again from "
+        "the app you were connecting."
+    )
+    return error_page(request, 400, "Request expired", message, user)

@@ -1,0 +1,122 @@
+"""Signing up, in and out: the only pages open without a session.
+
+A successful sign-up or sign-in always starts a new session id and drops whatever the
+browser held before, so an id planted before sign-in is worthless (no session fixation).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from bento.dashboard.deps import current_user, deps_of, visitor
+from bento.dashboard.security import (
+    ANONYMOUS_COOKIE,
+    SESSION_COOKIE,
+    check_password,
+    hash_password,
+    needs_rehash,
+    password_problem,
+    safe_next,
+)
+from bento.dashboard.web import csrf_failed, form_with_csrf, go, local, render, set_cookie
+from bento.identity import EmailTaken, User, normalize_email
+
+AFTER_SIGN_IN: Final = "/keys"
+
+
+async def home(request: Request) -> Response:
+    user = await current_user(request)
+    return go(request, AFTER_SIGN_IN if user else "/sign-in")
+
+
+async def sign_up(request: Request) -> Response:
+    if request.method == "GET":
+        return render(request, "sign_up.html", email="")
+    form = await form_with_csrf(request)
+    if form is None:
+        return csrf_failed(request)
+    email, password = form.get("email", ""), form.get("password", "")
+    problem = password_problem(password, form.get("confirm", ""))
+    try:
+        normalize_email(email)
+    except ValueError as error:
+        problem = problem or f"{str(error).capitalize()}."
+    if problem:
+        return render(request, "sign_up.html", status=400, email=email, error=problem)
+    hashed = await anyio.to_thread.run_sync(hash_password, password)
+    try:
+        user = await anyio.to_thread.run_sync(deps_of(request).identity.create_user, email, hashed)
+    except EmailTaken:
+        message = "An account with this email exists. Sign in instead."
+        return render(request, "sign_up.html", status=409, email=email, error=message)
+    return await _start_session(request, user, AFTER_SIGN_IN + "?welcome=1")
+
+
+async def sign_in(request: Request) -> Response:
+    target = safe_next(request.query_params.get("next"), AFTER_SIGN_IN)
+    if request.method == "GET":
+        return render(request, "sign_in.html", email="", next=target)
+    form = await form_with_csrf(request)
+    if form is None:
+        return csrf_failed(request)
+    email, password = form.get("email", ""), form.get("password", "")
+    target = safe_next(form.get("next"), AFTER_SIGN_IN)
+    address = request.client.host if request.client else "unknown"
+    deps = deps_of(request)
+    if not deps.limiter.allow(email, address):
+        response = render(
+            request,
+            "sign_in.html",
+            status=429,
+            email=email,
+            next=target,
+            error="Too many attempts. Wait a minute, then try again.",
+        )
+        response.headers["Retry-After"] = "60"
+        return response
+    user = await anyio.to_thread.run_sync(deps.identity.user_by_email, email)
+    ok = await anyio.to_thread.run_sync(
+        check_password, user.password_hash if user else None, password
+    )
+    if user is None or not ok:
+        return render(
+            request,
+            "sign_in.html",
+            status=401,
+            email=email,
+            next=target,
+            error="Wrong email or password.",
+        )
+    if needs_rehash(user.password_hash):
+        rehashed = await anyio.to_thread.run_sync(hash_password, password)
+        await anyio.to_thread.run_sync(deps.identity.set_password_hash, user.id, rehashed)
+    return await _start_session(request, user, target)
+
+
+async def sign_out(request: Request) -> Response:
+    form = await form_with_csrf(request)
+    if form is None:
+        return csrf_failed(request)
+    session_id, _ = visitor(request)
+    if session_id is not None:
+        await anyio.to_thread.run_sync(deps_of(request).identity.end_session, session_id)
+    response = go(request, "/sign-in")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+async def _start_session(request: Request, user: User, target: str) -> Response:
+    """A brand-new session id: whatever the browser held before is dropped."""
+    deps = deps_of(request)
+    old_session, _ = visitor(request)
+    if old_session is not None:
+        await anyio.to_thread.run_sync(deps.identity.end_session, old_session)
+    session_id = await anyio.to_thread.run_sync(deps.identity.start_session, user.id)
+    response = RedirectResponse(local(request, target), status_code=303)
+    set_cookie(request, response, SESSION_COOKIE, deps.signer.sign(session_id))
+    response.delete_cookie(ANONYMOUS_COOKIE, path="/")
+    return response
