@@ -22,7 +22,7 @@ When the budget runs out, what was found so far is reported.
 :func:`diagnose_with_probes` also returns the log of those re-solves (:class:`Probe`:
 which step, what it relaxed, the outcome, how long it took), so that a notebook can
 show how the diagnosis reached its answer. Recording costs one small object per probe.
-The causes are worded by :mod:`engine.diagnosis_wording`.
+Each cause is worded by its family's descriptor (:mod:`engine.model.registry`).
 """
 
 from __future__ import annotations
@@ -38,31 +38,18 @@ from typing import Literal
 from ortools.sat.python import cp_model
 
 from engine.contract import Cause, Diagnosis, SolveRequest
-from engine.diagnosis_wording import ADVICE, describe
 from engine.model.build import CompiledModel, build
+from engine.model.registry import DIAGNOSIS_ORDER, FAMILIES, hard_rule
 from engine.model.terms import HardGroup
 from engine.problem import from_request
 
 DEFAULT_BUDGET_SECONDS = 10.0
 MAX_PROBE_SECONDS = 3.0
 MAX_CONFLICTS = 5
-SOFT_ONLY_FAMILIES = ("coverage", "days_per_week", "pairing_require", "fairness", "preferences")
+SOFT_ONLY_FAMILIES = tuple(family.name for family in FAMILIES if not family.hard)
 
 # Ties are broken by how specific and how easily changed an input is.
-FAMILY_ORDER = (
-    "fixed_assignment",
-    "shift_count_limit",
-    "pairing_exclude",
-    "shift_transition",
-    "max_consecutive_days",
-    "days_per_month_max",
-    "weekly_hours",
-    "skill_support",
-    "available_weekday",
-    "assignable_shift",
-    "skill_level",
-    "holiday",
-)
+FAMILY_ORDER = tuple(rule.code for rule in DIAGNOSIS_ORDER)
 
 
 @dataclass(frozen=True)
@@ -416,8 +403,15 @@ def _cause(field: str, entry: _Entry, conflicts: int, any_single: bool) -> Cause
         what += f". Changing it alone resolves all {conflicts} conflicts"
     elif conflicts > 1 and not any_single:
         what += f". This is one of {conflicts} independent conflicts; each needs a change"
-    return Cause(
-        cause_type=group.family,
-        field=field,
-        message=f"{what}. {ADVICE.get(group.family, 'Relax this rule.')}",
-    )
+    rule = hard_rule(group.family)
+    advice = rule.advice if rule is not None else "Relax this rule."
+    return Cause(cause_type=group.family, field=field, message=f"{what}. {advice}")
+
+
+def describe(request: SolveRequest, group: HardGroup) -> str:
+    """Plain words for one hard-rule item (who, what, when), as its family words it."""
+    rule = hard_rule(group.family)
+    match = rule.match(group.field) if rule is not None else None
+    if rule is None or match is None:
+        return f"{group.family} at {group.field}"
+    return rule.describe(request, group, match)

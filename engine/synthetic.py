@@ -24,7 +24,8 @@ What makes the requests realistic rather than random:
 
 ``mix`` chooses the constraint families on top of demand (see :data:`MIXES`):
 ``coverage`` is demand alone, ``workload``, ``sequences``, ``teams`` and ``fairness``
-each add one area, and ``all`` has every family the contract defines. Each family draws
+each add one area, and ``all`` has every family the contract defines (named as in
+:data:`engine.model.registry.FAMILIES`). Each family draws
 from its own random stream, so the same seed gives the same demand in every mix and a
 mix differs from another only by its families.
 """
@@ -53,12 +54,12 @@ WORKLOAD = frozenset(
         "available_weekdays",
         "fixed_assignments",
         "shift_count_limits",
-        "weekly_hours",
-        "days_per_week",
-        "days_per_month",
+        "weekly_working_hours_limit",
+        "working_days_per_week",
+        "working_days_per_month",
     }
 )
-SEQUENCES = frozenset({"max_consecutive_days", "shift_transitions"})
+SEQUENCES = frozenset({"max_consecutive_working_days", "shift_transitions"})
 TEAMS = frozenset(
     {"skill_levels", "skill_support", "employee_pairings", "manager_demand", "cross_shift_demands"}
 )
@@ -369,16 +370,16 @@ class _Builder:
             item["preferences"] = self.preferences(e, rng)
         if fixes:
             item["fixed_assignments"] = fixes
-        if self.has("days_per_month"):
+        if self.has("working_days_per_month"):
             item["working_days_per_month"] = _range(6, 13) if part else _range(16, 22)
-        if self.has("days_per_week"):
+        if self.has("working_days_per_week"):
             item["working_days_per_week"] = _range(2, 3) if part else _range(4, 5)
         available = self.weekdays[e]
         if available is not None:
             item["available_weekdays"] = [WEEKDAYS[w] for w in available]
         if self.has("shift_count_limits") and e % 4 == 0:
             item["shift_count_limits"] = self.count_limits(e, fixes)
-        if self.has("weekly_hours"):
+        if self.has("weekly_working_hours_limit"):
             item["weekly_working_hours_limit"] = (
                 {"hours": 24, "enforcement": "soft"}
                 if part
@@ -527,7 +528,7 @@ class _Builder:
         constraints: Json = {}
         if self.has("shift_transitions"):
             constraints["shift_transitions"] = self.transitions()
-        if self.has("max_consecutive_days"):
+        if self.has("max_consecutive_working_days"):
             constraints["max_consecutive_working_days"] = 5 + self.seed % 2
         teams = self.rng("teams")
         if self.has("employee_pairings"):

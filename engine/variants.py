@@ -13,75 +13,20 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from engine.contract import SolveRequest
+from engine.model.family import Json
+from engine.model.registry import SWITCHABLE
 from engine.problem import Problem
 
-Json = dict[str, Any]
-
-
-def _employees(field: str) -> Callable[[Json], None]:
-    def drop(data: Json) -> None:
-        for employee in data["employees"]:
-            employee.pop(field, None)
-
-    return drop
-
-
-def _constraint(field: str) -> Callable[[Json], None]:
-    def drop(data: Json) -> None:
-        data.get("constraints", {}).pop(field, None)
-
-    return drop
-
-
-def _unbounded_consecutive_days(data: Json) -> None:
-    # A cap N is hard at N and soft from N-1 on (docs/semantics.md); no run is longer
-    # than the period, so a cap one above its length never binds nor costs.
-    data.setdefault("constraints", {})["max_consecutive_working_days"] = _period_days(data) + 1
-
-
-def _manager_demand(data: Json) -> None:
-    for shift in data["shifts"]:
-        shift.pop("manager_demand", None)
-
-
-#: Families an analyst can switch off, with what switching off means.
+#: Families an analyst can switch off, with what switching off means (each family's
+#: descriptor says how, :mod:`engine.model.registry`).
 FAMILIES: dict[str, tuple[str, Callable[[Json], None]]] = {
-    "preferences": ("employees' day-off and shift wishes", _employees("preferences")),
-    "fixed_assignments": ("pre-set assignments", _employees("fixed_assignments")),
-    "shift_count_limits": ("per-employee shift count limits", _employees("shift_count_limits")),
-    "working_days_per_month": ("monthly working-day ranges", _employees("working_days_per_month")),
-    "working_days_per_week": ("weekly working-day ranges", _employees("working_days_per_week")),
-    "weekly_working_hours_limit": (
-        "weekly hour limits",
-        _employees("weekly_working_hours_limit"),
-    ),
-    "available_weekdays": ("weekday availability", _employees("available_weekdays")),
-    "manager_demand": ("manager headcount per shift", _manager_demand),
-    "shift_transitions": (
-        "forbidden and required shift sequences",
-        _constraint("shift_transitions"),
-    ),
-    "max_consecutive_working_days": (
-        "the cap on consecutive working days",
-        _unbounded_consecutive_days,
-    ),
-    "employee_pairings": (
-        "work-together and keep-apart pairings",
-        _constraint("employee_pairings"),
-    ),
-    "skill_support": ("a senior beside every beginner", _constraint("skill_support")),
-    "cross_shift_demands": ("headcount across several shifts", _constraint("cross_shift_demands")),
-    "fairness_groups": ("fair sharing of burdensome shifts", _constraint("fairness_groups")),
+    family.name: (family.summary, family.switch_off)
+    for family in SWITCHABLE
+    if family.switch_off is not None
 }
-
-
-def _period_days(data: Json) -> int:
-    request = SolveRequest.model_validate(data)
-    period = request.schedule_period
-    return (period.end_date - period.start_date).days + 1
 
 
 def _edited(request: SolveRequest, edit: Callable[[Json], None]) -> SolveRequest:

@@ -21,57 +21,16 @@ from collections.abc import Iterable
 
 from ortools.sat.python import cp_model
 
-from engine.model import (
-    consecutive_shifts,
-    cover,
-    coverage,
-    days_off_runs,
-    eligibility,
-    fairness,
-    preferences,
-    sequences,
-    teams,
-    total_minutes,
-    weekends,
-    workload,
-)
 from engine.model.context import (
     CompiledModel,
-    Family,
     ModelContext,
     Var,
     bool_var_factory,
 )
+from engine.model.registry import FAMILIES, family_named
 from engine.problem import Gate, Problem
 
 __all__ = ["CompiledModel", "ModelContext", "build"]
-
-
-def _families() -> tuple[tuple[str, Family], ...]:
-    """Every constraint family, in the order they are posted."""
-    return (
-        # Hard
-        ("fixed_assignments", eligibility.add_fixed_assignments),
-        ("shift_count_limits", workload.add_shift_count_limits),
-        ("pairing_exclude", teams.add_pairing_exclude),
-        ("total_minutes", total_minutes.add_total_minutes),
-        ("consecutive_shifts", consecutive_shifts.add_consecutive_shifts),
-        ("min_days_off_run", days_off_runs.add_days_off_runs),
-        ("max_weekends", weekends.add_max_weekends),
-        # Hard and soft
-        ("consecutive_days", sequences.add_consecutive_days),
-        ("shift_transitions", sequences.add_shift_transitions),
-        ("days_per_month", workload.add_days_per_month),
-        ("weekly_hours", workload.add_weekly_hours),
-        ("skill_support", teams.add_skill_support),
-        # Soft
-        ("coverage", coverage.add_coverage),
-        ("cover", cover.add_cover),
-        ("days_per_week", workload.add_days_per_week),
-        ("pairing_require", teams.add_pairing_require),
-        ("fairness", fairness.add_fairness),
-        ("preferences", preferences.add_preferences),
-    )
 
 
 def build(
@@ -81,8 +40,9 @@ def build(
     prune: bool = True,
     implied_rows: bool = True,
 ) -> CompiledModel:
-    """Build the full model; ``skip`` leaves out whole families (used by probes), and a
-    name that is no family is refused (ValueError).
+    """Build the full model; ``skip`` leaves out whole families by name
+    (:data:`engine.model.registry.FAMILIES`), and a name that is no family is refused
+    (ValueError).
 
     ``prune=False`` builds the plain full-tensor formulation (see the module docstring).
     ``implied_rows=False`` leaves out the redundant rows that only tighten the LP
@@ -94,14 +54,10 @@ def build(
         _add_variables(ctx)
     else:
         _add_all_variables(ctx)
-    families = _families()
-    skipped = set(skip)
-    unknown = skipped - {name for name, _ in families}
-    if unknown:  # a misspelt family would silently stay in the model
-        raise ValueError(f"no constraint family named {', '.join(sorted(unknown))}")
-    for name, add_family in families:
-        if name not in skipped:
-            add_family(ctx)
+    skipped = {family_named(name).name for name in skip}  # a misspelt name is refused
+    for family in FAMILIES:
+        if family.post is not None and family.name not in skipped:
+            family.post(ctx)
     ctx.model.minimize(
         cp_model.LinearExpr.weighted_sum(
             [t.magnitude for t in ctx.terms], [t.weight for t in ctx.terms]

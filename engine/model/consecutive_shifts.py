@@ -19,8 +19,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.model.context import ModelContext
-
-FAMILY = "consecutive_shifts"
+from engine.model.family import RuleFamily, benchmark_rule
 
 
 def add_consecutive_shifts(ctx: ModelContext) -> None:
@@ -49,6 +48,18 @@ def add_consecutive_shifts(ctx: ModelContext) -> None:
                 clauses.append(clause)
         if not clauses:
             continue
-        literal = ctx.hard_group(FAMILY, f"{employee.field}.consecutive_shifts", employee.id)
+        literal = ctx.hard_group(RULE.code, f"{employee.field}.consecutive_shifts", employee.id)
         for clause in clauses:
             model.add_bool_or(clause).only_enforce_if(literal)
+
+
+RULE = benchmark_rule(
+    "consecutive_shifts", "every run of worked days within the instance's length range"
+)
+CONSECUTIVE_SHIFTS = RuleFamily(
+    "consecutive_shifts",
+    "every run of worked days within the instance's length range (imported benchmarks)",
+    add_consecutive_shifts,
+    hard=True,
+    hard_rules=(RULE,),
+)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.model.context import ModelContext
+from engine.model.family import RuleFamily
 from engine.model.terms import ShortageSlot
 
 
@@ -48,3 +49,12 @@ def add_cover(ctx: ModelContext) -> None:
             model.add(balance >= c.target)
         elif over_possible:
             model.add(balance <= c.target)
+
+
+COVER = RuleFamily(
+    "cover",
+    "weighted cover targets (imported benchmarks)",
+    add_cover,
+    hard=False,
+    soft_terms=("cover_under:", "cover_over:"),
+)

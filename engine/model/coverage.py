@@ -15,36 +15,47 @@ from ortools.sat.python import cp_model
 
 from engine import weights
 from engine.model.context import ModelContext, Var
+from engine.model.family import Json, RuleFamily, drop_constraint
 from engine.model.terms import ShortageKind, ShortageSlot
 
 
-def add_coverage(ctx: ModelContext) -> None:
+def add_staffing_demand(ctx: ModelContext) -> None:
     problem = ctx.problem
     for s, shift in enumerate(problem.shifts):
         for d in range(problem.num_days):
-            staff = ctx.staff.get((d, s), [])
-            key = f"{shift.id}:{problem.date_key(d)}"
-            where = _Where(day=d, shift=s)
+            heads = [v for _, v in ctx.staff.get((d, s), [])]
             _bound(
                 ctx,
                 "staffing",
-                [v for _, v in staff],
+                heads,
                 shift.staffing.mins[d],
                 shift.staffing.maxs[d],
-                f"staffing_excess:{key}",
-                where,
+                f"staffing_excess:{shift.id}:{problem.date_key(d)}",
+                _Where(day=d, shift=s),
             )
-            if shift.managers is not None:
-                managers = [v for e, v in staff if problem.employees[e].is_manager]
-                _bound(
-                    ctx,
-                    "manager",
-                    managers,
-                    shift.managers.mins[d],
-                    shift.managers.maxs[d],
-                    f"manager_excess:{key}",
-                    where,
-                )
+
+
+def add_manager_demand(ctx: ModelContext) -> None:
+    problem = ctx.problem
+    for s, shift in enumerate(problem.shifts):
+        if shift.managers is None:
+            continue
+        for d in range(problem.num_days):
+            staff = ctx.staff.get((d, s), [])
+            managers = [v for e, v in staff if problem.employees[e].is_manager]
+            _bound(
+                ctx,
+                "manager",
+                managers,
+                shift.managers.mins[d],
+                shift.managers.maxs[d],
+                f"manager_excess:{shift.id}:{problem.date_key(d)}",
+                _Where(day=d, shift=s),
+            )
+
+
+def add_duty_demand(ctx: ModelContext) -> None:
+    problem = ctx.problem
     for k, duty in enumerate(problem.duties):
         for s, demand in duty.demand.items():
             for d in range(problem.num_days):
@@ -59,6 +70,10 @@ def add_coverage(ctx: ModelContext) -> None:
                     f"duty_excess:{duty.id}:{problem.shifts[s].id}:{problem.date_key(d)}",
                     where,
                 )
+
+
+def add_cross_shift_demands(ctx: ModelContext) -> None:
+    problem = ctx.problem
     for cross in problem.cross_shift:
         heads: list[Var] = []
         for s in cross.shifts:
@@ -127,3 +142,43 @@ def _bound(
     if maximum is not None and available > maximum:
         excess = ctx.at_least(assigned - maximum, 0, available - maximum, f"excess[{excess_name}]")
         ctx.penalize(excess_name, kind + "_excess", weights.DEMAND_EXCESS, excess, "head")
+
+
+# ------------------------------------------------------------------------ descriptors
+
+
+def _drop_manager_demand(data: Json) -> None:
+    for shift in data["shifts"]:
+        shift.pop("manager_demand", None)
+
+
+STAFFING_DEMAND = RuleFamily(
+    "staffing_demand",
+    "heads wanted on each shift and date",
+    add_staffing_demand,
+    hard=False,
+    soft_terms=("staffing_shortage", "staffing_excess:"),
+)
+MANAGER_DEMAND = RuleFamily(
+    "manager_demand",
+    "manager headcount per shift",
+    add_manager_demand,
+    hard=False,
+    soft_terms=("manager_shortage", "manager_excess:"),
+    switch_off=_drop_manager_demand,
+)
+DUTY_DEMAND = RuleFamily(
+    "duty_demand",
+    "holders wanted for each duty on a shift",
+    add_duty_demand,
+    hard=False,
+    soft_terms=("duty_shortage", "duty_excess:"),
+)
+CROSS_SHIFT_DEMANDS = RuleFamily(
+    "cross_shift_demands",
+    "headcount across several shifts",
+    add_cross_shift_demands,
+    hard=False,
+    soft_terms=("cross_shift_shortage", "cross_shift_excess:"),
+    switch_off=drop_constraint("cross_shift_demands"),
+)

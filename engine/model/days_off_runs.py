@@ -12,8 +12,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.model.context import ModelContext
-
-FAMILY = "min_days_off_run"
+from engine.model.family import RuleFamily, benchmark_rule
 
 
 def add_days_off_runs(ctx: ModelContext) -> None:
@@ -34,6 +33,16 @@ def add_days_off_runs(ctx: ModelContext) -> None:
                 clauses.append([~first, ~last, *(w for w in inner if w is not None)])
         if not clauses:
             continue
-        literal = ctx.hard_group(FAMILY, f"{employee.field}.min_days_off_run", employee.id)
+        literal = ctx.hard_group(RULE.code, f"{employee.field}.min_days_off_run", employee.id)
         for clause in clauses:
             model.add_bool_or(clause).only_enforce_if(literal)
+
+
+RULE = benchmark_rule("min_days_off_run", "every run of days off at least the instance's minimum")
+MIN_DAYS_OFF_RUN = RuleFamily(
+    "min_days_off_run",
+    "every run of days off at least the instance's minimum (imported benchmarks)",
+    add_days_off_runs,
+    hard=True,
+    hard_rules=(RULE,),
+)

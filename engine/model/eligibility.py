@@ -12,16 +12,29 @@ is forced false, which makes the conflict visible to diagnosis instead of silent
 
 from __future__ import annotations
 
-from engine.model.context import ModelContext
+import re
 
-FAMILY = "fixed_assignment"
+from engine.contract import SolveRequest
+from engine.model.context import ModelContext
+from engine.model.family import (
+    EMPLOYEE_PATH,
+    REMOVED,
+    HardRule,
+    Json,
+    NotHard,
+    RuleFamily,
+    drop_employee_field,
+    employee_at,
+    remove_item,
+)
+from engine.model.terms import HardGroup
 
 
 def add_fixed_assignments(ctx: ModelContext) -> None:
     model = ctx.model
     for e, employee in enumerate(ctx.problem.employees):
         for fixed in employee.fixed:
-            literal = ctx.hard_group(FAMILY, fixed.field)
+            literal = ctx.hard_group(FIXED_ASSIGNMENT.code, fixed.field)
             x = ctx.x.get((e, fixed.day, fixed.shift))
             y = (
                 ctx.y.get((e, fixed.day, fixed.shift, fixed.duty))
@@ -34,3 +47,162 @@ def add_fixed_assignments(ctx: ModelContext) -> None:
             model.add_implication(literal, x)
             if y is not None:
                 model.add_implication(literal, y)
+
+
+# ------------------------------------------------------------------------ descriptors
+# The gate codes (assignable_shift, available_weekday, skill_level, holiday) are the
+# ones engine.problem gives the options it closes in a diagnostic problem.
+
+
+def _describe_fixed(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    fixed = employee.fixed_assignments[int(match["i"])]
+    duty = f" (duty {fixed.duty_id})" if fixed.duty_id else ""
+    return f"{employee.id} is fixed to shift {fixed.shift_id}{duty} on {fixed.date.isoformat()}"
+
+
+def _relax_fixed(data: Json, match: re.Match[str]) -> None:
+    remove_item(employee_at(data, match)["fixed_assignments"], int(match["i"]))
+
+
+def _describe_weekdays(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    return f"{employee.id} works only on {', '.join(employee.available_weekdays or [])}"
+
+
+def _relax_weekdays(data: Json, match: re.Match[str]) -> None:
+    """Drop ``available_weekdays``: every weekday."""
+    employee = employee_at(data, match)
+    if employee["available_weekdays"] is None:
+        raise NotHard("the employee is available on every weekday already")
+    employee["available_weekdays"] = None
+
+
+def _describe_assignable(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    return f"{employee.id} may only work shifts {', '.join(employee.assignable_shift_ids)}"
+
+
+def _relax_assignable(data: Json, match: re.Match[str]) -> None:
+    """Allow every shift of the request; under a weekly hours limit, every shift with
+    working hours (a shift without them cannot be counted)."""
+    employee = employee_at(data, match)
+    assignable: list[str] = employee["assignable_shift_ids"]
+    counted = employee.get("weekly_working_hours_limit") is not None
+    missing = [
+        s["id"]
+        for s in data["shifts"]
+        if s["id"] not in assignable and (s.get("working_hours") or not counted)
+    ]
+    if not missing:
+        raise NotHard("the employee may work every shift already")
+    employee["assignable_shift_ids"] = [*assignable, *missing]
+
+
+def _describe_skill_level(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    return f"{employee.id} has skill level 0 for duty {match['duty']}"
+
+
+def _relax_skill_level(data: Json, match: re.Match[str]) -> None:
+    """Remove the duty's level-0 entry (no level: allowed). Raising it to 1 would make
+    the employee a beginner, whom hard skill support could then forbid on that shift."""
+    levels = employee_at(data, match)["skill_levels"]
+    if levels[match["duty"]] != 0:
+        raise NotHard(f"the skill level is {levels[match['duty']]}, not 0")
+    del levels[match["duty"]]
+
+
+def _describe_holiday(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    day = request.schedule_period.holidays[int(match["i"])]
+    return f"{day.isoformat()} is a holiday (nobody works)"
+
+
+def _relax_holiday(data: Json, match: re.Match[str]) -> None:
+    """Remove that date from ``holidays``, every occurrence of it."""
+    holidays = data["schedule_period"]["holidays"]
+    day = holidays[int(match["i"])]
+    if day is REMOVED:
+        return
+    for i, other in enumerate(holidays):
+        if other == day:
+            remove_item(holidays, i)
+
+
+FIXED_ASSIGNMENT = HardRule(
+    "fixed_assignment",
+    EMPLOYEE_PATH + r"\.fixed_assignments\[(?P<i>\d+)\]",
+    _describe_fixed,
+    "Remove this fixed assignment or move it to another date or shift.",
+    _relax_fixed,
+)
+
+FIXED_ASSIGNMENTS = RuleFamily(
+    "fixed_assignments",
+    "pre-set assignments",
+    add_fixed_assignments,
+    hard=True,
+    hard_rules=(FIXED_ASSIGNMENT,),
+    switch_off=drop_employee_field("fixed_assignments"),
+)
+AVAILABLE_WEEKDAYS = RuleFamily(
+    "available_weekdays",
+    "weekday availability",
+    None,
+    hard=True,
+    hard_rules=(
+        HardRule(
+            "available_weekday",
+            EMPLOYEE_PATH + r"\.available_weekdays",
+            _describe_weekdays,
+            "Add the needed weekday to available_weekdays.",
+            _relax_weekdays,
+        ),
+    ),
+    switch_off=drop_employee_field("available_weekdays"),
+)
+ASSIGNABLE_SHIFT_IDS = RuleFamily(
+    "assignable_shift_ids",
+    "the shifts each employee may work",
+    None,
+    hard=True,
+    hard_rules=(
+        HardRule(
+            "assignable_shift",
+            EMPLOYEE_PATH + r"\.assignable_shift_ids",
+            _describe_assignable,
+            "Add the needed shift to assignable_shift_ids.",
+            _relax_assignable,
+        ),
+    ),
+)
+SKILL_LEVELS = RuleFamily(
+    "skill_levels",
+    "duties an employee cannot hold (level 0)",
+    None,
+    hard=True,
+    hard_rules=(
+        HardRule(
+            "skill_level",
+            EMPLOYEE_PATH + r"\.skill_levels\.(?P<duty>.+)",
+            _describe_skill_level,
+            "Raise the skill level above 0 for this duty.",
+            _relax_skill_level,
+        ),
+    ),
+)
+HOLIDAYS = RuleFamily(
+    "holidays",
+    "dates the business is closed",
+    None,
+    hard=True,
+    hard_rules=(
+        HardRule(
+            "holiday",
+            r"schedule_period\.holidays\[(?P<i>\d+)\]",
+            _describe_holiday,
+            "Remove the date from holidays if the business is open.",
+            _relax_holiday,
+        ),
+    ),
+)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.model.context import ModelContext
+from engine.model.family import RuleFamily, drop_constraint
 from engine.problem import EmployeeSpec, FairnessSpec
 
 
@@ -76,3 +77,13 @@ def add_fairness(ctx: ModelContext) -> None:
             divisor=total_weight,
         )
         ctx.penalize(f"fairness:{group.index}", "fairness", group.weight, excess, "assignment")
+
+
+FAIRNESS_GROUPS = RuleFamily(
+    "fairness_groups",
+    "fair sharing of burdensome shifts",
+    add_fairness,
+    hard=False,
+    soft_terms=("fairness:",),
+    switch_off=drop_constraint("fairness_groups"),
+)

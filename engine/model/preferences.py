@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from engine.model.context import ModelContext
+from engine.model.family import RuleFamily, drop_employee_field
 from engine.model.terms import Expr
 
 FAMILY = "preference"
@@ -29,3 +30,13 @@ def add_preferences(ctx: ModelContext) -> None:
                 else:
                     magnitude = 0 if x is None else x
             ctx.penalize(pref.name, FAMILY, pref.weight, magnitude, "preference")
+
+
+PREFERENCES = RuleFamily(
+    "preferences",
+    "employees' day-off and shift wishes",
+    add_preferences,
+    hard=False,
+    soft_terms=("preference:",),
+    switch_off=drop_employee_field("preferences"),
+)

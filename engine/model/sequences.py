@@ -34,19 +34,28 @@ clause itself. Hard rules need no slack definitions, so pricing is unchanged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ortools.sat.python import cp_model
 from ortools.util.python.sorted_interval_list import Domain
 
 from engine import weights
+from engine.contract import SolveRequest
 from engine.model.context import ModelContext, Var
-from engine.model.terms import Expr
-from engine.problem import TransitionSpec
+from engine.model.family import (
+    HardRule,
+    Json,
+    NotHard,
+    RuleFamily,
+    drop_constraint,
+    make_soft,
+    period_days,
+)
+from engine.model.terms import Expr, HardGroup
+from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, TransitionSpec
 
-CONSECUTIVE_FAMILY = "max_consecutive_days"
 CONSECUTIVE_FIELD = "constraints.max_consecutive_working_days"  # the cap's hard group
-TRANSITION_FAMILY = "shift_transition"
 
 
 def add_consecutive_days(ctx: ModelContext) -> None:
@@ -58,7 +67,7 @@ def add_consecutive_days(ctx: ModelContext) -> None:
         works = [ctx.works(e, d) for d in range(problem.num_days)]
         hard_windows = _full_windows(works, cap + 1)
         if hard_windows:
-            literal = ctx.hard_group(CONSECUTIVE_FAMILY, CONSECUTIVE_FIELD, employee.id)
+            literal = ctx.hard_group(MAX_CONSECUTIVE_DAYS.code, CONSECUTIVE_FIELD, employee.id)
             for window in hard_windows:
                 model.add(cp_model.LinearExpr.sum(window) <= cap).only_enforce_if(literal)
         if cap < 2:
@@ -151,7 +160,7 @@ def _add_hard_forbids(
     if not posts:
         return
     literal = ctx.hard_group(
-        TRANSITION_FAMILY, f"constraints.shift_transitions[{index}]", problem.employees[e].id
+        SHIFT_TRANSITION.code, f"constraints.shift_transitions[{index}]", problem.employees[e].id
     )
     at_most_one = Domain(0, 1)
     for row in posts:
@@ -179,7 +188,7 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         return
     if t.hard:  # require (hard forbids are posted by _add_hard_forbids)
         literal = ctx.hard_group(
-            TRANSITION_FAMILY, f"constraints.shift_transitions[{t.index}]", employee.id
+            SHIFT_TRANSITION.code, f"constraints.shift_transitions[{t.index}]", employee.id
         )
         for a, b in live:
             if b is None:
@@ -204,7 +213,7 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         _add_run_end_rows(ctx, t.from_shift, e, on_day)
     ctx.penalize(
         f"{t.name}:{employee.id}",
-        TRANSITION_FAMILY,
+        SHIFT_TRANSITION.code,
         weights.SHIFT_TRANSITION,
         cp_model.LinearExpr.sum(occurrences),
         "occurrence",
@@ -226,7 +235,9 @@ def _add_run_end_rows(ctx: ModelContext, s: int, e: int, on_day: dict[int, Expr]
     cap = problem.max_consecutive_days
     if cap is None:
         return
-    literal = ctx.posted_hard_group(CONSECUTIVE_FAMILY, CONSECUTIVE_FIELD, problem.employees[e].id)
+    literal = ctx.posted_hard_group(
+        MAX_CONSECUTIVE_DAYS.code, CONSECUTIVE_FIELD, problem.employees[e].id
+    )
     if literal is None:
         return
     last = problem.num_days - 1
@@ -236,3 +247,78 @@ def _add_run_end_rows(ctx: ModelContext, s: int, e: int, on_day: dict[int, Expr]
             continue
         window = [on_day[j] for j in range(d, d + cap) if j in on_day]
         ctx.imply(cp_model.LinearExpr.sum(window) - x, literal)
+
+
+# ------------------------------------------------------------------------ descriptors
+
+
+def _describe_cap(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    cap = request.constraints.max_consecutive_working_days or DEFAULT_MAX_CONSECUTIVE_DAYS
+    return f"{group.employee} may work at most {cap} consecutive days"
+
+
+def _relax_cap(data: Json, match: re.Match[str]) -> None:
+    """Raise the cap to the period length. Raising it by one is often not enough (four
+    fixed days in a row under a cap of 1 need a cap of 4); at the period length the hard
+    cap can never bind, which is what the diagnosis tested, and the soft cap still
+    discourages long runs."""
+    constraints = data["constraints"]
+    days = period_days(data)
+    cap = constraints["max_consecutive_working_days"] or DEFAULT_MAX_CONSECUTIVE_DAYS
+    if cap >= days:
+        raise NotHard(f"a cap of {cap} cannot bind in a period of {days} days")
+    constraints["max_consecutive_working_days"] = days
+
+
+def _unbounded_cap(data: Json) -> None:
+    # A cap N is hard at N and soft from N-1 on (docs/semantics.md); no run is longer
+    # than the period, so a cap one above its length never binds nor costs.
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = period_days(data) + 1
+
+
+def _describe_transition(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    t = request.constraints.shift_transitions[int(match["i"])]
+    rule = "may not be followed by" if t.rule == "forbid" else "must be followed by"
+    return (
+        f"for {group.employee}, shift {t.from_shift_id} {rule} shift {t.to_shift_id} the next day"
+    )
+
+
+def _relax_transition(data: Json, match: re.Match[str]) -> None:
+    """Make the rule soft: it still costs its penalty."""
+    make_soft(data["constraints"]["shift_transitions"][int(match["i"])], "transition rule")
+
+
+MAX_CONSECUTIVE_DAYS = HardRule(
+    "max_consecutive_days",
+    r"constraints\.max_consecutive_working_days",
+    _describe_cap,
+    "Raise max_consecutive_working_days.",
+    _relax_cap,
+)
+SHIFT_TRANSITION = HardRule(
+    "shift_transition",
+    r"constraints\.shift_transitions\[(?P<i>\d+)\]",
+    _describe_transition,
+    "Make this transition rule soft or remove it.",
+    _relax_transition,
+)
+
+MAX_CONSECUTIVE_WORKING_DAYS = RuleFamily(
+    "max_consecutive_working_days",
+    "the cap on consecutive working days",
+    add_consecutive_days,
+    hard=True,
+    hard_rules=(MAX_CONSECUTIVE_DAYS,),
+    soft_terms=("consecutive_days:",),
+    switch_off=_unbounded_cap,
+)
+SHIFT_TRANSITIONS = RuleFamily(
+    "shift_transitions",
+    "forbidden and required shift sequences",
+    add_shift_transitions,
+    hard=True,
+    hard_rules=(SHIFT_TRANSITION,),
+    soft_terms=("shift_transition:",),
+    switch_off=drop_constraint("shift_transitions"),
+)

@@ -14,19 +14,36 @@
 
 from __future__ import annotations
 
+import re
 from itertools import permutations
 
 from ortools.sat.python import cp_model
 
 from engine import weights
+from engine.contract import SolveRequest
 from engine.model.context import ModelContext, Var
-from engine.model.terms import Expr
+from engine.model.family import (
+    REMOVED,
+    HardRule,
+    Json,
+    NotHard,
+    RuleFamily,
+    drop_constraint,
+    make_soft,
+    remove_item,
+)
+from engine.model.terms import Expr, HardGroup
 
 BEGINNER_LEVELS = range(1, 4)
 SENIOR_LEVELS = range(7, 11)
 
 
-def add_pairing_exclude(ctx: ModelContext) -> None:
+def add_employee_pairings(ctx: ModelContext) -> None:
+    _add_pairing_exclude(ctx)
+    _add_pairing_require(ctx)
+
+
+def _add_pairing_exclude(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
     for pairing in problem.pairings:
         if not pairing.exclude:
@@ -37,12 +54,12 @@ def add_pairing_exclude(ctx: ModelContext) -> None:
                 if len(xs) < 2:
                     continue
                 literal = ctx.hard_group(
-                    "pairing_exclude", f"constraints.employee_pairings[{pairing.index}]"
+                    PAIRING_EXCLUDE.code, f"constraints.employee_pairings[{pairing.index}]"
                 )
                 model.add(cp_model.LinearExpr.sum(xs) <= 1).only_enforce_if(literal)
 
 
-def add_pairing_require(ctx: ModelContext) -> None:
+def _add_pairing_require(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
     for pairing in problem.pairings:
         if pairing.exclude:
@@ -76,7 +93,11 @@ def add_skill_support(ctx: ModelContext) -> None:
     if support is None:
         return
     problem = ctx.problem
-    literal = ctx.hard_group("skill_support", "constraints.skill_support") if support.hard else None
+    literal = (
+        ctx.hard_group(SKILL_SUPPORT_RULE.code, "constraints.skill_support")
+        if support.hard
+        else None
+    )
     if support.by_duty:
         for (d, s, k), holders in ctx.holders.items():
             levels = [(problem.employees[e].skills.get(k), v) for e, v in holders]
@@ -114,3 +135,63 @@ def _support_group(
     model.add(seniors + unsupported >= needs_senior)
     ctx.define(unsupported, needs_senior - seniors)
     ctx.penalize(name, "skill_support", weights.SKILL_SUPPORT, unsupported, "group")
+
+
+# ------------------------------------------------------------------------ descriptors
+
+
+def _describe_exclude(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    pairing = request.constraints.employee_pairings[int(match["i"])]
+    return f"{', '.join(pairing.employee_ids)} may never work the same shift on a date"
+
+
+def _relax_exclude(data: Json, match: re.Match[str]) -> None:
+    pairings = data["constraints"]["employee_pairings"]
+    pairing = pairings[int(match["i"])]
+    if pairing is not REMOVED and pairing["rule"] != "exclude":
+        raise NotHard("the pairing is not an exclude pairing")
+    remove_item(pairings, int(match["i"]))
+
+
+def _describe_support(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    return "every beginner on a shift needs a senior beside them (hard skill support)"
+
+
+def _relax_support(data: Json, match: re.Match[str]) -> None:
+    """Make skill support soft: it still costs its penalty."""
+    make_soft(data["constraints"]["skill_support"], "skill support")
+
+
+PAIRING_EXCLUDE = HardRule(
+    "pairing_exclude",
+    r"constraints\.employee_pairings\[(?P<i>\d+)\]",
+    _describe_exclude,
+    "Remove one of these employees from the exclude pairing.",
+    _relax_exclude,
+)
+SKILL_SUPPORT_RULE = HardRule(
+    "skill_support",
+    r"constraints\.skill_support",
+    _describe_support,
+    "Make skill support soft, or add a senior who can work alongside.",
+    _relax_support,
+)
+
+EMPLOYEE_PAIRINGS = RuleFamily(
+    "employee_pairings",
+    "work-together and keep-apart pairings",
+    add_employee_pairings,
+    hard=True,
+    hard_rules=(PAIRING_EXCLUDE,),
+    soft_terms=("pairing_require:",),
+    switch_off=drop_constraint("employee_pairings"),
+)
+SKILL_SUPPORT = RuleFamily(
+    "skill_support",
+    "a senior beside every beginner",
+    add_skill_support,
+    hard=True,
+    hard_rules=(SKILL_SUPPORT_RULE,),
+    soft_terms=("skill_support:",),
+    switch_off=drop_constraint("skill_support"),
+)

@@ -11,8 +11,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from engine.model.context import ModelContext
-
-FAMILY = "total_minutes"
+from engine.model.family import RuleFamily, benchmark_rule
 
 
 def add_total_minutes(ctx: ModelContext) -> None:
@@ -30,9 +29,19 @@ def add_total_minutes(ctx: ModelContext) -> None:
                 if x is not None and length:
                     xs.append(x)
                     lengths.append(length)
-        literal = ctx.hard_group(FAMILY, f"{employee.field}.total_minutes", employee.id)
+        literal = ctx.hard_group(RULE.code, f"{employee.field}.total_minutes", employee.id)
         minutes = cp_model.LinearExpr.weighted_sum(xs, lengths)
         if low > 0:
             model.add(minutes >= low).only_enforce_if(literal)
         if high < sum(lengths):
             model.add(minutes <= high).only_enforce_if(literal)
+
+
+RULE = benchmark_rule("total_minutes", "worked minutes over the period within the instance's range")
+TOTAL_MINUTES = RuleFamily(
+    "total_minutes",
+    "worked minutes over the period within the instance's range (imported benchmarks)",
+    add_total_minutes,
+    hard=True,
+    hard_rules=(RULE,),
+)

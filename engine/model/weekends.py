@@ -13,8 +13,7 @@ from ortools.sat.python import cp_model
 
 from engine.horizon import SATURDAY
 from engine.model.context import ModelContext, Var
-
-FAMILY = "max_weekends"
+from engine.model.family import RuleFamily, benchmark_rule
 
 
 def add_max_weekends(ctx: ModelContext) -> None:
@@ -39,5 +38,15 @@ def add_max_weekends(ctx: ModelContext) -> None:
                 worked.append(weekend)
         if len(worked) <= employee.max_weekends:
             continue
-        literal = ctx.hard_group(FAMILY, f"{employee.field}.max_weekends", employee.id)
+        literal = ctx.hard_group(RULE.code, f"{employee.field}.max_weekends", employee.id)
         model.add(cp_model.LinearExpr.sum(worked) <= employee.max_weekends).only_enforce_if(literal)
+
+
+RULE = benchmark_rule("max_weekends", "at most the instance's number of worked weekends")
+MAX_WEEKENDS = RuleFamily(
+    "max_weekends",
+    "at most the instance's number of worked weekends (imported benchmarks)",
+    add_max_weekends,
+    hard=True,
+    hard_rules=(RULE,),
+)

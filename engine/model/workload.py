@@ -15,10 +15,28 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+from collections import Counter
+
 from ortools.sat.python import cp_model
 
 from engine import weights
+from engine.contract import SolveRequest
 from engine.model.context import ModelContext, Var
+from engine.model.family import (
+    EMPLOYEE_PATH,
+    HardRule,
+    Json,
+    NotHard,
+    RuleFamily,
+    drop_employee_field,
+    employee_at,
+    make_soft,
+    period_days,
+    remove_item,
+)
+from engine.model.terms import HardGroup
 
 
 def _worked(ctx: ModelContext, e: int, days: tuple[int, ...]) -> tuple[cp_model.LinearExpr, int]:
@@ -46,7 +64,7 @@ def add_days_per_month(ctx: ModelContext) -> None:
             worked, workable = _worked(ctx, e, month.days)
             if workable > maximum:
                 literal = ctx.hard_group(
-                    "days_per_month_max", f"{employee.field}.working_days_per_month"
+                    DAYS_PER_MONTH_MAX.code, f"{employee.field}.working_days_per_month"
                 )
                 model.add(worked <= maximum).only_enforce_if(literal)
             short = _shortfall(ctx, worked, workable, month.prorate_min(minimum))
@@ -101,7 +119,7 @@ def add_weekly_hours(ctx: ModelContext) -> None:
             minutes = cp_model.LinearExpr.weighted_sum(xs, lengths)
             if hard:
                 literal = ctx.hard_group(
-                    "weekly_hours", f"{employee.field}.weekly_working_hours_limit"
+                    WEEKLY_HOURS.code, f"{employee.field}.weekly_working_hours_limit"
                 )
                 model.add(minutes <= cap).only_enforce_if(literal)
                 continue
@@ -120,10 +138,121 @@ def add_shift_count_limits(ctx: ModelContext) -> None:
     x_of, days = ctx.x, range(problem.num_days)
     for e, employee in enumerate(problem.employees):
         for limit in employee.count_limits:
-            literal = ctx.hard_group("shift_count_limit", limit.field)
+            literal = ctx.hard_group(SHIFT_COUNT_LIMIT.code, limit.field)
             xs = [x for d in days if (x := x_of.get((e, d, limit.shift))) is not None]
             count = cp_model.LinearExpr.sum(xs)
             if limit.min is not None and limit.min > 0:
                 model.add(count >= limit.min).only_enforce_if(literal)
             if limit.max is not None and limit.max < len(xs):
                 model.add(count <= limit.max).only_enforce_if(literal)
+
+
+# ------------------------------------------------------------------------ descriptors
+
+
+def _describe_count_limit(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    limit = employee.shift_count_limits[int(match["i"])]
+    if limit.min is not None and limit.max is not None:
+        bounds = f"between {limit.min} and {limit.max} times"
+    elif limit.min is not None:
+        bounds = f"at least {limit.min} times"
+    else:
+        bounds = f"at most {limit.max} times"
+    return f"{employee.id} must work shift {limit.shift_id} {bounds} in the period"
+
+
+def _relax_count_limit(data: Json, match: re.Match[str]) -> None:
+    """Remove the limit; one with both bounds goes whole (the diagnosis relaxed both
+    together and did not find which one binds)."""
+    remove_item(employee_at(data, match)["shift_count_limits"], int(match["i"]))
+
+
+def _describe_days_per_month(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    assert employee.working_days_per_month is not None
+    return f"{employee.id} may work at most {employee.working_days_per_month.max} days a month"
+
+
+def _relax_days_per_month(data: Json, match: re.Match[str]) -> None:
+    """Raise the maximum to the most days any month has inside the period, so it cannot
+    bind; the soft minimum is kept."""
+    limit = employee_at(data, match)["working_days_per_month"]
+    if limit is None:
+        raise NotHard("the employee has no working_days_per_month")
+    start = dt.date.fromisoformat(data["schedule_period"]["start_date"])
+    dates = (start + dt.timedelta(days=d) for d in range(period_days(data)))
+    longest = max(Counter((day.year, day.month) for day in dates).values())
+    if limit["max"] >= longest:
+        raise NotHard(f"a maximum of {limit['max']} cannot bind in this period")
+    limit["max"] = longest
+
+
+def _describe_weekly_hours(request: SolveRequest, group: HardGroup, match: re.Match[str]) -> str:
+    employee = request.employees[int(match["e"])]
+    assert employee.weekly_working_hours_limit is not None
+    return f"{employee.id} may work at most {employee.weekly_working_hours_limit.hours} h a week"
+
+
+def _relax_weekly_hours(data: Json, match: re.Match[str]) -> None:
+    """Make the limit soft: it still costs its penalty, so the roster keeps to it where
+    it can."""
+    make_soft(employee_at(data, match)["weekly_working_hours_limit"], "weekly hours limit")
+
+
+SHIFT_COUNT_LIMIT = HardRule(
+    "shift_count_limit",
+    EMPLOYEE_PATH + r"\.shift_count_limits\[(?P<i>\d+)\]",
+    _describe_count_limit,
+    "Lower the minimum or raise the maximum of this shift count limit.",
+    _relax_count_limit,
+)
+DAYS_PER_MONTH_MAX = HardRule(
+    "days_per_month_max",
+    EMPLOYEE_PATH + r"\.working_days_per_month",
+    _describe_days_per_month,
+    "Raise the maximum of working_days_per_month.",
+    _relax_days_per_month,
+)
+WEEKLY_HOURS = HardRule(
+    "weekly_hours",
+    EMPLOYEE_PATH + r"\.weekly_working_hours_limit",
+    _describe_weekly_hours,
+    "Raise the weekly hours limit or make it soft.",
+    _relax_weekly_hours,
+)
+
+SHIFT_COUNT_LIMITS = RuleFamily(
+    "shift_count_limits",
+    "per-employee shift count limits",
+    add_shift_count_limits,
+    hard=True,
+    hard_rules=(SHIFT_COUNT_LIMIT,),
+    switch_off=drop_employee_field("shift_count_limits"),
+)
+WORKING_DAYS_PER_MONTH = RuleFamily(
+    "working_days_per_month",
+    "monthly working-day ranges",
+    add_days_per_month,
+    hard=True,
+    hard_rules=(DAYS_PER_MONTH_MAX,),
+    soft_terms=("days_per_month_min:",),
+    switch_off=drop_employee_field("working_days_per_month"),
+)
+WEEKLY_WORKING_HOURS_LIMIT = RuleFamily(
+    "weekly_working_hours_limit",
+    "weekly hour limits",
+    add_weekly_hours,
+    hard=True,
+    hard_rules=(WEEKLY_HOURS,),
+    soft_terms=("weekly_hours:",),
+    switch_off=drop_employee_field("weekly_working_hours_limit"),
+)
+WORKING_DAYS_PER_WEEK = RuleFamily(
+    "working_days_per_week",
+    "weekly working-day ranges",
+    add_days_per_week,
+    hard=False,
+    soft_terms=("days_per_week:",),
+    switch_off=drop_employee_field("working_days_per_week"),
+)

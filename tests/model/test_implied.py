@@ -113,7 +113,7 @@ def test_rows_follow_the_cap_and_skip_without_it() -> None:
     )
     assert len(compiled.implied) == expected
     assert build(problem, implied_rows=False).implied == []
-    uncapped = build(problem, skip=("consecutive_days",))
+    uncapped = build(problem, skip=("max_consecutive_working_days",))
     assert uncapped.implied == [], "no cap posted: nothing to rest the rows on"
 
 
