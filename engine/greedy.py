@@ -15,8 +15,8 @@ still too short is picked first, and so is one continuing a run (fewer, longer r
 leave room for work between the days-off minimums); a run that still ends too short is
 lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
 adding runs of the minimum length. A benchmark row (engine.formats: only per-employee hard
-rules) that still breaks a minimum is replanned alone by a small CP-SAT model of that
-employee's rules, the other rows fixed; its search stops on CP-SAT's deterministic work,
+rules) that still breaks a minimum is replanned alone by the model's own encoding of that
+employee's rules (engine.model.build on a one-employee problem), the other rows fixed; its search stops on CP-SAT's deterministic work,
 so the whole roster is the same on any machine. A hint breaking no hard rule is
 completed into a first solution at once (engine.solve.complete_hint). What is left is
 left to the solver, which repairs or improves the hint; the hint never changes what is
@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ortools.sat.python import cp_model
 
 from engine.contract import Assignment
 from engine.horizon import SATURDAY
-from engine.model.sequences import forbidden_rows
+from engine.model.build import build
+from engine.model.registry import FAMILIES
 from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
 
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
@@ -308,77 +309,31 @@ REPLAN_BACKSTOP_SECONDS = 60.0  # wall clock, only against a runaway search
 
 def _replan_row(state: _State, e: int) -> None:
     """Replace e's row by one keeping all of e's hard rules, with the others' rows fixed:
-    a small CP-SAT model of one employee, worth most where heads are still wanted.
+    the model's own encoding of e alone (engine.model.build on a one-employee problem,
+    only the families that can forbid a roster), worth most where heads are still wanted.
     The search improves the row for REPLAN_WORK; when that found none, it looks for a
     first row for REPLAN_FIRST_WORK more, and the row is left as it is without one."""
     problem = state.problem
     employee = problem.employees[e]
     days = problem.num_days
-    model = cp_model.CpModel()
-    x = {
-        (d, s): model.new_bool_var(f"x{d}_{s}")
-        for d in range(days)
-        for s in employee.day_options[d]
-    }
-    works: list[cp_model.LinearExprT] = []
-    for d in range(days):
-        here = [x[d, s] for s in employee.day_options[d]]
-        model.add_at_most_one(here)
-        works.append(cp_model.LinearExpr.sum(here) if here else 0)
-    w = [model.new_bool_var(f"w{d}") for d in range(days)]
-    for d in range(days):
-        model.add(w[d] == works[d])
-    high = employee.consecutive_shifts[1] if employee.consecutive_shifts else None
-    for cap in (problem.max_consecutive_days, high):
-        if cap is not None:
-            for start in range(days - cap):
-                model.add(cp_model.LinearExpr.sum(w[start : start + cap + 1]) <= cap)
-    cap = state.run_cap[e]
-    rest = employee.min_days_off_run
+    compiled = build(_row_problem(problem, e), skip=_ROW_SKIPPED)
+    model = compiled.model
+    for group in compiled.hard_groups:
+        model.add_bool_and([group.literal])
+    x = {(d, s): v for (_, d, s), v in compiled.x.items()}
+    cap, rest = state.run_cap[e], employee.min_days_off_run
     if cap is not None and rest > 1:
-        # Implied, for the LP: a run is at most ``cap`` long and two runs are ``rest``
-        # days apart, so any ``cap + rest`` days hold at most ``cap`` worked ones. Rows
-        # near their minutes minimum are dense, and this is what packs them.
+        # Not a rule but a redundant row for the LP: a run is at most ``cap`` long and
+        # two runs are ``rest`` days apart, so any ``cap + rest`` days hold at most
+        # ``cap`` worked ones. Rows near their minutes minimum are dense, and this is
+        # what packs them.
+        worked = [
+            cp_model.LinearExpr.sum([v for (day, _), v in x.items() if day == d])
+            for d in range(days)
+        ]
         for start in range(days - cap - rest + 1):
-            model.add(cp_model.LinearExpr.sum(w[start : start + cap + rest]) <= cap)
-    for low, on in ((_min_run(employee), True), (employee.min_days_off_run, False)):
-        for length in range(1, low):  # no inner run of 1..low-1 days of one kind
-            for before in range(days - length - 1):
-                inner = w[before + 1 : before + length + 1]
-                edges = (w[before], w[before + length + 1])
-                if on:
-                    model.add_bool_or([*edges, *(~v for v in inner)])
-                else:
-                    model.add_bool_or([*(~v for v in edges), *inner])
-    if employee.max_weekends is not None:
-        weekend_worked = []
-        for week in problem.horizon.weeks:
-            ends = [d for d in week.days if problem.horizon.weekdays[d] >= SATURDAY]
-            if ends:
-                worked = model.new_bool_var(f"weekend{week.key}")
-                for d in ends:
-                    model.add_implication(w[d], worked)
-                weekend_worked.append(worked)
-        model.add(cp_model.LinearExpr.sum(weekend_worked) <= employee.max_weekends)
-    for limit in employee.count_limits:
-        count = cp_model.LinearExpr.sum([v for (d, s), v in x.items() if s == limit.shift])
-        if limit.min is not None:
-            model.add(count >= limit.min)
-        if limit.max is not None:
-            model.add(count <= limit.max)
-    if employee.total_minutes is not None:
-        minutes = cp_model.LinearExpr.weighted_sum(
-            list(x.values()), [problem.shifts[s].minutes or 0 for (d, s) in x]
-        )
-        model.add(minutes >= employee.total_minutes[0])
-        model.add(minutes <= employee.total_minutes[1])
-    blocks = forbidden_rows(t for t in problem.transitions if t.hard and t.forbid)
-    for d in range(days - 1):  # the forbidden successions, a few rows a day (as the model)
-        for sources, targets in blocks:
-            today = [x[d, a] for a in sources if (d, a) in x]
-            tomorrow = [x[d + 1, b] for b in targets if (d + 1, b) in x]
-            if today and tomorrow:
-                model.add_at_most_one(today + tomorrow)
+            model.add(cp_model.LinearExpr.sum(worked[start : start + cap + rest]) <= cap)
+    model.clear_objective()  # type: ignore[no-untyped-call]
     model.maximize(
         cp_model.LinearExpr.weighted_sum(
             list(x.values()), [_row_value(state, e, d, s) for (d, s) in x]
@@ -408,6 +363,24 @@ def _replan_row(state: _State, e: int) -> None:
     for (d, s), v in x.items():
         if solver.boolean_value(v):
             state.place(e, d, s, _any_duty(employee, s))
+
+
+# Rules that tie rows together or only price a roster stay out of a row's model: the
+# other rows are fixed, and _replannable admits only rows whose hard rules are their own.
+_ROW_SKIPPED = tuple(family.name for family in FAMILIES if not family.hard)
+
+
+def _row_problem(problem: Problem, e: int) -> Problem:
+    """The problem of employee e alone: e's options and rules, and the period-wide ones."""
+    return replace(
+        problem,
+        employees=(problem.employees[e],),
+        pairings=(),
+        skill_support=None,
+        cross_shift=(),
+        fairness=(),
+        cover=(),
+    )
 
 
 def _row_value(state: _State, e: int, d: int, s: int) -> int:
