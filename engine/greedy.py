@@ -16,8 +16,9 @@ leave room for work between the days-off minimums); a run that still ends too sh
 lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
 adding runs of the minimum length. A benchmark row (engine.formats: only per-employee hard
 rules) that still breaks a minimum is replanned alone by the model's own encoding of that
-employee's rules (engine.model.build on a one-employee problem), the other rows fixed; its search stops on CP-SAT's deterministic work,
-so the whole roster is the same on any machine. A hint breaking no hard rule is
+employee's rules (engine.model.build on a one-employee problem), the other rows fixed;
+its search stops on CP-SAT's deterministic work, so the whole roster is the same on any
+machine. A hint breaking no hard rule is
 completed into a first solution at once (engine.solve.complete_hint). What is left is
 left to the solver, which repairs or improves the hint; the hint never changes what is
 optimal, only where the search starts.
