@@ -9,9 +9,10 @@ support an objective together with assumptions). Then:
    relaxed and the others enforced. A family whose relaxation restores feasibility is a
    cause family.
 2. Conflicts: with every item enforced as an assumption, CP-SAT returns a sufficient
-   core of items; it is shrunk to a minimal conflict by deletion (each deletion is a
-   confirming probe). The conflict's items are relaxed and the search repeats, so
-   independent conflicts are all found.
+   core of items; it is shrunk to a minimal conflict by deletion with core refinement
+   (:mod:`engine.conflicts`: each deletion is a probe under assumptions, and the core it
+   returns drops every item outside it at once). The conflict's items are relaxed and
+   the search repeats, so independent conflicts are all found.
 3. Ranking: items whose single relaxation restores feasibility first, then items of
    cause families, then items that only help together; ties by family order.
 
@@ -37,6 +38,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from engine.conflicts import shrink
 from engine.contract import Cause, Diagnosis, SolveRequest
 from engine.model.build import CompiledModel, build
 from engine.model.registry import DIAGNOSIS_ORDER, FAMILIES, hard_rule
@@ -159,9 +161,14 @@ class _Prober:
         return decided
 
     def core(
-        self, assumed: Sequence[HardGroup], relaxed: tuple[str, ...] = ()
+        self,
+        assumed: Sequence[HardGroup],
+        relaxed: tuple[str, ...] = (),
+        kind: ProbeKind = "core",
+        family: str | None = None,
     ) -> list[HardGroup] | None:
-        """A sufficient subset of ``assumed`` that is infeasible; [] when feasible."""
+        """A sufficient subset of ``assumed`` that is infeasible; [] when feasible, None
+        when undecided."""
         began = time.perf_counter()
         model = self.compiled.model.clone()
         by_index = {g.literal.index: g for g in assumed}
@@ -169,12 +176,12 @@ class _Prober:
         solver = self._solver()
         status = solver.solve(model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            self._record("core", relaxed, None, "feasible", began)
+            self._record(kind, relaxed, family, "feasible", began)
             return []
         if status != cp_model.INFEASIBLE:
-            self._record("core", relaxed, None, "undecided", began)
+            self._record(kind, relaxed, family, "undecided", began)
             return None
-        self._record("core", relaxed, None, "infeasible", began)
+        self._record(kind, relaxed, family, "infeasible", began)
         # The core may name literals outside the assumptions (google/or-tools#5141).
         found = [
             by_index[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in by_index
@@ -318,16 +325,16 @@ def _conflicts(prober: _Prober, groups: list[HardGroup]) -> list[list[HardGroup]
 
 
 def _shrink(prober: _Prober, core: list[HardGroup]) -> list[HardGroup]:
-    """Deletion: drop each item whose removal keeps the rest infeasible (a minimal core)."""
-    kept = sorted(core, key=lambda g: -_family_rank(g.family))  # try general rules first
-    i = 0
-    while i < len(kept) and len(kept) > 1 and prober.seconds_left() > 0:
-        trial = kept[:i] + kept[i + 1 :]
-        dropped = kept[i]
-        if prober.feasible(trial, "deletion", prober.fields([dropped]), dropped.family) is False:
-            kept = trial
-        else:
-            i += 1
+    """A minimal conflict within ``core`` (:func:`engine.conflicts.shrink`): general
+    rules are tried first, so the conflict keeps the specific items people can change."""
+
+    def still_infeasible(kept: list[HardGroup], dropped: HardGroup) -> list[HardGroup] | None:
+        relaxed = prober.fields([dropped])
+        found = prober.core(kept, relaxed, "deletion", dropped.family)
+        return found or None  # [] feasible, None undecided: the dropped item stays
+
+    ordered = sorted(core, key=lambda g: -_family_rank(g.family))
+    kept = shrink(ordered, still_infeasible, lambda: prober.seconds_left() > 0)
     return sorted(kept, key=lambda g: _family_rank(g.family))
 
 
