@@ -19,7 +19,6 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from typing import Any
 
 import anyio
@@ -30,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
+from bento.blocking import in_thread
 from bento.errors import (
     InternalError,
     MethodNotAllowed,
@@ -72,7 +72,7 @@ async def _account(request: Request, *, paying: bool, data: Any = None) -> Accou
         if paying:
             raise payment_required(request, data)
         raise Unauthorized("API key required", headers={"WWW-Authenticate": f"Bearer {REALM}"})
-    account = await anyio.to_thread.run_sync(store.authenticate, key)
+    account = await in_thread(store.authenticate, key)
     if account is None:
         raise Unauthorized(
             "the API key is unknown or disabled",
@@ -112,7 +112,7 @@ async def solve_route(request: Request) -> Response:
 async def _reserve(request: Request, account: Account, units: int, reservation_id: str) -> None:
     """Hold the solve's units; QuotaExceeded when the account cannot cover them."""
     store: Store = request.app.state.store
-    reservation = await anyio.to_thread.run_sync(store.reserve, account.id, units, reservation_id)
+    reservation = await in_thread(store.reserve, account.id, units, reservation_id)
     if reservation is None:
         raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
 
@@ -127,13 +127,13 @@ async def _solve_now(
     try:
         result = await solve_in_pool(request, data, time_limit)
     except SolverBusy as busy:
-        await anyio.to_thread.run_sync(store.release, reservation_id)
+        await in_thread(store.release, reservation_id)
         raise solvers_busy(busy, "nothing was charged") from None
     except SolveFailed as exc:
-        await anyio.to_thread.run_sync(store.release, reservation_id)
+        await in_thread(store.release, reservation_id)
         raise InternalError(f"{exc}; nothing was charged") from None
     except BaseException:
-        await anyio.to_thread.run_sync(store.release, reservation_id)
+        await in_thread(store.release, reservation_id)
         raise
     response = await _deliver(request, account, result, reservation_id, units)
     if result["status"] == "completed":
@@ -141,7 +141,7 @@ async def _solve_now(
         if time.monotonic() >= request.app.state.next_purge:  # after the response is sent
             request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
             store, settings = request.app.state.store, request.app.state.settings
-            response.background = BackgroundTask(anyio.to_thread.run_sync, _purge, store, settings)
+            response.background = BackgroundTask(in_thread, _purge, store, settings)
     return response
 
 
@@ -153,18 +153,17 @@ async def _keep(
     polled as soon as the answer arrives. The roster is already the caller's: a store
     that fails here costs only the lookup."""
     store: Store = request.app.state.store
-    keep = partial(
-        store.record_solve,
-        account.id,
-        result["job_id"],
-        data,
-        result,
-        units_for(size),
-        key_id=account.key_id,
-        size=size,
-    )
     with suppress(StoreUnavailable):
-        await anyio.to_thread.run_sync(keep)
+        await in_thread(
+            store.record_solve,
+            account.id,
+            result["job_id"],
+            data,
+            result,
+            units_for(size),
+            key_id=account.key_id,
+            size=size,
+        )
 
 
 def _purge(store: Store, settings: Settings) -> int:
@@ -181,32 +180,30 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
     await _reserve(request, account, units, reservation_id)
-    create = partial(
-        store.create_job,
-        account.id,
-        data,
-        units_reserved=units,
-        reservation_id=reservation_id,
-        key_id=account.key_id,
-        size=size,
-    )
     try:
-        job = await anyio.to_thread.run_sync(create)
+        job = await in_thread(
+            store.create_job,
+            account.id,
+            data,
+            units_reserved=units,
+            reservation_id=reservation_id,
+            key_id=account.key_id,
+            size=size,
+        )
     except BaseException:
-        await anyio.to_thread.run_sync(store.release, reservation_id)
+        await in_thread(store.release, reservation_id)
         raise
     try:
-        await anyio.to_thread.run_sync(queue.enqueue, job.id)
+        await in_thread(queue.enqueue, job.id)
     except Exception:
         message = "the job queue is unreachable; nothing was charged"
-        end = partial(
+        await in_thread(
             store.finish_job,
             job.id,
             "failed",
             response_json=failed_response(job.id, "internal_error", message),
             error_code="internal_error",
         )
-        await anyio.to_thread.run_sync(end)
         raise ServiceUnavailable(message, retry_after=RETRY_AFTER_UNAVAILABLE) from None
     return JSONResponse(job.as_response(), status_code=202, headers=_RETRY_RUNNING)
 
@@ -216,12 +213,12 @@ async def _deliver(
 ) -> Response:
     store: Store = request.app.state.store
     if not delivered(result):
-        await anyio.to_thread.run_sync(store.release, reservation_id)
+        await in_thread(store.release, reservation_id)
         raise undelivered(result)
     billing_failed = False
     try:
-        await anyio.to_thread.run_sync(store.capture, reservation_id)
-        _, _, remaining = await anyio.to_thread.run_sync(store.usage, account.id)
+        await in_thread(store.capture, reservation_id)
+        _, _, remaining = await in_thread(store.usage, account.id)
     except StoreUnavailable:
         billing_failed, remaining = True, 0
     headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}
@@ -235,7 +232,7 @@ async def _deliver(
 async def job_route(request: Request) -> Response:
     account = await _account(request, paying=False)
     store: Store = request.app.state.store
-    job = await anyio.to_thread.run_sync(store.get_job, account.id, request.path_params["id"])
+    job = await in_thread(store.get_job, account.id, request.path_params["id"])
     if job is None:
         raise NotFound("no job with this id belongs to your account")
     headers = _RETRY_RUNNING if job.status == "running" else None
@@ -245,7 +242,7 @@ async def job_route(request: Request) -> Response:
 async def usage_route(request: Request) -> Response:
     account = await _account(request, paying=False)
     store: Store = request.app.state.store
-    free, balance, available = await anyio.to_thread.run_sync(store.usage, account.id)
+    free, balance, available = await in_thread(store.usage, account.id)
     return JSONResponse(
         {"free_quota_remaining": free, "balance_units": balance, "available_units": available}
     )
@@ -334,7 +331,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         finally:
             for gateway in gateways:
                 await gateway.http.aclose()
-            await anyio.to_thread.run_sync(queue.stop_consumer, store)
+            await in_thread(queue.stop_consumer, store)
             pool.close()
             store.close()
 

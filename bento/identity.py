@@ -38,6 +38,7 @@ from bento.store import (
     insert_account,
     insert_key,
 )
+from bento.store.rows import aware, now
 from bento.tables import (
     accounts,
     api_keys,
@@ -162,7 +163,7 @@ class Identity:
                         email=email,
                         password_hash=password_hash,
                         account_id=account_id,
-                        created_at=_now(),
+                        created_at=now(),
                     )
                 )
         except exc.IntegrityError as error:
@@ -187,14 +188,14 @@ class Identity:
     def start_session(self, user_id: str) -> str:
         """A new session id (plaintext, for the cookie); only its hash is stored."""
         session_id = secrets.token_urlsafe(32)
-        now = _now()
+        moment = now()
         with self.store.write() as conn:
             conn.execute(
                 web_sessions.insert().values(
                     id_hash=hash_key(session_id),
                     user_id=user_id,
-                    created_at=now,
-                    expires_at=now + SESSION_LIFETIME,
+                    created_at=moment,
+                    expires_at=moment + SESSION_LIFETIME,
                 )
             )
         return session_id
@@ -204,7 +205,7 @@ class Identity:
             sa.select(users)
             .join(web_sessions, web_sessions.c.user_id == users.c.id)
             .where(web_sessions.c.id_hash == hash_key(session_id))
-            .where(web_sessions.c.expires_at > _now())
+            .where(web_sessions.c.expires_at > now())
         )
         with self.store.read() as conn:
             row = conn.execute(query).first()
@@ -219,11 +220,11 @@ class Identity:
     def purge_expired(self) -> int:
         """Delete sessions, parked requests, codes and tokens past their expiry (run at
         start); the number of rows removed."""
-        now = _now()
+        moment = now()
         removed = 0
         with self.store.write() as conn:
             for table in (web_sessions, oauth_requests, oauth_codes, oauth_tokens):
-                removed += conn.execute(table.delete().where(table.c.expires_at < now)).rowcount
+                removed += conn.execute(table.delete().where(table.c.expires_at < moment)).rowcount
         return removed
 
     # What a user sees of the account -----------------------------------------------------
@@ -258,7 +259,7 @@ class Identity:
 
     def units_per_day(self, account_id: str, days: int = 30) -> list[tuple[date, int]]:
         """Units captured per day over the last ``days`` days, oldest first, zeros kept."""
-        today = _now().date()
+        today = now().date()
         first = today - timedelta(days=days - 1)
         query = sa.select(ledger.c.units, ledger.c.settled_at).where(
             ledger.c.account_id == account_id,
@@ -268,7 +269,7 @@ class Identity:
         totals = {first + timedelta(days=i): 0 for i in range(days)}
         with self.store.read() as conn:
             for units, settled_at in conn.execute(query):
-                day = _aware(settled_at).date()
+                day = aware(settled_at).date()
                 if day in totals:
                     totals[day] += int(units)
         return sorted(totals.items())
@@ -304,8 +305,8 @@ class Identity:
                     objective=row.objective,
                     key_prefix=row.prefix,
                     key_label=row.label,
-                    created_at=_aware(row.created_at),
-                    updated_at=_aware(row.updated_at),
+                    created_at=aware(row.created_at),
+                    updated_at=aware(row.updated_at),
                 )
                 for row in conn.execute(query)
             ]
@@ -315,9 +316,7 @@ class Identity:
     def save_client(self, client_id: str, info: dict[str, Any]) -> None:
         with self.store.write() as conn:
             conn.execute(
-                oauth_clients.insert().values(
-                    client_id=client_id, info_json=info, created_at=_now()
-                )
+                oauth_clients.insert().values(client_id=client_id, info_json=info, created_at=now())
             )
 
     def client(self, client_id: str) -> dict[str, Any] | None:
@@ -336,7 +335,7 @@ class Identity:
                     id=request_id,
                     client_id=client_id,
                     params_json=params,
-                    expires_at=_now() + REQUEST_LIFETIME,
+                    expires_at=now() + REQUEST_LIFETIME,
                 )
             )
         return request_id
@@ -344,7 +343,7 @@ class Identity:
     def pending_request(self, request_id: str) -> tuple[str, dict[str, Any]] | None:
         """(client_id, params) of a parked request not yet expired."""
         query = sa.select(oauth_requests).where(
-            oauth_requests.c.id == request_id, oauth_requests.c.expires_at > _now()
+            oauth_requests.c.id == request_id, oauth_requests.c.expires_at > now()
         )
         with self.store.read() as conn:
             row = conn.execute(query).first()
@@ -357,7 +356,7 @@ class Identity:
         with self.store.write() as conn:
             row = conn.execute(
                 sa.select(oauth_requests).where(
-                    oauth_requests.c.id == request_id, oauth_requests.c.expires_at > _now()
+                    oauth_requests.c.id == request_id, oauth_requests.c.expires_at > now()
                 )
             ).first()
             if row is None:
@@ -370,7 +369,7 @@ class Identity:
                     code_hash=hash_key(code),
                     connection_id=connection_id,
                     params_json=params,
-                    expires_at=_now() + CODE_LIFETIME,
+                    expires_at=now() + CODE_LIFETIME,
                 )
             )
         return code, params
@@ -403,7 +402,7 @@ class Identity:
             row = conn.execute(query).first()
         if row is None:
             return None
-        return row.client_id, row.account_id, dict(row.params_json), _aware(row.expires_at)
+        return row.client_id, row.account_id, dict(row.params_json), aware(row.expires_at)
 
     def exchange_code(self, code: str, resource: str | None) -> IssuedTokens | None:
         """Spend a code once for a token pair; None if it was spent or revoked meanwhile."""
@@ -434,7 +433,7 @@ class Identity:
                 oauth_tokens.c.token_hash == hash_key(token),
                 oauth_tokens.c.kind == kind,
                 oauth_tokens.c.revoked.is_(False),
-                oauth_tokens.c.expires_at > _now(),
+                oauth_tokens.c.expires_at > now(),
                 connections.c.revoked_at.is_(None),
                 api_keys.c.disabled.is_(False),
             )
@@ -450,7 +449,7 @@ class Identity:
             account_id=row.account_id,
             connection_id=row.connection_id,
             scopes=row.scopes.split(),
-            expires_at=_aware(row.expires_at),
+            expires_at=aware(row.expires_at),
             resource=row.resource,
         )
 
@@ -505,8 +504,8 @@ class Identity:
                     client_id=row.client_id,
                     client_name=client_name(dict(row.info_json)),
                     scopes=row.scopes.split(),
-                    created_at=_aware(row.created_at),
-                    last_used_at=_aware(row.last_used_at) if row.last_used_at else None,
+                    created_at=aware(row.created_at),
+                    last_used_at=aware(row.last_used_at) if row.last_used_at else None,
                 )
                 for row in conn.execute(query)
             ]
@@ -521,7 +520,7 @@ class Identity:
                     connections.c.account_id == account_id,
                     connections.c.revoked_at.is_(None),
                 )
-                .values(revoked_at=_now())
+                .values(revoked_at=now())
             )
             if changed.rowcount != 1:
                 return False
@@ -573,7 +572,7 @@ def _connect(conn: Any, account_id: str, client_id: str, scopes: list[str]) -> s
             client_id=client_id,
             api_key_id=key_id,
             scopes=" ".join(scopes),
-            created_at=_now(),
+            created_at=now(),
         )
     )
     return connection_id
@@ -584,7 +583,7 @@ def _issue_tokens(
 ) -> IssuedTokens:
     access = ACCESS_TOKEN_PREFIX + secrets.token_urlsafe(32)
     refresh = REFRESH_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    now = _now()
+    moment = now()
     for token, kind, lifetime in (
         (access, "access", ACCESS_TOKEN_LIFETIME),
         (refresh, "refresh", REFRESH_TOKEN_LIFETIME),
@@ -596,19 +595,11 @@ def _issue_tokens(
                 connection_id=connection_id,
                 scopes=" ".join(scopes),
                 resource=resource,
-                expires_at=now + lifetime,
+                expires_at=moment + lifetime,
                 revoked=False,
             )
         )
     return IssuedTokens(access, refresh, int(ACCESS_TOKEN_LIFETIME.total_seconds()), scopes)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _user(row: Any) -> User:
@@ -622,6 +613,6 @@ def _key(row: Any) -> KeyInfo:
         label=row.label,
         kind="connection" if row.kind == "connection" else "manual",
         disabled=bool(row.disabled),
-        created_at=_aware(row.created_at),
-        last_used_at=_aware(row.last_used_at) if row.last_used_at else None,
+        created_at=aware(row.created_at),
+        last_used_at=aware(row.last_used_at) if row.last_used_at else None,
     )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import anyio
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -32,6 +31,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 from starlette.applications import Starlette
 
+from bento.blocking import in_thread
 from bento.identity import Identity, IssuedTokens
 from bento.store import ACCESS_TOKEN_PREFIX, Store
 
@@ -54,12 +54,12 @@ class OAuthProvider:
     # Clients -----------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        info = await anyio.to_thread.run_sync(self.identity.client, client_id)
+        info = await in_thread(self.identity.client, client_id)
         return OAuthClientInformationFull.model_validate(info) if info is not None else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         info = client_info.model_dump(mode="json", exclude_none=True)
-        await anyio.to_thread.run_sync(self.identity.save_client, str(client_info.client_id), info)
+        await in_thread(self.identity.save_client, str(client_info.client_id), info)
 
     # Authorization -----------------------------------------------------------------------
 
@@ -70,15 +70,13 @@ class OAuthProvider:
         if any(scope != SCOPE for scope in scopes):
             raise AuthorizeError("invalid_scope", f"the only scope is {SCOPE!r}")
         parked = {**params.model_dump(mode="json"), "scopes": scopes}
-        request_id = await anyio.to_thread.run_sync(
-            self.identity.save_request, str(client.client_id), parked
-        )
+        request_id = await in_thread(self.identity.save_request, str(client.client_id), parked)
         return f"{self.public_url}{APPROVAL_PATH}?request={request_id}"
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        found = await anyio.to_thread.run_sync(self.identity.code, authorization_code)
+        found = await in_thread(self.identity.code, authorization_code)
         if found is None:
             return None
         client_id, account_id, params, expires_at = found
@@ -99,7 +97,7 @@ class OAuthProvider:
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
-        issued = await anyio.to_thread.run_sync(
+        issued = await in_thread(
             self.identity.exchange_code, authorization_code.code, authorization_code.resource
         )
         if issued is None:
@@ -111,7 +109,7 @@ class OAuthProvider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        record = await anyio.to_thread.run_sync(self.identity.token, refresh_token)
+        record = await in_thread(self.identity.token, refresh_token)
         if record is None or record.kind != "refresh" or record.client_id != client.client_id:
             return None
         return RefreshToken(
@@ -130,7 +128,7 @@ class OAuthProvider:
         scopes: list[str],
     ) -> OAuthToken:
         rotate = self.identity.rotate_refresh_token
-        issued = await anyio.to_thread.run_sync(
+        issued = await in_thread(
             rotate, refresh_token.token, scopes or refresh_token.scopes, refresh_token.resource
         )
         if issued is None:
@@ -140,7 +138,7 @@ class OAuthProvider:
     async def load_access_token(self, token: str) -> AccessToken | None:
         """An OAuth access token of a live connection, or an enabled API key."""
         if token.startswith(ACCESS_TOKEN_PREFIX):
-            record = await anyio.to_thread.run_sync(self.identity.token, token)
+            record = await in_thread(self.identity.token, token)
             if record is None or record.kind != "access":
                 return None
             return AccessToken(
@@ -154,13 +152,13 @@ class OAuthProvider:
         store: Store | None = getattr(self.public_api.state, "store", None)
         if store is None:
             return None
-        account = await anyio.to_thread.run_sync(store.authenticate, token)
+        account = await in_thread(store.authenticate, token)
         if account is None:
             return None
         return AccessToken(token=token, client_id=account.id, scopes=[SCOPE], subject=account.id)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        await anyio.to_thread.run_sync(self.identity.revoke_token_family, token.token)
+        await in_thread(self.identity.revoke_token_family, token.token)
 
     async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
         raise TokenError("unsupported_grant_type", "identity assertions are not accepted")

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Literal, Protocol
 
-import anyio
 from mpp import Credential
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bento.blocking import in_thread
 from bento.errors import (
     InternalError,
     PaymentRefused,
@@ -138,8 +137,7 @@ async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Resp
     except PaymentRejected as rejected:
         raise payment.refused(str(rejected), units) from None
     store: Store = request.app.state.store
-    claim = partial(store.claim_payment, key, header.scheme, amount, _request_id(request))
-    if not await anyio.to_thread.run_sync(claim):
+    if not await in_thread(store.claim_payment, key, header.scheme, amount, _request_id(request)):
         message = "this payment was already used (or is in use by another request)"
         raise payment.refused(message, units)
     try:
@@ -301,7 +299,7 @@ async def _check_bearer_beside(request: Request) -> None:
     if key is None:
         return
     store: Store = request.app.state.store
-    if await anyio.to_thread.run_sync(store.authenticate, key) is None:
+    if await in_thread(store.authenticate, key) is None:
         raise Unauthorized(
             "the API key sent beside the payment is unknown or disabled",
             headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
@@ -312,14 +310,14 @@ async def _mark(store: Store, key: str, state: PaymentState, detail: str | None)
     """Record how settlement went; a store outage here must not withhold the roster the
     payment was verified for (the claim stays taken, so it cannot be replayed)."""
     try:
-        await anyio.to_thread.run_sync(store.mark_payment, key, state, detail)
+        await in_thread(store.mark_payment, key, state, detail)
     except StoreUnavailable:
         logger.warning("payment %s: could not record state %s (store unavailable)", key, state)
 
 
 async def _release(request: Request, key: str) -> None:
     store: Store = request.app.state.store
-    await anyio.to_thread.run_sync(store.release_payment, key)
+    await in_thread(store.release_payment, key)
 
 
 def _x402_refused(

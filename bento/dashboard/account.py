@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from bento.blocking import in_thread
 from bento.dashboard.charts import units_chart
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, go, render, signed_in
@@ -32,7 +32,7 @@ async def keys(request: Request, user: User) -> Response:
     form = await form_with_csrf(request)
     if form is None:
         return csrf_failed(request, user)
-    created = await anyio.to_thread.run_sync(
+    created = await in_thread(
         deps_of(request).identity.create_key, user.account_id, form.get("label")
     )
     return await _keys_page(request, user, new_key=created)
@@ -44,15 +44,15 @@ async def disable_key(request: Request, user: User) -> Response:
     if form is None:
         return csrf_failed(request, user)
     key_id = request.path_params["key_id"]
-    await anyio.to_thread.run_sync(deps_of(request).identity.disable_key, user.account_id, key_id)
+    await in_thread(deps_of(request).identity.disable_key, user.account_id, key_id)
     return go(request, "/keys")
 
 
 @signed_in
 async def usage(request: Request, user: User) -> Response:
     identity = deps_of(request).identity
-    account = await anyio.to_thread.run_sync(identity.account, user.account_id)
-    days = await anyio.to_thread.run_sync(identity.units_per_day, user.account_id)
+    account = await in_thread(identity.account, user.account_id)
+    days = await in_thread(identity.units_per_day, user.account_id)
     return render(
         request,
         "usage.html",
@@ -67,7 +67,7 @@ async def usage(request: Request, user: User) -> Response:
 @signed_in
 async def jobs(request: Request, user: User) -> Response:
     deps = deps_of(request)
-    recent = await anyio.to_thread.run_sync(deps.identity.recent_jobs, user.account_id)
+    recent = await in_thread(deps.identity.recent_jobs, user.account_id)
     retention = f"{deps.settings.job_retention_days:g}"
     return render(request, "jobs.html", user=user, jobs=recent, retention_days=retention)
 
@@ -77,7 +77,7 @@ async def job_result(request: Request, user: User) -> Response:
     """A job's SolveResponse, as the API would answer a poll (own jobs only)."""
     job_id = request.path_params["job_id"]
     store = deps_of(request).store
-    job = await anyio.to_thread.run_sync(store.get_job, user.account_id, job_id)
+    job = await in_thread(store.get_job, user.account_id, job_id)
     if job is None:
         message = "No job with this id belongs to your account."
         return error_page(request, 404, "Not found", message, user)
@@ -88,7 +88,7 @@ async def job_result(request: Request, user: User) -> Response:
 @signed_in
 async def apps(request: Request, user: User) -> Response:
     identity = deps_of(request).identity
-    connected = await anyio.to_thread.run_sync(identity.connections, user.account_id)
+    connected = await in_thread(identity.connections, user.account_id)
     return render(request, "apps.html", user=user, connections=connected)
 
 
@@ -98,19 +98,19 @@ async def revoke_app(request: Request, user: User) -> Response:
     if form is None:
         return csrf_failed(request, user)
     revoke = deps_of(request).identity.revoke_connection
-    await anyio.to_thread.run_sync(revoke, user.account_id, request.path_params["app_id"])
+    await in_thread(revoke, user.account_id, request.path_params["app_id"])
     return go(request, "/apps")
 
 
 @signed_in
 async def tier(request: Request, user: User) -> Response:
     identity = deps_of(request).identity
-    account = await anyio.to_thread.run_sync(identity.account, user.account_id)
+    account = await in_thread(identity.account, user.account_id)
     return render(request, "tier.html", user=user, account=account, features=TIER_FEATURES)
 
 
 async def _keys_page(request: Request, user: User, **extra: Any) -> Response:
     identity = deps_of(request).identity
-    listed = await anyio.to_thread.run_sync(identity.keys, user.account_id)
+    listed = await in_thread(identity.keys, user.account_id)
     welcome = request.query_params.get("welcome") == "1"
     return render(request, "keys.html", user=user, keys=listed, welcome=welcome, **extra)

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import urlsplit
 
-import anyio
 from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from bento.blocking import in_thread
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, render, signed_in
 from bento.identity import User, client_name
@@ -38,11 +38,11 @@ async def approve(request: Request, user: User) -> Response:
 async def _ask(request: Request, user: User) -> Response:
     identity = deps_of(request).identity
     request_id = request.query_params.get("request", "")
-    pending = await anyio.to_thread.run_sync(identity.pending_request, request_id)
+    pending = await in_thread(identity.pending_request, request_id)
     if pending is None:
         return _expired_request(request, user)
     client_id, params = pending
-    info = await anyio.to_thread.run_sync(identity.client, client_id) or {}
+    info = await in_thread(identity.client, client_id) or {}
     return render(
         request,
         "approve.html",
@@ -61,7 +61,7 @@ async def _answer(request: Request, user: User) -> Response:
     identity = deps_of(request).identity
     request_id = form.get("request", "")
     if form.get("decision") == "approve":
-        approved = await anyio.to_thread.run_sync(identity.approve, request_id, user.account_id)
+        approved = await in_thread(identity.approve, request_id, user.account_id)
         if approved is None:
             return _expired_request(request, user)
         code, params = approved
@@ -69,7 +69,7 @@ async def _answer(request: Request, user: User) -> Response:
             params["redirect_uri"], code=code, state=params.get("state")
         )
     else:
-        denied = await anyio.to_thread.run_sync(identity.deny, request_id)
+        denied = await in_thread(identity.deny, request_id)
         if denied is None:
             return _expired_request(request, user)
         _, params = denied

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.templating import Jinja2Templates
 
+from bento.blocking import in_thread
 from bento.dashboard.security import ANONYMOUS_COOKIE, SESSION_COOKIE, CookieSigner, SignInLimiter
 from bento.identity import Identity, User
 from bento.settings import Settings
@@ -65,4 +65,4 @@ async def current_user(request: Request) -> User | None:
     session_id, _ = visitor(request)
     if session_id is None:
         return None
-    return await anyio.to_thread.run_sync(deps_of(request).identity.session_user, session_id)
+    return await in_thread(deps_of(request).identity.session_user, session_id)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
-import anyio
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from bento.blocking import in_thread
 from bento.dashboard.deps import current_user, deps_of, visitor
 from bento.dashboard.security import (
     ANONYMOUS_COOKIE,
@@ -47,9 +47,9 @@ async def sign_up(request: Request) -> Response:
         problem = problem or f"{str(error).capitalize()}."
     if problem:
         return render(request, "sign_up.html", status=400, email=email, error=problem)
-    hashed = await anyio.to_thread.run_sync(hash_password, password)
+    hashed = await in_thread(hash_password, password)
     try:
-        user = await anyio.to_thread.run_sync(deps_of(request).identity.create_user, email, hashed)
+        user = await in_thread(deps_of(request).identity.create_user, email, hashed)
     except EmailTaken:
         message = "An account with this email exists. Sign in instead."
         return render(request, "sign_up.html", status=409, email=email, error=message)
@@ -78,10 +78,8 @@ async def sign_in(request: Request) -> Response:
         )
         response.headers["Retry-After"] = "60"
         return response
-    user = await anyio.to_thread.run_sync(deps.identity.user_by_email, email)
-    ok = await anyio.to_thread.run_sync(
-        check_password, user.password_hash if user else None, password
-    )
+    user = await in_thread(deps.identity.user_by_email, email)
+    ok = await in_thread(check_password, user.password_hash if user else None, password)
     if user is None or not ok:
         return render(
             request,
@@ -92,8 +90,8 @@ async def sign_in(request: Request) -> Response:
             error="Wrong email or password.",
         )
     if needs_rehash(user.password_hash):
-        rehashed = await anyio.to_thread.run_sync(hash_password, password)
-        await anyio.to_thread.run_sync(deps.identity.set_password_hash, user.id, rehashed)
+        rehashed = await in_thread(hash_password, password)
+        await in_thread(deps.identity.set_password_hash, user.id, rehashed)
     return await _start_session(request, user, target)
 
 
@@ -103,7 +101,7 @@ async def sign_out(request: Request) -> Response:
         return csrf_failed(request)
     session_id, _ = visitor(request)
     if session_id is not None:
-        await anyio.to_thread.run_sync(deps_of(request).identity.end_session, session_id)
+        await in_thread(deps_of(request).identity.end_session, session_id)
     response = go(request, "/sign-in")
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
@@ -114,8 +112,8 @@ async def _start_session(request: Request, user: User, target: str) -> Response:
     deps = deps_of(request)
     old_session, _ = visitor(request)
     if old_session is not None:
-        await anyio.to_thread.run_sync(deps.identity.end_session, old_session)
-    session_id = await anyio.to_thread.run_sync(deps.identity.start_session, user.id)
+        await in_thread(deps.identity.end_session, old_session)
+    session_id = await in_thread(deps.identity.start_session, user.id)
     response = RedirectResponse(local(request, target), status_code=303)
     set_cookie(request, response, SESSION_COOKIE, deps.signer.sign(session_id))
     response.delete_cookie(ANONYMOUS_COOKIE, path="/")

@@ -1,0 +1,94 @@
+"""Accounts, API keys, the unit ledger, job records and payment claims, in one SQL database.
+
+Why a database: keys, balances and jobs must survive restarts and be shared by every
+worker process (and, on PostgreSQL, every machine). One module per concern, each saying
+why it stands apart:
+
+* ``database``: the engine, its transactions, ``StoreUnavailable`` and migration;
+* ``credentials``: the form of API keys and how they are hashed;
+* ``rows``: the records handed out (``Account``, ``Reservation``, ``Job``) and the row
+  reads and writes several concerns share;
+* ``accounts``: accounts and API keys; ``billing``: the unit ledger (reserve, capture,
+  release, usage); ``jobs``: job records; ``payments``: payment claims;
+* ``facade``: ``Store``, which opens the database and carries all of them.
+
+Every method raises ``StoreUnavailable`` when the database cannot be reached (nothing has
+been charged then), so the HTTP layer can answer 503 with Retry-After.
+"""
+
+from bento.store.accounts import (
+    DEFAULT_FREE_QUOTA,
+    DEMO_ACCOUNT_ID,
+    DEMO_FREE_QUOTA,
+    LAST_USED_RESOLUTION,
+    Accounts,
+)
+from bento.store.billing import Ledger
+from bento.store.credentials import ACCESS_TOKEN_PREFIX, KEY_PREFIX, generate_key, hash_key
+from bento.store.database import (
+    CONNECT_TIMEOUT_SECONDS,
+    DEFAULT_DATABASE_PATH,
+    SQLITE_BUSY_TIMEOUT_SECONDS,
+    Database,
+    StoreUnavailable,
+    default_database_url,
+)
+from bento.store.facade import Store
+from bento.store.jobs import Jobs
+from bento.store.payments import Payments, PaymentState
+from bento.store.rows import (
+    TIERS,
+    Account,
+    Job,
+    JobStatus,
+    Reservation,
+    ReservationState,
+    Tier,
+    UnknownAccount,
+    account_from_row,
+    insert_account,
+    insert_key,
+    job_from_row,
+    objective_of,
+)
+
+# The tables, for callers that inspect the rows behind the store directly.
+from bento.tables import api_keys, ledger
+
+__all__ = [
+    "ACCESS_TOKEN_PREFIX",
+    "CONNECT_TIMEOUT_SECONDS",
+    "DEFAULT_DATABASE_PATH",
+    "DEFAULT_FREE_QUOTA",
+    "DEMO_ACCOUNT_ID",
+    "DEMO_FREE_QUOTA",
+    "KEY_PREFIX",
+    "LAST_USED_RESOLUTION",
+    "SQLITE_BUSY_TIMEOUT_SECONDS",
+    "TIERS",
+    "Account",
+    "Accounts",
+    "Database",
+    "Job",
+    "JobStatus",
+    "Jobs",
+    "Ledger",
+    "PaymentState",
+    "Payments",
+    "Reservation",
+    "ReservationState",
+    "Store",
+    "StoreUnavailable",
+    "Tier",
+    "UnknownAccount",
+    "account_from_row",
+    "api_keys",
+    "default_database_url",
+    "generate_key",
+    "hash_key",
+    "insert_account",
+    "insert_key",
+    "job_from_row",
+    "ledger",
+    "objective_of",
+]
