@@ -43,14 +43,14 @@ from bento.errors import (
 from bento.front import error_types_page
 from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, admit, bearer, json_body
 from bento.identity import Identity
-from bento.jobs import RETRY_AFTER_SECONDS, JobContext, JobQueue, create_huey, failed_response
+from bento.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
 from bento.openapi import openapi_document
 from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
 from bento.problems import API_ROOT, render, server_root, service_error
-from bento.runtime import open_pool, open_store
+from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
@@ -300,7 +300,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = open_store(settings)
+        runtime = open_runtime(settings)
+        store, pool = runtime.store, runtime.pool
         Identity(store).purge_expired()
         _purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
@@ -310,13 +311,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store = store
         app.state.settings = settings
         app.state.errors_base = settings.errors_base
-        pool = open_pool(settings)
         app.state.pool = pool
         # Threads for synchronous solves: one per process plus the waiting line.
         app.state.solve_line = anyio.CapacityLimiter(
             settings.solve_processes + max(0, settings.solve_queue_length)
         )
-        queue = JobQueue(create_huey(settings), lambda: JobContext(store, pool, settings))
+        queue = JobQueue(open_queue(settings), lambda: runtime)
         app.state.jobs = queue
         interrupted = queue.recover(store)
         if interrupted:

@@ -45,23 +45,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, Final
 
-from huey import Huey, RedisHuey, SqliteHuey
+from huey import Huey
 from huey.consumer import Consumer
-from sqlalchemy.engine import make_url
 
-from bento.runtime import open_pool, open_store
+from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Job, Store
-from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolvePool, SolverBusy
+from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolverBusy
 from engine.rules import parse_request
 
-QUEUE_NAME: Final = "shiftsched-jobs"
-JOBS_DB_NAME: Final = "jobs.db"
 RETRY_AFTER_SECONDS: Final = 15
 """Polling hint sent with a running job (the contract recommends about 15 s)."""
 MAX_TIME_LIMIT_SECONDS: Final = 300
@@ -78,33 +73,9 @@ STORE_RETRY_DELAY_SECONDS: Final = 30
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class JobContext:
-    """What a task needs: the store, the solve pool and the settings of its process."""
-
-    store: Store
-    pool: SolvePool
-    settings: Settings
-
-
-def jobs_db_path(settings: Settings) -> Path:
-    """The embedded queue's file: JOBS_DB_PATH, else beside the SQLite database, else var/."""
-    if settings.jobs_db_path:
-        return Path(settings.jobs_db_path)
-    if settings.database_url:
-        url = make_url(settings.database_url)
-        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-            return Path(str(url.database)).parent / JOBS_DB_NAME
-    return Path.cwd() / "var" / JOBS_DB_NAME
-
-
-def create_huey(settings: Settings) -> Any:
-    """RedisHuey when JOBS_REDIS_URL is set, else SqliteHuey on a local file."""
-    if settings.jobs_redis_url:
-        return RedisHuey(QUEUE_NAME, url=settings.jobs_redis_url, results=False)
-    path = jobs_db_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteHuey(QUEUE_NAME, filename=str(path), results=False)
+JobContext = Runtime
+"""What a task needs (the store, the solve pool and the settings): the runtime."""
+create_huey = open_queue  # the queue's backend, opened as the composition root opens it
 
 
 def failed_response(job_id: str, code: str, message: str) -> dict[str, Any]:
@@ -320,7 +291,7 @@ class _LazyContext:
         with self._lock:
             if self._context is None:
                 settings = self._settings
-                self._context = JobContext(open_store(settings), open_pool(settings), settings)
+                self._context = open_runtime(settings)
             return self._context
 
 
