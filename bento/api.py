@@ -29,19 +29,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
+from bento.admission import admit, hold_units
 from bento.blocking import in_thread
 from bento.errors import (
     InternalError,
     MethodNotAllowed,
     NotFound,
-    QuotaExceeded,
     ServiceError,
     ServiceUnavailable,
     Unauthorized,
     ValidationFailed,
 )
 from bento.front import error_types_page
-from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, admit, bearer, json_body
+from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
 from bento.identity import Identity
 from bento.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
 from bento.openapi import openapi_document
@@ -109,32 +109,19 @@ async def solve_route(request: Request) -> Response:
     return await _solve_now(request, account, data, admitted.size, admitted.time_limit)
 
 
-async def _reserve(request: Request, account: Account, units: int, reservation_id: str) -> None:
-    """Hold the solve's units; QuotaExceeded when the account cannot cover them."""
-    store: Store = request.app.state.store
-    reservation = await in_thread(store.reserve, account.id, units, reservation_id)
-    if reservation is None:
-        raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
-
-
 async def _solve_now(
     request: Request, account: Account, data: Any, size: int, time_limit: float
 ) -> Response:
     store: Store = request.app.state.store
     units = units_for(size)
     reservation_id = uuid.uuid4().hex
-    await _reserve(request, account, units, reservation_id)
-    try:
-        result = await solve_in_pool(request, data, time_limit)
-    except SolverBusy as busy:
-        await in_thread(store.release, reservation_id)
-        raise solvers_busy(busy, "nothing was charged") from None
-    except SolveFailed as exc:
-        await in_thread(store.release, reservation_id)
-        raise InternalError(f"{exc}; nothing was charged") from None
-    except BaseException:
-        await in_thread(store.release, reservation_id)
-        raise
+    async with hold_units(store, account.id, units, reservation_id):
+        try:
+            result = await solve_in_pool(request, data, time_limit)
+        except SolverBusy as busy:
+            raise solvers_busy(busy, "nothing was charged") from None
+        except SolveFailed as exc:
+            raise InternalError(f"{exc}; nothing was charged") from None
     response = await _deliver(request, account, result, reservation_id, units)
     if result["status"] == "completed":
         await _keep(request, account, data, result, size)
@@ -179,8 +166,7 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
     units = units_for(size)
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
-    await _reserve(request, account, units, reservation_id)
-    try:
+    async with hold_units(store, account.id, units, reservation_id):
         job = await in_thread(
             store.create_job,
             account.id,
@@ -190,9 +176,6 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
             key_id=account.key_id,
             size=size,
         )
-    except BaseException:
-        await in_thread(store.release, reservation_id)
-        raise
     try:
         await in_thread(queue.enqueue, job.id)
     except Exception:

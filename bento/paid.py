@@ -33,6 +33,7 @@ from mpp import Credential
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bento.admission import admit
 from bento.blocking import in_thread
 from bento.errors import (
     InternalError,
@@ -42,7 +43,7 @@ from bento.errors import (
     Unauthorized,
     ValidationFailed,
 )
-from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, admit, bearer
+from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer
 from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.payments.config import PaymentMisconfigured
 from bento.payments.mpp_gateway import MppGateway
@@ -290,7 +291,7 @@ def _paid_problem(data: Any) -> tuple[int, float]:
     except InvalidRequest as exc:
         raise ValidationFailed(exc.errors) from None
     admitted = admit(solve_request, may_queue=False, why_not="; a payment buys a synchronous solve")
-    return units_for(admitted.size), admitted.time_limit
+    return admitted.units, admitted.time_limit
 
 
 async def _check_bearer_beside(request: Request) -> None:

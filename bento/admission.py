@@ -1,0 +1,76 @@
+"""Admission and billing: which solves may run, how, and what they hold of an account.
+
+One policy for every way in. The key path and the paid path ask :func:`admit` (the paid
+path never queues); a queued job is admitted on the key path before it is enqueued; the
+MCP tools call the HTTP operations in-process, so they pass here too. Units held for a
+keyed solve go through :func:`hold_units`, which releases them when the solve does not
+happen, so no failure path can forget to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Final
+
+from bento.blocking import in_thread
+from bento.errors import LongSolveNotImplemented, QuotaExceeded, TierLimitExceeded
+from bento.store import Store
+from engine.contract import SolveRequest
+from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class, units_for
+
+SYNC_TIME_LIMIT_SECONDS: Final = 30
+
+
+@dataclass(frozen=True)
+class Admission:
+    """How an admitted solve runs: its size, its time limit, and whether it is queued."""
+
+    size: int
+    time_limit: float
+    queued: bool  # large, or longer than a synchronous solve may run
+
+    @property
+    def units(self) -> int:
+        """What the solve costs (docs/semantics.md, units)."""
+        return units_for(self.size)
+
+
+def admit(solve_request: SolveRequest, *, may_queue: bool, why_not: str = "") -> Admission:
+    """The tier/size/time policy: a large or long solve needs the queued path, which only
+    a pro key may use (``may_queue``); anything else runs at once. Refused:
+    TierLimitExceeded (large) or LongSolveNotImplemented (long), with ``why_not`` added."""
+    size = request_size(solve_request)
+    timeout = solve_request.options.solver_timeout_seconds
+    large = size_class(size) == "large"
+    queued = large or timeout > SYNC_TIME_LIMIT_SECONDS
+    if queued and not may_queue:
+        if large:
+            detail = (
+                f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}; large problems need a pro key"
+            )
+            raise TierLimitExceeded(detail + why_not)
+        detail = (
+            f"solver_timeout_seconds {timeout} exceeds {SYNC_TIME_LIMIT_SECONDS}: "
+            "the asynchronous path needs a pro key"
+        )
+        raise LongSolveNotImplemented(detail + why_not)
+    return Admission(size, float(timeout), queued)
+
+
+@asynccontextmanager
+async def hold_units(
+    store: Store, account_id: str, units: int, reservation_id: str
+) -> AsyncIterator[None]:
+    """Hold ``units`` of the account for the block; QuotaExceeded when it cannot cover
+    them. Any exception out of the block releases the hold (nothing is charged) and goes
+    on; settling a solve that did happen (capture or release) is the block's business."""
+    reservation = await in_thread(store.reserve, account_id, units, reservation_id)
+    if reservation is None:
+        raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
+    try:
+        yield
+    except BaseException:
+        await in_thread(store.release, reservation_id)
+        raise
