@@ -13,6 +13,15 @@ which would overstate a penalty or report a shortage that does not exist. Every 
 optimal or not, is therefore priced from its decisions alone (engine.model.tight): each
 penalty, shortage marker and the objective are exact, with no further solve that could
 run out of time.
+
+A caller may stop a solve early from another thread (``SolveLimits.stop``, e.g. a queued
+job whose client asked to stop it): the answer is then the best roster found so far, a
+normal ``feasible`` (or ``optimal``) result priced like any time-limited one, or, when
+there is none, the outcome ``cancelled`` (error code ``cancelled``). A stop that arrives
+before the search starts (during the build or the hint's completion) always gives
+``cancelled``, even when the completed hint is a roster: a client sees a roster only once
+the search has recorded it, so a stop before that point never yields (or bills) one. The
+build itself is not interruptible; the stop is seen as soon as it ends.
 """
 
 from __future__ import annotations
@@ -48,10 +57,13 @@ from engine.model.tight import evaluate, tight_values
 from engine.problem import Problem, from_request
 from engine.search.portfolio import Plan, SearchResult, plan_for, search
 from engine.search.progress import Progress, ProgressPoint
+from engine.search.stopping import requested, stopping
 
 __all__ = ["ProgressPoint", "SolveLimits", "SolveOutcome", "run", "solve", "solve_problem"]
 
-OutcomeStatus = Literal["optimal", "feasible", "infeasible", "timeout", "model_invalid"]
+OutcomeStatus = Literal[
+    "optimal", "feasible", "infeasible", "timeout", "model_invalid", "cancelled"
+]
 
 # The time limit is a wall-clock budget for the whole call: build, search and
 # extraction. The search gets what the build left, minus a reserve for the rest.
@@ -95,6 +107,9 @@ class SolveLimits:
     neighbourhood_search: bool = True  # from 2 workers on: the portfolio (engine.search)
     # Sees each point of the search's trace as it happens (engine.search.progress).
     on_progress: Callable[[ProgressPoint], None] | None = None
+    # Set from another thread to end the solve early (module docstring: the best roster
+    # so far, else ``cancelled``).
+    stop: threading.Event | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -177,9 +192,9 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
     for group in compiled.hard_groups:
         compiled.model.add_bool_and([group.literal])
     start = None
-    if limits.warm_start:
+    if limits.warm_start and not requested(limits.stop):
         add_roster_hint(compiled, greedy_roster(problem))
-        start = complete_hint(compiled, _completion_seconds(limits, started))
+        start = complete_hint(compiled, _completion_seconds(limits, started), limits.stop)
     return run(compiled, limits, started, start=start)
 
 
@@ -191,7 +206,9 @@ class Completion:
     objective: float
 
 
-def complete_hint(compiled: CompiledModel, seconds: float) -> Completion | None:
+def complete_hint(
+    compiled: CompiledModel, seconds: float, stop: threading.Event | None = None
+) -> Completion | None:
     """Extend a hint of the decisions to every variable of the model, when it is feasible.
 
     CP-SAT takes a complete, feasible hint as its first solution at once; a hint of the
@@ -199,14 +216,16 @@ def complete_hint(compiled: CompiledModel, seconds: float) -> Completion | None:
     models can take longer than finding a roster from scratch. The completion is a
     trivial solve: decisions fixed to the hint, the rest minimized (as in polishing).
     Returns the completed solution, or None, leaving the partial hint, when the hinted
-    roster breaks a hard rule or the completion runs out of time.
+    roster breaks a hard rule, the completion runs out of time or ``stop`` is set.
     """
     model = compiled.model.clone()
     completer = cp_model.CpSolver()
     completer.parameters.fix_variables_to_their_hinted_value = True
     completer.parameters.num_workers = 1
     completer.parameters.max_time_in_seconds = seconds
-    if completer.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    with stopping(stop, completer.stop_search):
+        status = completer.solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or requested(stop):
         return None
     values = list(completer.response_proto.solution)
     target = compiled.model
@@ -339,6 +358,8 @@ def run(
             info("MODEL_INVALID"),
             message=invalid,
         )
+    if requested(limits.stop):
+        return _cancelled(time.perf_counter() - started, info("UNKNOWN"))
     result = search(
         compiled,
         solver,
@@ -346,7 +367,9 @@ def run(
         progress,
         search_seconds,
         limits.random_seed,
-        lambda: _solve_with_watchdog(solver, compiled.model, progress, search_seconds),
+        lambda: _solve_with_watchdog(
+            solver, compiled.model, progress, search_seconds, stop=limits.stop
+        ),
         start=None if start is None else (start.values, start.objective),
     )
     if progress.error is not None:
@@ -356,6 +379,8 @@ def run(
     if result.solution is not None:
         return _solved(compiled, result, progress, info, started)
     name = solver.status_name(status)
+    if status == cp_model.UNKNOWN and requested(limits.stop):
+        return _cancelled(elapsed, info(name))
     if status == cp_model.INFEASIBLE:
         return SolveOutcome(
             "infeasible",
@@ -381,6 +406,17 @@ def run(
             message=f"no roster found within {limits.time_limit_seconds} s",
         )
     raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
+
+
+def _cancelled(elapsed: float, solver: SolverInfo) -> SolveOutcome:
+    """The caller stopped the solve before any roster was recorded."""
+    return SolveOutcome(
+        "cancelled",
+        solver.cp_sat_status,
+        elapsed,
+        solver,
+        message="the solve was stopped before it found a roster",
+    )
 
 
 def _solved(
@@ -420,18 +456,22 @@ def _solve_with_watchdog(
     model: cp_model.CpModel,
     progress: Progress,
     time_limit: float | None,
+    *,
+    stop: threading.Event | None = None,
 ) -> cp_model.CpSolverStatus:
-    """Solve, and stop the search from outside if CP-SAT overruns its own time limit."""
+    """Solve, and stop the search from outside if CP-SAT overruns its own time limit or
+    the caller sets ``stop``."""
     progress.start()
-    if time_limit is None:
-        return solver.solve(model, progress)
-    watchdog = threading.Timer(time_limit + WATCHDOG_GRACE_SECONDS, solver.stop_search)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        return solver.solve(model, progress)
-    finally:
-        watchdog.cancel()
+    with stopping(stop, solver.stop_search):
+        if time_limit is None:
+            return solver.solve(model, progress)
+        watchdog = threading.Timer(time_limit + WATCHDOG_GRACE_SECONDS, solver.stop_search)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            return solver.solve(model, progress)
+        finally:
+            watchdog.cancel()
 
 
 def _completion_seconds(limits: SolveLimits, started: float) -> float:

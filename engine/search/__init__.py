@@ -5,5 +5,6 @@
 - :mod:`engine.search.lns` frees part of a roster and re-optimises it with CP-SAT;
 - :mod:`engine.search.neighbourhoods` says which parts (employees, windows, shift types);
 - :mod:`engine.search.adaptive` learns which neighbourhood pays, and how large;
-- :mod:`engine.search.progress` records rosters and bounds on one clock.
+- :mod:`engine.search.progress` records rosters and bounds on one clock;
+- :mod:`engine.search.stopping` stops a solver when the caller asks, from another thread.
 """
