@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine validate|solve|audit``.
+"""Command line: ``python -m engine validate|solve|audit|export``.
 
     python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
@@ -6,6 +6,11 @@
                                                SolveResponse JSON, or the roster as a table
     python -m engine audit REQUEST.json RESPONSE.json
                                                the audit
+    python -m engine export REQUEST.json RESPONSE.json --format csv|ics|xlsx
+                       [-o FILE] [--employee ID]
+                                               the roster as a file: csv a header row,
+                                               then one row per assignment; ics one
+                                               VEVENT per assignment; xlsx employees x dates
 
 stdout carries only the result. People get the rest on stderr: live progress while a
 solve runs (on a terminal, or with ``--progress``), a one-line summary at the end, and
@@ -17,9 +22,9 @@ Exit codes: 0 done (completed solve, clean audit, valid request); 1 no roster, o
 audit that found violations or metrics that disagree with it; 2 bad input (with every
 fault and its JSON path; never a traceback); 3 an internal error.
 
-The audit needs only ``solution.assignments`` (or ``{"assignments": [...]}``, or a bare
-list) from RESPONSE: reported metrics and shortages are compared when they can be read,
-and ``notes`` says what was left out of the comparison and why.
+The audit and the export need only ``solution.assignments`` (or ``{"assignments": [...]}``,
+or a bare list) from RESPONSE: the audit compares reported metrics and shortages when
+they can be read, and ``notes`` says what was left out of the comparison and why.
 
 ``-`` reads a file from standard input, so ``solve X | audit X -`` checks a roster.
 Invalid input always exits 2 with every fault and its JSON path; never a traceback.
@@ -128,6 +133,40 @@ def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
     return EXIT_OK if clean else EXIT_FAILED
 
 
+def _export(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.audit import read_response
+    from engine.export import assignments_path, export
+    from engine.rules import parse_request
+
+    request = parse_request(_read_json(args.request, stdin))
+    raw = _read_json(args.response, stdin)
+    assignments = read_response(raw).assignments
+    data = export(
+        request, assignments, args.format, employee_id=args.employee, at=assignments_path(raw)
+    )
+    if args.output is not None:
+        try:
+            Path(args.output).write_bytes(data)
+        except OSError as exc:
+            raise InvalidRequest(
+                [FieldError((), f"cannot write {args.output}: {exc.strerror}", "unwritable_file")]
+            ) from None
+    elif args.format != "xlsx":
+        out.write(data.decode("utf-8"))
+    else:
+        binary = getattr(out, "buffer", None)
+        if binary is None or out.isatty():
+            err.write("xlsx is binary and stdout is a terminal: name a file with -o FILE\n")
+            return EXIT_INVALID
+        out.flush()
+        binary.write(data)
+        binary.flush()
+    if not args.quiet:
+        where = args.output or "stdout"
+        err.write(f"wrote the roster as {args.format} ({len(data):,} bytes) to {where}\n")
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m engine",
@@ -183,6 +222,22 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("request", help="SolveRequest JSON file, or - for stdin")
     a.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
     a.set_defaults(run=_audit)
+    x = sub.add_parser(
+        "export",
+        parents=[quiet],
+        help="write a roster as CSV, iCalendar or XLSX",
+        description="Write the roster of RESPONSE as a file: csv (a header row, then one "
+        "row per assignment), ics (one VEVENT per assignment, in the request's time zone) "
+        "or xlsx (employees x dates).",
+    )
+    x.add_argument("request", help="SolveRequest JSON file, or - for stdin")
+    x.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
+    x.add_argument("--format", choices=("csv", "ics", "xlsx"), required=True)
+    x.add_argument(
+        "-o", "--output", default=None, help="file to write (default stdout; xlsx: not a terminal)"
+    )
+    x.add_argument("--employee", default=None, metavar="ID", help="only this employee's roster")
+    x.set_defaults(run=_export)
     return parser
 
 

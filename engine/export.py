@@ -1,0 +1,382 @@
+"""A roster in the files people open elsewhere: CSV, iCalendar (RFC 5545) and XLSX.
+
+Every format starts from :func:`roster_lines`, which resolves each assignment against the
+request (names, local start and end) and rejects what the request does not know, so
+the three agree on what a roster says and a bad roster is an :class:`InvalidRequest`
+with JSON paths, never a half-written file.
+
+Times are local to ``schedule_period.timezone``: a shift starts on its date at
+``start_time`` and ends at ``end_time`` on the same date, or on the next date when
+``end_time <= start_time`` (a night shift; docs/semantics.md, Calendar). A shift
+without ``working_hours`` has no times: an all-day event, empty start and end in CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+from zoneinfo import ZoneInfo
+
+import xlsxwriter
+from icalendar import Calendar, Event
+
+from engine.contract import Assignment, Duty, Employee, Shift, SolveRequest
+from engine.errors import FieldError, InvalidRequest
+from engine.rules import ErrorCode
+
+Format = Literal["csv", "ics", "xlsx"]
+JsonPath = tuple[str | int, ...]
+
+PRODID: Final = "-//shiftsched//roster export//EN"
+UID_DOMAIN: Final = "roster.shiftsched"
+SHEET: Final = "Roster"
+CSV_COLUMNS: Final = (
+    "date",
+    "employee_id",
+    "employee_name",
+    "shift_id",
+    "shift_name",
+    "duty_id",
+    "duty_name",
+    "start",
+    "end",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileType:
+    """What a browser or a download button needs to know about an exported file."""
+
+    extension: str
+    media_type: str
+
+
+FILE_TYPES: Final[dict[Format, FileType]] = {
+    "csv": FileType("csv", "text/csv"),
+    "ics": FileType("ics", "text/calendar"),
+    "xlsx": FileType("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RosterLine:
+    """One assignment with what the request says about it; ``start``/``end`` are aware
+    local datetimes, or None for a shift without working hours."""
+
+    date: dt.date
+    employee: Employee
+    shift: Shift
+    duty: Duty | None
+    start: dt.datetime | None
+    end: dt.datetime | None
+
+
+def assignments_path(data: object) -> JsonPath:
+    """Where the assignments sit in a response as :func:`engine.audit.read_response`
+    reads it: a bare list, ``{"assignments": [...]}`` or a SolveResponse."""
+    if isinstance(data, list):
+        return ()
+    if isinstance(data, dict) and "solution" in data:
+        return ("solution", "assignments")
+    return ("assignments",)
+
+
+def shift_times(
+    shift: Shift, date: dt.date, zone: ZoneInfo
+) -> tuple[dt.datetime, dt.datetime] | None:
+    """Local start and end of ``shift`` on ``date``; the end is on the next date when
+    ``end_time <= start_time``. None without working hours."""
+    hours = shift.working_hours
+    if hours is None:
+        return None
+    start_time = dt.time.fromisoformat(hours.start_time)
+    end_time = dt.time.fromisoformat(hours.end_time)
+    end_date = date + dt.timedelta(days=1) if end_time <= start_time else date
+    return (
+        dt.datetime.combine(date, start_time, tzinfo=zone),
+        dt.datetime.combine(end_date, end_time, tzinfo=zone),
+    )
+
+
+def roster_lines(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    at: JsonPath = ("assignments",),
+) -> list[RosterLine]:
+    """The assignments resolved against ``request``, by date, then shift and employee in
+    request order; only ``employee_id``'s when given. Every unknown employee, shift or
+    duty and every date outside the period is one fault, at ``at`` + index + field."""
+    employees = {e.id: e for e in request.employees}
+    shifts = {s.id: s for s in request.shifts}
+    duties = {d.id: d for d in request.duties}
+    if employee_id is not None and employee_id not in employees:
+        raise InvalidRequest(
+            [
+                FieldError(
+                    ("employee_id",),
+                    f"no employee with id {employee_id!r} in the request",
+                    ErrorCode.UNKNOWN_EMPLOYEE_ID.value,
+                )
+            ]
+        )
+    period = request.schedule_period
+    zone = ZoneInfo(period.timezone)
+    errors: list[FieldError] = []
+    lines: list[RosterLine] = []
+    for index, a in enumerate(assignments):
+        errors += _unknown(a, index, at, employees, shifts, duties)
+        if not period.start_date <= a.date <= period.end_date:
+            errors.append(
+                FieldError(
+                    (*at, index, "date"),
+                    f"{a.date.isoformat()} is outside the schedule period "
+                    f"{period.start_date.isoformat()}..{period.end_date.isoformat()}",
+                    ErrorCode.DATE_OUTSIDE_PERIOD.value,
+                )
+            )
+        if errors or (employee_id is not None and a.employee_id != employee_id):
+            continue
+        shift = shifts[a.shift_id]
+        times = shift_times(shift, a.date, zone)
+        lines.append(
+            RosterLine(
+                date=a.date,
+                employee=employees[a.employee_id],
+                shift=shift,
+                duty=None if a.duty_id is None else duties[a.duty_id],
+                start=None if times is None else times[0],
+                end=None if times is None else times[1],
+            )
+        )
+    if errors:
+        raise InvalidRequest(errors)
+    shift_order = {s.id: i for i, s in enumerate(request.shifts)}
+    employee_order = {e.id: i for i, e in enumerate(request.employees)}
+    lines.sort(key=lambda x: (x.date, shift_order[x.shift.id], employee_order[x.employee.id]))
+    return lines
+
+
+def _unknown(
+    a: Assignment,
+    index: int,
+    at: JsonPath,
+    employees: dict[str, Employee],
+    shifts: dict[str, Shift],
+    duties: dict[str, Duty],
+) -> list[FieldError]:
+    found = []
+    if a.employee_id not in employees:
+        found.append(
+            FieldError(
+                (*at, index, "employee_id"),
+                f"no employee with id {a.employee_id!r} in the request",
+                ErrorCode.UNKNOWN_EMPLOYEE_ID.value,
+            )
+        )
+    if a.shift_id not in shifts:
+        found.append(
+            FieldError(
+                (*at, index, "shift_id"),
+                f"no shift with id {a.shift_id!r} in the request",
+                ErrorCode.UNKNOWN_SHIFT_ID.value,
+            )
+        )
+    if a.duty_id is not None and a.duty_id not in duties:
+        found.append(
+            FieldError(
+                (*at, index, "duty_id"),
+                f"no duty with id {a.duty_id!r} in the request",
+                ErrorCode.UNKNOWN_DUTY_ID.value,
+            )
+        )
+    return found
+
+
+def _name(employee: Employee) -> str:
+    return employee.name or employee.id
+
+
+# ------------------------------------------------------------------------------- CSV
+
+
+def to_csv(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    at: JsonPath = ("assignments",),
+) -> str:
+    """A header row (:data:`CSV_COLUMNS`), then one row per assignment; ``start`` and
+    ``end`` are local ISO datetimes with their UTC offset, empty without working hours."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for line in roster_lines(request, assignments, employee_id=employee_id, at=at):
+        writer.writerow(
+            (
+                line.date.isoformat(),
+                line.employee.id,
+                _name(line.employee),
+                line.shift.id,
+                line.shift.name,
+                "" if line.duty is None else line.duty.id,
+                "" if line.duty is None else line.duty.name,
+                "" if line.start is None else line.start.isoformat(timespec="minutes"),
+                "" if line.end is None else line.end.isoformat(timespec="minutes"),
+            )
+        )
+    return buffer.getvalue()
+
+
+# ------------------------------------------------------------------------- iCalendar
+
+
+def event_uid(employee_id: str, date: dt.date, shift_id: str) -> str:
+    """The same assignment always gets the same UID, so importing a new export of a
+    roster updates the events already there instead of adding copies."""
+    key = json.dumps([employee_id, date.isoformat(), shift_id]).encode()
+    return f"{hashlib.sha256(key).hexdigest()[:32]}@{UID_DOMAIN}"
+
+
+def _summary(line: RosterLine) -> str:
+    duty = "" if line.duty is None else f" ({line.duty.name})"
+    return f"{line.shift.name} — {_name(line.employee)}{duty}"
+
+
+def to_ics(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    stamp: dt.datetime | None = None,
+    at: JsonPath = ("assignments",),
+) -> bytes:
+    """One VEVENT per assignment: timed in the request's time zone (with its VTIMEZONE),
+    or all day for a shift without working hours. ``stamp`` is the DTSTAMP (now when
+    None); ``employee_id`` makes one employee's calendar."""
+    lines = roster_lines(request, assignments, employee_id=employee_id, at=at)
+    stamp = stamp or dt.datetime.now(dt.UTC)
+    period = request.schedule_period
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    title = f"Roster {period.start_date.isoformat()}..{period.end_date.isoformat()}"
+    if employee_id is not None:
+        title += f" — {_name(next(e for e in request.employees if e.id == employee_id))}"
+    calendar.add("x-wr-calname", title)
+    for line in lines:
+        event = Event()
+        event.add("uid", event_uid(line.employee.id, line.date, line.shift.id))
+        event.add("dtstamp", stamp)
+        event.add("summary", _summary(line))
+        if line.start is None or line.end is None:
+            event.add("dtstart", line.date)
+            event.add("dtend", line.date + dt.timedelta(days=1))
+        else:
+            event.add("dtstart", line.start)
+            event.add("dtend", line.end)
+        description = f"employee {line.employee.id}, shift {line.shift.id}"
+        if line.duty is not None:
+            description += f", duty {line.duty.id}"
+        event.add("description", description)
+        calendar.add_component(event)
+    calendar.add_missing_timezones(
+        first_date=period.start_date - dt.timedelta(days=1),
+        last_date=period.end_date + dt.timedelta(days=2),
+    )
+    text: bytes = calendar.to_ical()
+    return text
+
+
+# ------------------------------------------------------------------------------ XLSX
+
+
+def roster_grid(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    at: JsonPath = ("assignments",),
+) -> list[list[str]]:
+    """Employees (request order) x dates of the period, with a header row: employee id,
+    name, then one ISO date per column; a cell is the shift id, ``shift/duty`` when a
+    duty is held, empty when off."""
+    lines = roster_lines(request, assignments, employee_id=employee_id, at=at)
+    period = request.schedule_period
+    days = (period.end_date - period.start_date).days + 1
+    dates = [period.start_date + dt.timedelta(days=d) for d in range(days)]
+    cells: dict[tuple[str, dt.date], list[str]] = {}
+    for line in lines:
+        held = line.shift.id if line.duty is None else f"{line.shift.id}/{line.duty.id}"
+        cells.setdefault((line.employee.id, line.date), []).append(held)
+    rows = [["employee_id", "name", *(d.isoformat() for d in dates)]]
+    for employee in request.employees:
+        if employee_id is not None and employee.id != employee_id:
+            continue
+        worked = [", ".join(cells.get((employee.id, d), [])) for d in dates]
+        rows.append([employee.id, employee.name or "", *worked])
+    return rows
+
+
+def to_xlsx(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    at: JsonPath = ("assignments",),
+) -> bytes:
+    """A workbook with one sheet, :data:`SHEET`: :func:`roster_grid` with its header row
+    and the two name columns frozen, so both stay in sight while scrolling."""
+    rows = roster_grid(request, assignments, employee_id=employee_id, at=at)
+    buffer = io.BytesIO()
+    workbook = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    sheet = workbook.add_worksheet(SHEET)
+    bold = workbook.add_format({"bold": True})
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            if r == 0:
+                sheet.write_string(r, c, value, bold)
+            elif value:
+                sheet.write_string(r, c, value)
+    sheet.freeze_panes(1, 2)
+    widest = max((len(row[1]) for row in rows), default=4)
+    sheet.set_column(0, 0, max(12, max(len(row[0]) for row in rows) + 2))
+    sheet.set_column(1, 1, max(12, widest + 2))
+    sheet.set_column(2, max(2, len(rows[0]) - 1), 11)
+    workbook.close()
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- any format
+
+
+def export(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    fmt: Format,
+    *,
+    employee_id: str | None = None,
+    at: JsonPath = ("assignments",),
+) -> bytes:
+    """The roster as a file of format ``fmt``, as bytes (CSV in UTF-8)."""
+    if fmt == "csv":
+        return to_csv(request, assignments, employee_id=employee_id, at=at).encode()
+    if fmt == "ics":
+        return to_ics(request, assignments, employee_id=employee_id, at=at)
+    return to_xlsx(request, assignments, employee_id=employee_id, at=at)
+
+
+def file_name(stem: str, fmt: Format, employee_id: str | None = None) -> str:
+    """``stem.ext``, or ``stem-EMPLOYEE.ext`` for one employee; only characters that are
+    safe in a file name and a Content-Disposition header are kept."""
+    name = stem if employee_id is None else f"{stem}-{employee_id}"
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in name)
+    return f"{safe or 'roster'}.{FILE_TYPES[fmt].extension}"
