@@ -1,0 +1,57 @@
+"""A finished job's roster as a file to download: CSV, iCalendar or XLSX.
+
+The file is written from the job's stored request and response each time it is asked
+for (``engine.export``), so nothing more is kept per job; only the signed-in account's
+own jobs are served, and a job without a roster is as absent as another's job.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bento.blocking import in_thread
+from bento.dashboard.deps import deps_of
+from bento.dashboard.web import error_page, signed_in
+from bento.identity import User
+from engine.audit import read_response
+from engine.errors import InvalidRequest
+from engine.export import FILE_TYPES, Format, assignments_path, export, file_name
+from engine.rules import parse_request
+
+FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
+
+
+def roster_file(request_json: Any, response_json: Any, fmt: Format) -> bytes | None:
+    """The roster of a stored request and response as a file, or None when the response
+    holds no roster (a failed or running job) or the stored bodies cannot be read."""
+    try:
+        request = parse_request(request_json)
+        assignments = read_response(response_json).assignments
+        return export(request, assignments, fmt, at=assignments_path(response_json))
+    except InvalidRequest:
+        return None
+
+
+@signed_in
+async def job_export(request: Request, user: User) -> Response:
+    """``/jobs/{job_id}/export.{fmt}``: the job's roster as an attachment (own jobs only)."""
+    fmt = FORMATS.get(request.path_params["fmt"])
+    job = None
+    if fmt is not None:
+        get_job = deps_of(request).store.get_job
+        job = await in_thread(get_job, user.account_id, request.path_params["job_id"])
+    data = None
+    if fmt is not None and job is not None and job.status == "completed":
+        data = await in_thread(roster_file, job.request_json, job.response_json, fmt)
+    if fmt is None or job is None or data is None:
+        message = "No roster to export: no finished job with this id belongs to your account."
+        return error_page(request, 404, "Not found", message, user)
+    headers = {
+        "Content-Disposition": f'attachment; filename="{file_name(f"roster-{job.id}", fmt)}"',
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+    }
+    return Response(data, media_type=FILE_TYPES[fmt].media_type, headers=headers)
