@@ -7,7 +7,7 @@ with JSON paths, never a half-written file.
 
 Times are local to ``schedule_period.timezone``: a shift starts on its date at
 ``start_time`` and ends at ``end_time`` on the same date, or on the next date when
-``end_time <= start_time`` (a night shift; docs/semantics.md, Calendar). A shift
+``end_time <= start_time`` (a night shift; docs/semantics.md, "Calendar"). A shift
 without ``working_hours`` has no times: an all-day event, empty start and end in CSV.
 """
 
