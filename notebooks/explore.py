@@ -273,6 +273,30 @@ def table_tabs(assignments, mo, shortages, violations):
 
 
 @app.cell
+def roster_downloads(mo, outcome, source, variant):
+    # The roster as files for a spreadsheet or a calendar (engine.export).
+    from engine.export import FILE_TYPES as _TYPES
+    from engine.export import export as _export
+    from engine.export import file_name as _file_name
+
+    roster_files = {_fmt: _export(variant, outcome.assignments, _fmt) for _fmt in _TYPES}
+    mo.hstack(
+        [
+            mo.download(
+                data=roster_files[_fmt],
+                filename=_file_name(f"roster-{source}", _fmt),
+                mimetype=_TYPES[_fmt].media_type,
+                label=f"Download {_label}",
+            )
+            for _fmt, _label in (("csv", "CSV"), ("ics", "iCalendar"), ("xlsx", "XLSX"))
+        ],
+        justify="start",
+        gap=1,
+    )
+    return (roster_files,)
+
+
+@app.cell
 def edit_controls(dt, mo, outcome, variant):
     NO_CHANGE = "(nobody)"
     edit_employee = mo.ui.dropdown(

@@ -256,6 +256,41 @@ def share_table(frames, mo, pl, request, group_burden, group_index, scenario_out
 
 
 @app.cell
+def roster_downloads(dataset, mo, scenario_outcomes, scenario_requests):
+    # Each scenario's roster as files for a spreadsheet or a calendar (engine.export).
+    from engine.export import FILE_TYPES as _TYPES
+    from engine.export import export as _export
+    from engine.export import file_name as _file_name
+
+    scenario_files = {
+        _name: {
+            _fmt: _export(scenario_requests[_name], _outcome.assignments, _fmt) for _fmt in _TYPES
+        }
+        for _name, _outcome in scenario_outcomes.items()
+    }
+    _labels = {"csv": "CSV", "ics": "iCalendar", "xlsx": "XLSX"}
+    _rows = [
+        mo.hstack(
+            [mo.md(f"**{_name}**")]
+            + [
+                mo.download(
+                    data=_data,
+                    filename=_file_name(f"roster-{dataset.value}-{_name}", _fmt),
+                    mimetype=_TYPES[_fmt].media_type,
+                    label=_labels[_fmt],
+                )
+                for _fmt, _data in _files.items()
+            ],
+            justify="start",
+            gap=1,
+        )
+        for _name, _files in scenario_files.items()
+    ]
+    mo.vstack([mo.md("## Download the rosters"), *_rows])
+    return (scenario_files,)
+
+
+@app.cell
 def sweep_controls(mo):
     sweep_weights = mo.ui.multiselect(
         ["1", "5", "10", "25", "50", "100"],
