@@ -91,7 +91,9 @@ def shift_times(
     shift: Shift, date: dt.date, zone: ZoneInfo
 ) -> tuple[dt.datetime, dt.datetime] | None:
     """Local start and end of ``shift`` on ``date``; the end is on the next date when
-    ``end_time <= start_time``. None without working hours."""
+    ``end_time <= start_time``. None without working hours. A time the clock skips
+    (02:30 when it jumps from 02:00 to 03:00) is read with the offset before the jump,
+    as RFC 5545 reads it, and shown as the time it is (03:30)."""
     hours = shift.working_hours
     if hours is None:
         return None
@@ -99,9 +101,13 @@ def shift_times(
     end_time = dt.time.fromisoformat(hours.end_time)
     end_date = date + dt.timedelta(days=1) if end_time <= start_time else date
     return (
-        dt.datetime.combine(date, start_time, tzinfo=zone),
-        dt.datetime.combine(end_date, end_time, tzinfo=zone),
+        _on_the_clock(dt.datetime.combine(date, start_time, tzinfo=zone), zone),
+        _on_the_clock(dt.datetime.combine(end_date, end_time, tzinfo=zone), zone),
     )
+
+
+def _on_the_clock(moment: dt.datetime, zone: ZoneInfo) -> dt.datetime:
+    return moment.astimezone(dt.UTC).astimezone(zone)
 
 
 def roster_lines(

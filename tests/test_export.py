@@ -185,6 +185,17 @@ def test_a_night_shift_across_the_clock_change_lasts_seven_hours(
     assert end.astimezone(dt.UTC) - start.astimezone(dt.UTC) == dt.timedelta(hours=7)
 
 
+def test_a_start_the_clock_skips_is_the_time_it_becomes() -> None:
+    data = request_dict()
+    data["shifts"][0]["working_hours"] = {"start_time": "02:30", "end_time": "10:00"}
+    request = parse_request(data)
+    day = Assignment(employee_id="e1", date=dt.date(2026, 3, 29), shift_id="day")
+    (row,) = csv.DictReader(io.StringIO(to_csv(request, [day])))
+    assert (row["start"], row["end"]) == ("2026-03-29T03:30+02:00", "2026-03-29T10:00+02:00")
+    (event,) = events(to_ics(request, [day]))
+    assert event.decoded("dtstart") == at(29, 3).replace(minute=30)
+
+
 def test_ics_carries_the_time_zone_prodid_and_readable_summaries(
     request_: SolveRequest,
 ) -> None:
