@@ -43,6 +43,7 @@ from bento.errors import (
 from bento.front import error_types_page
 from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
 from bento.identity import Identity
+from bento.job_control import progress_response, stop_response
 from bento.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
 from bento.openapi import openapi_document
 from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
@@ -222,6 +223,14 @@ async def job_route(request: Request) -> Response:
     return JSONResponse(job.as_response(), headers=headers)
 
 
+async def job_progress_route(request: Request) -> Response:
+    return await progress_response(request, await _account(request, paying=False))
+
+
+async def stop_job_route(request: Request) -> Response:
+    return await stop_response(request, await _account(request, paying=False))
+
+
 async def usage_route(request: Request) -> Response:
     account = await _account(request, paying=False)
     store: Store = request.app.state.store
@@ -323,6 +332,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/validate", validate_route, methods=["POST"]),
             Route("/solve", solve_route, methods=["POST"]),
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
+            Route("/solve/jobs/{id}", stop_job_route, methods=["DELETE"]),
+            Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),
             Route("/errors/", error_types_page, methods=["GET"]),

@@ -54,7 +54,7 @@ from huey.consumer import Consumer
 from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Job, Store
-from bento.workers import DEADLINE_GRACE_SECONDS, SolveFailed, SolverBusy
+from bento.workers import DEADLINE_GRACE_SECONDS, JobLink, SolveFailed, SolverBusy
 from engine.rules import parse_request
 
 RETRY_AFTER_SECONDS: Final = 15
@@ -186,6 +186,7 @@ class JobQueue:
         def started() -> None:  # the mark now covers the solve, from its start
             self.huey.put(_mark(job.id), time.time() + solving + MARK_MARGIN_SECONDS)
 
+        link = JobLink(context.store.db.url.render_as_string(hide_password=False), job.id)
         while True:  # wait for a free process, renewing the mark so we look alive
             self.huey.put(_mark(job.id), time.time() + MARK_MARGIN_SECONDS)
             try:
@@ -195,9 +196,13 @@ class JobQueue:
                     settings.diagnosis_budget_seconds,
                     wait_seconds=MARK_MARGIN_SECONDS / 2,
                     on_start=started,
+                    job=link,
                 )
                 break
             except SolverBusy:
+                if context.store.stop_requested(job.id):  # stopped while it waited
+                    message = "the job was stopped before it started; nothing was charged"
+                    return failed_response(job.id, "cancelled", message)
                 continue
             except SolveFailed as exc:
                 return failed_response(job.id, "internal_error", f"{exc}; nothing was charged")

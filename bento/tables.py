@@ -81,6 +81,10 @@ jobs = sa.Table(
     sa.Column("key_id", sa.String(32), nullable=True),  # the key that asked for it
     sa.Column("size", sa.BigInteger, nullable=True),  # the request's size (engine.size)
     sa.Column("objective", sa.Float, nullable=True),  # the roster's, once completed
+    # A queued solve's progress while it solves (bento.store.jobs.Jobs.record_progress),
+    # and when its client asked to stop it (Jobs.stop_job); added later, so nullable.
+    sa.Column("progress_json", sa.JSON, nullable=True),
+    sa.Column("stop_requested_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
 )
 

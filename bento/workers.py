@@ -11,6 +11,10 @@ process and its deadline counts from when solving starts, never from when it que
 synchronous request waits a bounded time for a slot and is then refused
 (:class:`SolverBusy`, answered 503 with Retry-After); queued jobs wait as long as needed.
 Each process caps its address space (RLIMIT_AS) and imports the engine once.
+
+A queued job's solve is given its job (:class:`JobLink`): the worker process then records
+the job's progress and heeds a stop its client asked for, through the job store
+(``bento.job_watch``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,18 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import Any, NamedTuple
 
 from pebble import ProcessExpired, ProcessFuture, ProcessPool
 
 DEADLINE_GRACE_SECONDS = 10.0  # CP-SAT may overrun its limit; past this the process is stopped
+
+
+class JobLink(NamedTuple):
+    """Which job a solve is for, and the database its record lives in."""
+
+    database_url: str  # with its password: it only travels to the pool's own processes
+    job_id: str
 
 
 class SolveFailed(Exception):
@@ -50,7 +61,15 @@ def _init_worker(memory_mb: int) -> None:
     import engine.solve  # noqa: F401  (import once per worker, not per solve)
 
 
-def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis: float) -> Any:
+def _solve(
+    request_data: Any,
+    time_limit: float,
+    cp_sat_workers: int,
+    diagnosis: float,
+    job: JobLink | None = None,
+) -> Any:
+    from dataclasses import replace
+
     from engine.rules import parse_request
     from engine.solve import SolveLimits, solve
 
@@ -62,7 +81,14 @@ def _solve(request_data: Any, time_limit: float, cp_sat_workers: int, diagnosis:
     # Busy in native code, a Python SIGTERM handler would only run once CP-SAT returns:
     # the default action lets a stop of this overrunning process take effect at once.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    response = solve(parse_request(request_data), limits)
+    if job is None:
+        response = solve(parse_request(request_data), limits)
+    else:
+        from bento.job_watch import watching
+
+        with watching(job.database_url, job.job_id) as watch:
+            limits = replace(limits, on_progress=watch.on_progress, stop=watch.stop)
+            response = solve(parse_request(request_data), limits)
     return response.model_dump(mode="json", exclude_none=True)
 
 
@@ -94,15 +120,17 @@ class SolvePool:
         diagnosis_budget: float,
         wait_seconds: float | None = None,
         on_start: Callable[[], None] | None = None,
+        job: JobLink | None = None,
     ) -> Any:
         """A SolveResponse as JSON data.
 
         ``wait_seconds`` bounds the wait for a free process (None: as long as it takes);
-        ``on_start`` is called once one is taken, just before solving starts.
+        ``on_start`` is called once one is taken, just before solving starts; ``job``:
+        the queued job this solve is for (its progress is recorded, a stop heeded).
         Raises SolverBusy when none came free in time, SolveFailed on a crash or a missed
         deadline (``time_limit + diagnosis_budget`` plus a grace, counted from the start).
         """
-        args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget)
+        args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget, job)
         return self.run(_solve, args, time_limit + diagnosis_budget, wait_seconds, on_start)
 
     def run(

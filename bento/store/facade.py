@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 from bento.store.accounts import DEFAULT_FREE_QUOTA, Accounts
 from bento.store.billing import Ledger
 from bento.store.database import Database, default_database_url
-from bento.store.jobs import Jobs
+from bento.store.jobs import Jobs, StopOutcome
 from bento.store.payments import Payments, PaymentState
 from bento.store.rows import Account, Job, Reservation, Tier
 
@@ -187,6 +187,17 @@ class Store:
         return self.jobs.finish_job(
             job_id, status, response_json=response_json, error_code=error_code
         )
+
+    def record_progress(self, job_id: str, progress: Any) -> bool:
+        return self.jobs.record_progress(job_id, progress)
+
+    def stop_requested(self, job_id: str) -> bool:
+        return self.jobs.stop_requested(job_id)
+
+    def stop_job(
+        self, account_id: str, job_id: str, cancelled_response: Any
+    ) -> tuple[Job, StopOutcome] | None:
+        return self.jobs.stop_job(account_id, job_id, cancelled_response)
 
     # Payments ----------------------------------------------------------------------------
 

@@ -4,6 +4,11 @@ Why apart: a job outlives the request that started it and is written by the queu
 worker, not the API. Ending a job settles its reservation in the same transaction
 (``bento.store.billing.settle``), so a job is never finished without its units
 captured or released, nor settled twice.
+
+Progress and stopping live here too, because any replica of the service must see them:
+the process solving a job writes its progress record (:meth:`Jobs.record_progress`) and
+reads whether its client asked to stop (:meth:`Jobs.stop_requested`); the API sets that
+request (:meth:`Jobs.stop_job`), or fails a job that has not started solving at once.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ from bento.store.billing import settle
 from bento.store.database import Database
 from bento.store.rows import Job, JobStatus, job_from_row, now, objective_of, require_account
 from bento.tables import jobs
+
+StopOutcome = Literal["finished", "cancelled", "stopping"]
+"""What a stop request did: nothing (the job had ended), ended the job at once (it had not
+started solving), or asked the process solving it to stop."""
 
 
 class Jobs:
@@ -115,25 +124,56 @@ class Jobs:
         captured when completed, released when failed. False if it was not running."""
         if status not in ("completed", "failed"):
             raise ValueError(f"a job ends completed or failed, not {status!r}")
-        values = {
-            "status": status,
-            "response_json": response_json,
-            "error_code": error_code,
-            "objective": objective_of(response_json),
-            "updated_at": now(),
-        }
         with self.db.write() as conn:
-            changed = conn.execute(
-                jobs.update().where(jobs.c.id == job_id, jobs.c.status == "running").values(values)
-            )
-            if changed.rowcount != 1:
-                return False
-            reservation_id = conn.execute(
-                sa.select(jobs.c.reservation_id).where(jobs.c.id == job_id)
-            ).scalar_one()
-            if reservation_id is not None:
-                settle(conn, reservation_id, "captured" if status == "completed" else "released")
-            return True
+            return _finish(conn, job_id, status, response_json, error_code)
+
+    def record_progress(self, job_id: str, progress: Any) -> bool:
+        """Replace a running job's progress record (JSON data); False if it has ended,
+        which leaves the record as it was."""
+        query = (
+            jobs.update()
+            .where(jobs.c.id == job_id, jobs.c.status == "running")
+            .values(progress_json=progress)
+        )
+        with self.db.write() as conn:
+            return bool(conn.execute(query).rowcount == 1)
+
+    def stop_requested(self, job_id: str) -> bool:
+        """Whether the process solving this job should stop: its client asked to, or the
+        job has ended meanwhile (cancelled before it started, interrupted, purged)."""
+        query = sa.select(jobs.c.status, jobs.c.stop_requested_at).where(jobs.c.id == job_id)
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return row is None or row.status != "running" or row.stop_requested_at is not None
+
+    def stop_job(
+        self, account_id: str, job_id: str, cancelled_response: Any
+    ) -> tuple[Job, StopOutcome] | None:
+        """A client's request to stop its job, decided in one transaction (None: no such
+        job for this account).
+
+        An ended job is left as it is (``finished``). A running job with no progress
+        record has not started solving: it fails at once with ``cancelled_response``
+        (error code ``cancelled``) and its units are released (``cancelled``). A job
+        that is solving gets its stop request recorded, once (``stopping``); the process
+        solving it sees the request and ends the job itself, settling it once.
+        """
+        query = sa.select(jobs).where(jobs.c.id == job_id, jobs.c.account_id == account_id)
+        with self.db.write() as conn:
+            row = conn.execute(query.with_for_update()).first()
+            if row is None:
+                return None
+            outcome: StopOutcome = "finished"
+            if row.status == "running" and row.progress_json is None:
+                _finish(conn, job_id, "failed", cancelled_response, "cancelled")
+                outcome = "cancelled"
+            elif row.status == "running":
+                if row.stop_requested_at is None:
+                    conn.execute(
+                        jobs.update().where(jobs.c.id == job_id).values(stop_requested_at=now())
+                    )
+                outcome = "stopping"
+            return _require_job(conn, account_id, job_id), outcome
 
     def _insert_job(
         self,
@@ -167,6 +207,34 @@ class Jobs:
             require_account(conn, account_id)
             conn.execute(jobs.insert().values(values))
             return _require_job(conn, account_id, job_id)
+
+
+def _finish(
+    conn: Connection,
+    job_id: str,
+    status: Literal["completed", "failed"],
+    response_json: Any,
+    error_code: str | None,
+) -> bool:
+    """End a running job and settle its reservation, in the caller's transaction."""
+    values = {
+        "status": status,
+        "response_json": response_json,
+        "error_code": error_code,
+        "objective": objective_of(response_json),
+        "updated_at": now(),
+    }
+    changed = conn.execute(
+        jobs.update().where(jobs.c.id == job_id, jobs.c.status == "running").values(values)
+    )
+    if changed.rowcount != 1:
+        return False
+    reservation_id = conn.execute(
+        sa.select(jobs.c.reservation_id).where(jobs.c.id == job_id)
+    ).scalar_one()
+    if reservation_id is not None:
+        settle(conn, reservation_id, "captured" if status == "completed" else "released")
+    return True
 
 
 def _require_job(conn: Connection, account_id: str, job_id: str) -> Job:

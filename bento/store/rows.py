@@ -76,6 +76,8 @@ class Job:
     key_id: str | None = None
     size: int | None = None
     objective: float | None = None
+    progress: Any = None  # the last progress record while solving (Jobs.record_progress)
+    stop_requested_at: datetime | None = None
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -145,6 +147,8 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         key_id=row.key_id,
         size=None if row.size is None else int(row.size),
         objective=row.objective,
+        progress=row.progress_json,
+        stop_requested_at=None if row.stop_requested_at is None else aware(row.stop_requested_at),
     )
 
 
