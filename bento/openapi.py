@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from bento.job_control import JobProgress
 from bento.problems import PROBLEM_JSON, STATUS
 from engine.contract import (
     ProblemDetails,
@@ -268,6 +269,86 @@ def _operations() -> dict[str, Any]:
     }
 
 
+STOP_OUTCOMES = (
+    "A stop is heeded within about a second. A job that already has a roster completes "
+    "with its best roster so far and is charged like any completed job; one without a "
+    "roster fails with error.code cancelled and is not charged (its units are released). "
+    "A job settles once, whichever way it ends."
+)
+
+
+def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Stopping a queued job (DELETE on the job) and watching it (its progress path), for
+    bento.job_control; they go beside the v1 operations, which stay as they are."""
+    job_id = {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "description": "the job_id of a 202 (32 lowercase hex characters); any other id is 404",
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    }
+    return {
+        "delete": {
+            "operationId": "stop_solve_job",
+            "summary": "Stop a queued solve of your account",
+            "description": STOP_OUTCOMES,
+            "security": [{"apiKey": []}],
+            "parameters": [job_id],
+            "responses": {
+                "200": {
+                    "description": "the job's final SolveResponse: it had already ended "
+                    "(nothing changes, so a repeated stop is harmless), or it had not started "
+                    "solving and failed at once with error.code cancelled (not charged)",
+                    "content": _json("SolveResponse"),
+                },
+                "202": {
+                    "description": "the job is solving and its stop was recorded: the job "
+                    "as it stands (status running); poll GET /solve/jobs/{id} for its end",
+                    "headers": {
+                        "Retry-After": _header("seconds to wait before polling the job (1)")
+                    },
+                    "content": _json("SolveResponse"),
+                },
+                "401": _problem("API key required"),
+                "404": _problem("no such job for this account"),
+                "503": _problem("service-unavailable", RETRY_AFTER),
+            },
+        }
+    }, {
+        "get": {
+            "operationId": "get_solve_job_progress",
+            "summary": "How far a queued solve of your account has come",
+            "description": "Elapsed solving time, best objective and bound so far, the "
+            "number of improving rosters and the last few improvements; recorded by the "
+            "process solving the job, so every replica of the service answers the same.",
+            "security": [{"apiKey": []}],
+            "parameters": [job_id],
+            "responses": {
+                "200": {
+                    "description": "the job's progress (Retry-After while it runs)",
+                    "headers": POLL_AFTER,
+                    "content": _json("JobProgress"),
+                },
+                "401": _problem("API key required"),
+                "404": _problem("no such job for this account"),
+                "503": _problem("service-unavailable", RETRY_AFTER),
+            },
+        }
+    }
+
+
+def _paths() -> dict[str, Any]:
+    """The v1 operations, with the job-control ones beside those on a job."""
+    paths: dict[str, Any] = {}
+    stop, progress = _job_control_operations()
+    for path, item in _operations().items():
+        paths[path] = item
+        if path == "/solve/jobs/{id}":
+            paths[path] = {**item, **stop}
+            paths["/solve/jobs/{id}/progress"] = progress
+    return paths
+
+
 @cache
 def _schemas() -> dict[str, Any]:
     models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
@@ -275,6 +356,7 @@ def _schemas() -> dict[str, Any]:
         (SolveResponse, "serialization"),
         (ValidateResponse, "serialization"),
         (UsageResponse, "serialization"),
+        (JobProgress, "serialization"),
         (ProblemDetails, "serialization"),
     ]
     _, top = models_json_schema(models, ref_template=REF)
@@ -378,7 +460,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             ),
         },
         "servers": [{"url": server_url.rstrip("/")}],
-        "paths": _operations(),
+        "paths": _paths(),
         "components": {
             "schemas": _schemas(),
             "securitySchemes": {
