@@ -80,6 +80,8 @@ class ErrorCode(StrEnum):
     MISSING_WORKING_HOURS = "missing_working_hours"  # hours limit on a shift without hours
     DUTY_NOT_ON_SHIFT = "duty_not_on_shift"  # fixed duty not defined on the fixed shift
     CONFLICTING_FIXED_ASSIGNMENTS = "conflicting_fixed_assignments"  # two fixes, one date
+    # Re-planning and recommendations (engine.planning).
+    DUPLICATE_ASSIGNMENT = "duplicate_assignment"  # a roster lists one employee twice a date
 
 
 def _fault(path: Path, code: ErrorCode, message: str) -> FieldError:

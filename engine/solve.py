@@ -194,7 +194,7 @@ def solve_problem(problem: Problem, limits: SolveLimits) -> SolveOutcome:
     start = None
     if limits.warm_start and not requested(limits.stop):
         add_roster_hint(compiled, greedy_roster(problem))
-        start = complete_hint(compiled, _completion_seconds(limits, started), limits.stop)
+        start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
     return run(compiled, limits, started, start=start)
 
 
@@ -474,7 +474,7 @@ def _solve_with_watchdog(
             watchdog.cancel()
 
 
-def _completion_seconds(limits: SolveLimits, started: float) -> float:
+def completion_seconds(limits: SolveLimits, started: float) -> float:
     """At most a quarter of what the budget has left.
 
     The completion is a trivial solve, but loading a large model is not: Curtois & Qu
