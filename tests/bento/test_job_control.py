@@ -2,7 +2,8 @@
 
 The app runs its embedded huey consumer on a SqliteHuey file beside a real SQLite store;
 jobs solve in the real worker pool, which records their progress and heeds a stop through
-the store. Every wait is a polling loop with a generous deadline that only a broken queue
+the store. One test runs the distributed way instead: a Redis queue, a PostgreSQL store and
+a separate consumer process. Every wait is a polling loop with a generous deadline that only a broken queue
 reaches; no test depends on how fast the machine is.
 """
 
@@ -10,12 +11,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from starlette.testclient import TestClient
 
 from bento.api import create_app
@@ -25,7 +29,9 @@ from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
 from engine.size import request_size, units_for
+from tests.bento.processes import start_huey_consumer
 from tests.bento.test_jobs import (
+    CONSUMER_STOP_SECONDS,
     ROOT,
     available,
     bearer,
@@ -221,3 +227,37 @@ def test_stop_and_progress_of_an_unknown_job_are_404(client: TestClient, store: 
         assert response.status_code == 404
         assert response.headers["content-type"].startswith("application/problem+json")
     assert available(client, key) == 100
+
+
+def test_a_separate_consumer_on_redis_and_postgresql_heeds_the_stop(
+    redis_server: str, postgres_server: Any
+) -> None:
+    """Scale-out: the service only queues (Redis) and answers; a `huey_consumer` process
+    solves, records the progress in PostgreSQL and sees the stop asked of the service."""
+    with redis.Redis.from_url(redis_server) as queue_client:
+        queue_client.flushdb()
+    pg_url: str = postgres_server.new_database()
+    settings = settings_for(
+        Path("."), database_url=pg_url, jobs_redis_url=redis_server, jobs_consumer=False
+    )
+    with TestClient(create_app(settings)) as client:
+        app_store: Store = client.app.state.store  # type: ignore[attr-defined]
+        key, data = fresh_key(app_store), large_request(timeout=LONG_LIMIT)
+        units = units_for(request_size(parse_request(data)))
+        job_id = submit(client, key, data)
+        process = start_huey_consumer({"DATABASE_URL": pg_url, "JOBS_REDIS_URL": redis_server})
+        try:
+            poll_progress(client, key, job_id, lambda p: p.solutions >= 1)
+            assert stop(client, key, job_id)[0] == 202
+            final = wait_for(client, key, job_id)
+        finally:
+            process.send_signal(signal.SIGINT)  # huey's graceful stop
+            try:
+                process.wait(timeout=CONSUMER_STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        assert final["status"] == "completed", final
+        assert_audited(data, final)
+        assert final["usage"]["units_consumed"] == units
+        assert available(client, key) == 100 - units
