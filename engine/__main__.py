@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine validate|solve|audit|export``.
+"""Command line: ``python -m engine validate|solve|audit|export|replan|recommend``.
 
     python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
@@ -11,6 +11,15 @@
                                                the roster as a file: csv a header row,
                                                then one row per assignment; ics one
                                                VEVENT per assignment; xlsx employees x dates
+    python -m engine replan REQUEST.json RESPONSE.json --absent EMPLOYEE_ID:DATE[,DATE...]
+                       [--pin-before DATE] [--time-limit S] [--change-weight W]
+                                               SolveResponse JSON with "changes": the
+                                               roster re-planned around the absences,
+                                               moving as few people as it can
+    python -m engine recommend REQUEST.json RESPONSE.json --slot DATE:SHIFT_ID[:DUTY_ID]
+                       [--top N] [--absent EMPLOYEE_ID:DATE[,DATE...]]
+                                               {"recommendations": [...]}: who should
+                                               fill the slot, best first (no re-solve)
 
 stdout carries only the result. People get the rest on stderr: live progress while a
 solve runs (on a terminal, or with ``--progress``), a one-line summary at the end, and
@@ -167,6 +176,82 @@ def _export(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
     return EXIT_OK
 
 
+def _absence(text: str) -> dict[str, Any]:
+    """``EMPLOYEE_ID:DATE[,DATE...]`` as an absence (dates are checked by the engine)."""
+    employee_id, sep, dates = text.rpartition(":")
+    if not sep or not employee_id or not dates:
+        raise argparse.ArgumentTypeError(f"expected EMPLOYEE_ID:DATE[,DATE...], got {text!r}")
+    return {"employee_id": employee_id, "dates": [d for d in dates.split(",") if d]}
+
+
+def _slot(text: str) -> dict[str, Any]:
+    """``DATE:SHIFT_ID[:DUTY_ID]`` as a slot."""
+    day, sep, rest = text.partition(":")
+    shift_id, _, duty_id = rest.partition(":")
+    if not sep or not day or not shift_id:
+        raise argparse.ArgumentTypeError(f"expected DATE:SHIFT_ID[:DUTY_ID], got {text!r}")
+    slot = {"date": day, "shift_id": shift_id}
+    return slot | ({"duty_id": duty_id} if duty_id else {})
+
+
+def _roster(args: argparse.Namespace, stdin: TextIO) -> tuple[Any, list[dict[str, Any]]]:
+    """The request as JSON and the published roster of RESPONSE as assignment dicts."""
+    from engine.audit import read_response
+
+    request = _read_json(args.request, stdin)
+    assignments = read_response(_read_json(args.response, stdin)).assignments
+    return request, [a.model_dump(mode="json", exclude_none=True) for a in assignments]
+
+
+def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.planning import parse_replan
+    from engine.replan import replan
+    from engine.solve import SolveLimits
+
+    request, roster = _roster(args, stdin)
+    data: dict[str, Any] = {"request": request, "roster": roster, "absences": args.absent}
+    if args.pin_before is not None:
+        data["pin_before"] = args.pin_before
+    if args.change_weight is not None:
+        data["change_weight"] = args.change_weight
+    ask = parse_replan(data)
+    limits = SolveLimits(
+        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
+    )
+    response = replan(ask, limits)
+    _print(response.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        if response.solution is not None:
+            err.write(
+                f"re-planned: {len(response.changes)} changed assignments, objective "
+                f"{response.solution.metrics.objective_value:g} "
+                f"({response.solution.metrics.status})\n"
+            )
+        elif response.error is not None:
+            err.write(f"no roster: {response.error.code}: {response.error.message}\n")
+    return EXIT_OK if response.status == "completed" else EXIT_FAILED
+
+
+def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.planning import parse_recommend
+    from engine.recommend import recommend
+
+    request, roster = _roster(args, stdin)
+    data = {"request": request, "roster": roster, "slot": args.slot, "absences": args.absent}
+    if args.top is not None:
+        data["top"] = args.top
+    answer = recommend(parse_recommend(data))
+    listed = answer.model_dump(mode="json", exclude_none=True)["recommendations"]
+    _print({"recommendations": listed}, out)
+    if not args.quiet:
+        feasible = sum(1 for r in answer.recommendations if r.feasible)
+        err.write(
+            f"{answer.candidates} candidates; the top {len(listed)} listed, "
+            f"{feasible} of them without a broken hard rule\n"
+        )
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m engine",
@@ -238,6 +323,51 @@ def _parser() -> argparse.ArgumentParser:
     )
     x.add_argument("--employee", default=None, metavar="ID", help="only this employee's roster")
     x.set_defaults(run=_export)
+    absent_help = "EMPLOYEE_ID:DATE[,DATE...]: absent on these dates (hard; repeatable)"
+    r = sub.add_parser(
+        "replan",
+        parents=[quiet],
+        help="re-plan a published roster around absences, moving as few people as it can",
+        description="Re-plan the roster of RESPONSE: the absent employees work none of "
+        "their dates, cells before --pin-before stay as published, and every other "
+        "changed assignment costs the change weight. stdout: a SolveResponse JSON with "
+        '"changes" (a list, by employee and date).',
+    )
+    r.add_argument("request", help="SolveRequest JSON file (may be edited), or - for stdin")
+    r.add_argument("response", help="the published SolveResponse (or {assignments: [...]}), or -")
+    r.add_argument("--absent", type=_absence, action="append", required=True, help=absent_help)
+    r.add_argument("--pin-before", default=None, metavar="DATE", help="keep every cell before")
+    r.add_argument(
+        "--time-limit", type=float, default=None, help="seconds (default: the request's)"
+    )
+    r.add_argument(
+        "--change-weight", type=int, default=None, help="price of one changed cell (default 500)"
+    )
+    r.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
+    r.add_argument("--seed", type=int, default=0, help="random seed")
+    r.set_defaults(run=_replan)
+    c = sub.add_parser(
+        "recommend",
+        parents=[quiet],
+        help="rank the employees who could fill a slot (no re-solve)",
+        description="Rank every employee for a slot of the roster in RESPONSE by the audit "
+        "of the roster with them in it: hard rules broken, objective delta, soft terms "
+        "moved. An employee who works that date is moved from their shift.",
+    )
+    c.add_argument("request", help="SolveRequest JSON file, or - for stdin")
+    c.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
+    c.add_argument(
+        "--slot", type=_slot, required=True, metavar="DATE:SHIFT_ID[:DUTY_ID]", help="to fill"
+    )
+    c.add_argument("--top", type=int, default=None, help="how many to list (default 10)")
+    c.add_argument(
+        "--absent",
+        type=_absence,
+        action="append",
+        default=[],
+        help="not candidates: " + absent_help,
+    )
+    c.set_defaults(run=_recommend)
     return parser
 
 
