@@ -1,0 +1,104 @@
+"""The solving process's side of a job: throttled progress records and the stop request.
+
+A real SQLite store and a clock the test moves by hand (never the wall clock), so the
+write schedule is exact on any machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bento.job_watch import HEARTBEAT_SECONDS, IMPROVEMENTS_KEPT, MIN_WRITE_SECONDS, JobWatch
+from bento.store import Store
+from engine.search.progress import ProgressPoint
+
+TICK = 0.25  # the watch thread's period (bento.job_watch.POLL_SECONDS)
+
+
+class CountingStore(Store):
+    """The real store, counting the progress records written."""
+
+    writes = 0
+
+    def record_progress(self, job_id: str, progress: Any) -> bool:
+        self.writes += 1
+        return super().record_progress(job_id, progress)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _running_job(tmp_path: Path) -> tuple[CountingStore, str, str]:
+    store = CountingStore(f"sqlite:///{tmp_path / 'store.db'}")
+    store.migrate()
+    account = store.create_account("Acme", tier="pro", free_quota=10)
+    assert store.reserve(account.id, 2, "job-r") is not None
+    job = store.create_job(account.id, {}, units_reserved=2, reservation_id="job-r")
+    return store, account.id, job.id
+
+
+def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
+    store, account_id, job_id = _running_job(tmp_path)
+    clock = Clock()
+    watch = JobWatch(store, job_id, clock)
+    watch.tick()
+    assert store.writes == 1
+    first = store.get_job(account_id, job_id)
+    assert first is not None and first.progress == {
+        "elapsed_seconds": 0.0,
+        "best_objective": None,
+        "best_bound": None,
+        "solutions": 0,
+        "improvements": [],
+    }
+
+    objective = 1000.0
+    for _ in range(int(10 / TICK)):  # ten seconds, improving rosters all the time
+        for _ in range(5):
+            objective -= 1
+            watch.on_progress(ProgressPoint(0.0, objective, 10.0))
+        clock.now += TICK
+        watch.tick()
+    assert store.writes <= 1 + 10 / MIN_WRITE_SECONDS
+    record = store.get_job(account_id, job_id)
+    assert record is not None and isinstance(record.progress, dict)
+    assert record.progress["solutions"] == 200
+    assert record.progress["best_objective"] == objective
+    assert record.progress["best_bound"] == 10.0
+    assert record.progress["elapsed_seconds"] == 10.0
+    improvements = record.progress["improvements"]
+    assert len(improvements) == IMPROVEMENTS_KEPT
+    assert improvements[-1] == {"elapsed_seconds": 9.75, "objective": objective}
+
+    quiet = store.writes
+    for _ in range(int(10 / TICK)):  # ten quiet seconds: a heartbeat keeps time moving
+        clock.now += TICK
+        watch.tick()
+    assert store.writes - quiet == int(10 / HEARTBEAT_SECONDS)
+    record = store.get_job(account_id, job_id)
+    assert record is not None and record.progress["elapsed_seconds"] == 20.0
+
+
+def test_the_stop_request_sets_the_engines_event(tmp_path: Path) -> None:
+    store, account_id, job_id = _running_job(tmp_path)
+    watch = JobWatch(store, job_id, Clock())
+    watch.tick()
+    assert not watch.stop.is_set()
+    stopped = store.stop_job(account_id, job_id, {"status": "failed"})
+    assert stopped is not None and stopped[1] == "stopping"
+    watch.tick()
+    assert watch.stop.is_set()
+
+
+def test_a_job_that_ended_meanwhile_stops_its_solve(tmp_path: Path) -> None:
+    store, _, job_id = _running_job(tmp_path)
+    watch = JobWatch(store, job_id, Clock())
+    assert store.finish_job(job_id, "failed", error_code="interrupted")
+    watch.tick()
+    assert watch.stop.is_set()
