@@ -430,3 +430,61 @@ def test_an_internal_error_exits_3_without_a_traceback(monkeypatch: pytest.Monke
     code, stdout, stderr = run_text(["solve", str(RETAIL)])
     assert (code, stdout) == (EXIT_INTERNAL, "")
     assert stderr.startswith("internal error: RuntimeError: injected")
+
+
+# ---------------------------------------------------------------- replan and recommend
+
+
+def _published(tmp_path: Path) -> tuple[str, str, dict[str, Any]]:
+    """The minimal request with five employees, and its optimal roster, as files."""
+    data = minimal_request_dict()
+    data["employees"] = [
+        {"id": f"e{i}", "assignable_shift_ids": ["day", "night"]} for i in range(1, 6)
+    ]
+    request = write(tmp_path, "request.json", data)
+    code, response = run(["solve", request, "--time-limit", LIMIT, "--workers", "1", "-q"])
+    assert code == EXIT_OK
+    return request, write(tmp_path, "response.json", response), response
+
+
+def test_replan_lists_changes_and_keeps_the_absence(tmp_path: Path) -> None:
+    request, response, published = _published(tmp_path)
+    sick = next(a for a in published["solution"]["assignments"] if a["date"] == "2026-03-04")
+    argv = ["replan", request, response, "--absent", f"{sick['employee_id']}:2026-03-04"]
+    code, body = run([*argv, "--pin-before", "2026-03-04", "--time-limit", LIMIT, "--workers", "1"])
+    assert code == EXIT_OK
+    assert body["status"] == "completed"
+    assert isinstance(body["changes"], list) and body["changes"]
+    assert set(body) == {"job_id", "status", "solution", "changes"}
+    mine = [c for c in body["changes"] if c["employee_id"] == sick["employee_id"]]
+    assert [(c["date"], c["change"]) for c in mine] == [("2026-03-04", "removed")]
+    assert all(c["date"] >= "2026-03-04" for c in body["changes"])
+
+
+def test_recommend_ranks_candidates(tmp_path: Path) -> None:
+    request, response, _ = _published(tmp_path)
+    code, body = run(
+        ["recommend", request, response, "--slot", "2026-03-04:day:lead", "--top", "2"]
+    )
+    assert code == EXIT_OK
+    assert set(body) == {"recommendations"}
+    assert len(body["recommendations"]) == 2
+    first = body["recommendations"][0]
+    assert set(first) >= {
+        "employee_id",
+        "feasible",
+        "hard_violations",
+        "objective_delta",
+        "changed_terms",
+    }
+
+
+def test_replan_and_recommend_report_bad_input_by_path(tmp_path: Path) -> None:
+    request, response, _ = _published(tmp_path)
+    code, _, err = run_text(["replan", request, response, "--absent", "nobody:2026-03-04"])
+    assert code == EXIT_INVALID
+    assert faults(err) == [("absences[0].employee_id", "unknown_employee_id")]
+    code, _, err = run_text(["recommend", request, response, "--slot", "2026-03-04:zz"])
+    assert code == EXIT_INVALID
+    assert faults(err) == [("slot.shift_id", "unknown_shift_id")]
+    assert process("recommend", request, response, "--slot", "nonsense").returncode == 2
