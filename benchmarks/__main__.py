@@ -112,6 +112,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "curtois-report": ("solve and check several Curtois & Qu instances", _curtois),
     "load": ("concurrent solves against a running service", _forward("load")),
     "concurrency": ("solves sharing the cores, in one process pool", _forward("concurrency")),
+    "job-control": ("queued job: progress shown, stop heeded", _forward("job_control")),
 }
 
 
