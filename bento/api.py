@@ -50,6 +50,7 @@ from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
+from bento.planning_routes import recommend_route, replan_route
 from bento.problems import API_ROOT, render, server_root, service_error
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
@@ -331,6 +332,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         routes=[
             Route("/solve/validate", validate_route, methods=["POST"]),
             Route("/solve", solve_route, methods=["POST"]),
+            Route("/solve/replan", replan_route, methods=["POST"]),
+            Route("/solve/recommend", recommend_route, methods=["POST"]),
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
             Route("/solve/jobs/{id}", stop_job_route, methods=["DELETE"]),
             Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from bento.job_control import JobProgress
+from bento.planning_openapi import planning_paths, planning_schemas
 from bento.problems import PROBLEM_JSON, STATUS
 from engine.contract import (
     ProblemDetails,
@@ -338,7 +339,8 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _paths() -> dict[str, Any]:
-    """The v1 operations, with the job-control ones beside those on a job."""
+    """The v1 operations, with the job-control ones beside those on a job, and
+    re-planning and recommendations (bento.planning_openapi)."""
     paths: dict[str, Any] = {}
     stop, progress = _job_control_operations()
     for path, item in _operations().items():
@@ -346,6 +348,7 @@ def _paths() -> dict[str, Any]:
         if path == "/solve/jobs/{id}":
             paths[path] = {**item, **stop}
             paths["/solve/jobs/{id}/progress"] = progress
+    paths.update(planning_paths(_problem, UNITS_HEADERS, RETRY_AFTER, BODY_ERRORS))
     return paths
 
 
@@ -362,6 +365,8 @@ def _schemas() -> dict[str, Any]:
     _, top = models_json_schema(models, ref_template=REF)
     schemas = dict(top.get("$defs", {}))
     schemas.update(_payment_schemas(schemas["ProblemDetails"]))
+    for name, schema in planning_schemas().items():  # v1's own where they share one
+        schemas.setdefault(name, schema)
     return schemas
 
 

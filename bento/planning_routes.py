@@ -1,0 +1,140 @@
+"""POST /solve/replan and POST /solve/recommend: changing a published roster.
+
+Both walk the gate of ``POST /solve`` in its order: body (415, 413, 400), credential,
+contract (422 with ``errors[]`` paths from :mod:`engine.planning`), then units (429).
+They take an API key only: a payment (x402, mpp) buys one solve of ``POST /solve``, so a
+request without a key is 401 with a Bearer challenge, as on ``GET /usage``, not the 402
+offer, which would offer ways to pay that these operations do not take.
+
+Units (docs/semantics.md, "Size and units"):
+
+- a re-plan is a solve of its ``request``: it costs what that solve costs and is charged
+  when it is *delivered*, exactly as ``POST /solve`` (a roster, or 422
+  ``solver-infeasible`` with a diagnosis naming the absences and pins in conflict). It
+  runs synchronously only, in the solve pool and its waiting line (503 when every
+  process stays busy); what only the queued path may run is refused as on a basic key:
+  a large request 422 ``tier-limit-exceeded``, a time limit over 30 s 501. A re-plan is
+  not kept, so its ``job_id`` cannot be polled.
+- a recommendation runs no solver (milliseconds, on any request size): a flat
+  :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
+"""
+
+from __future__ import annotations
+
+import uuid
+from functools import partial
+from typing import Any, Final
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bento.admission import admit, hold_units
+from bento.blocking import in_thread
+from bento.errors import InternalError, Unauthorized, ValidationFailed
+from bento.gate import REALM, bearer, json_body
+from bento.outcome import delivered, delivered_response, solvers_busy, undelivered
+from bento.planning_worker import replan_in_worker
+from bento.settings import Settings
+from bento.store import Account, Store, StoreUnavailable
+from bento.workers import SolveFailed, SolvePool, SolverBusy
+from engine.errors import InvalidRequest
+from engine.planning import parse_recommend, parse_replan
+from engine.recommend import recommend
+
+RECOMMEND_UNITS: Final = 1
+SYNC_ONLY: Final = "; a re-plan runs synchronously only, whatever the key's tier"
+
+
+async def replan_route(request: Request) -> Response:
+    data = await json_body(request)
+    account = await _key_account(request)
+    try:
+        ask = parse_replan(data)
+    except InvalidRequest as exc:
+        raise ValidationFailed(exc.errors) from None
+    admitted = admit(ask.request, may_queue=False, why_not=SYNC_ONLY)
+    store: Store = request.app.state.store
+    reservation_id = uuid.uuid4().hex
+    async with hold_units(store, account.id, admitted.units, reservation_id):
+        try:
+            result = await _replan_in_pool(request, data, admitted.time_limit)
+        except SolverBusy as busy:
+            raise solvers_busy(busy, "nothing was charged") from None
+        except SolveFailed as exc:
+            raise InternalError(f"{exc}; nothing was charged") from None
+    if not delivered(result):
+        await in_thread(store.release, reservation_id)
+        raise undelivered(result)
+    headers, remaining = await _capture(store, account, reservation_id, admitted.units)
+    if result["status"] == "completed":
+        result["usage"] = {"units_consumed": admitted.units, "units_remaining": remaining}
+    return delivered_response(request, result, headers)
+
+
+async def recommend_route(request: Request) -> Response:
+    data = await json_body(request)
+    account = await _key_account(request)
+    try:
+        ask = parse_recommend(data)
+    except InvalidRequest as exc:
+        raise ValidationFailed(exc.errors) from None
+    store: Store = request.app.state.store
+    reservation_id = uuid.uuid4().hex
+    async with hold_units(store, account.id, RECOMMEND_UNITS, reservation_id):
+        answer = await in_thread(recommend, ask)
+    headers, _ = await _capture(store, account, reservation_id, RECOMMEND_UNITS)
+    return JSONResponse(answer.model_dump(mode="json", exclude_none=True), headers=headers)
+
+
+async def _key_account(request: Request) -> Account:
+    """The account of the Bearer key; Unauthorized without one or with a refused one."""
+    key = bearer(request)
+    if key is None:
+        raise Unauthorized(
+            "API key required (these operations take no payment)",
+            headers={"WWW-Authenticate": f"Bearer {REALM}"},
+        )
+    store: Store = request.app.state.store
+    account = await in_thread(store.authenticate, key)
+    if account is None:
+        raise Unauthorized(
+            "the API key is unknown or disabled",
+            headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
+        )
+    return account
+
+
+async def _replan_in_pool(request: Request, data: Any, time_limit: float) -> dict[str, Any]:
+    """The pool's ReplanResponse data, waiting in the synchronous solves' line (as
+    :func:`bento.outcome.solve_in_pool`): SolverBusy when the line is full or no process
+    came free within the wait, SolveFailed when the process died or overran."""
+    settings: Settings = request.app.state.settings
+    pool: SolvePool = request.app.state.pool
+    line: anyio.CapacityLimiter = request.app.state.solve_line
+    if line.available_tokens < 1:
+        raise SolverBusy(pool.retry_after_seconds())
+    budget = settings.diagnosis_budget_seconds
+    run = partial(
+        pool.run,
+        replan_in_worker,
+        (data, time_limit, pool.cp_sat_workers, budget),
+        time_limit + budget,
+        settings.solve_queue_wait_seconds,
+    )
+    result: dict[str, Any] = await anyio.to_thread.run_sync(run, limiter=line)
+    return result
+
+
+async def _capture(
+    store: Store, account: Account, reservation_id: str, units: int
+) -> tuple[dict[str, str], int]:
+    """Capture a delivered answer's units: the units headers and the units left. A store
+    that fails now never withholds the answer; the headers then say billing failed."""
+    try:
+        await in_thread(store.capture, reservation_id)
+        _, _, remaining = await in_thread(store.usage, account.id)
+    except StoreUnavailable:
+        headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": "0"}
+        return {**headers, "X-Service-Billing-Status": "failed"}, 0
+    return {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}, remaining
