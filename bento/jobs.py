@@ -30,6 +30,11 @@ units; a failed job releases them, whatever the reason. That includes ``no_solut
 with a diagnosis: the synchronous route charges for a diagnosed infeasibility (422), but
 a failed job costs nothing, and a queued infeasible request *is* a failed job.
 
+Progress and stopping: each solve is given its job (``JobLink``), so the solver process
+records the job's progress in the job store and heeds a stop its client asked for
+(``bento.job_watch``); a stopped job ends like any other, through ``finish_job``. A job
+stopped while it waits for a solver process ends ``cancelled`` without solving.
+
 Restart rule: at startup the service fails (``error.code`` ``interrupted``, units
 released) every job still ``running`` whose task is neither waiting in the queue nor being
 solved by a live consumer. A consumer marks each job it takes in the queue's key-value
