@@ -2,9 +2,9 @@
 
 The app runs its embedded huey consumer on a SqliteHuey file beside a real SQLite store;
 jobs solve in the real worker pool, which records their progress and heeds a stop through
-the store. One test runs the distributed way instead: a Redis queue, a PostgreSQL store and
-a separate consumer process. Every wait is a polling loop with a generous deadline that only a broken queue
-reaches; no test depends on how fast the machine is.
+the store. One test runs the distributed way instead: a Redis queue, a PostgreSQL store
+and a separate consumer process. Every wait is a polling loop with a generous deadline
+that only a broken queue reaches; no test depends on how fast the machine is.
 """
 
 from __future__ import annotations
