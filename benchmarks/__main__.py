@@ -113,6 +113,10 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "load": ("concurrent solves against a running service", _forward("load")),
     "concurrency": ("solves sharing the cores, in one process pool", _forward("concurrency")),
     "job-control": ("queued job: progress shown, stop heeded", _forward("job_control")),
+    "replanning": (
+        "re-plan changes after a sick call; recommendation latency",
+        _forward("replanning"),
+    ),
 }
 
 
