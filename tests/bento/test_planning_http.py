@@ -1,0 +1,285 @@
+"""POST /solve/replan and POST /solve/recommend against the real app in-process.
+
+Re-plans run in the real worker pool (one process) on a real store, a SQLite file and a
+PostgreSQL server in turn. The published roster is the engine's proven optimum of a tiny
+request (4 employees x 7 days), and so is every re-plan of it, so no answer depends on
+the machine's speed; every roster returned is checked by the independent auditor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from bento.api import create_app
+from bento.gate import MAX_BODY_BYTES
+from bento.planning_routes import RECOMMEND_UNITS
+from bento.settings import Settings
+from bento.store import Store
+from engine.audit import audit, compare_with_metrics
+from engine.contract import Assignment
+from engine.planning import ReplanResponse, parse_recommend, roster_changes
+from engine.recommend import recommend
+from engine.rules import parse_request
+from engine.size import request_size, units_for
+from tests.audited import solved_and_audited
+from tests.bento.test_http import assert_problem, bearer, fresh_key, large_request, post
+from tests.factories import employee_dict, minimal_request_dict
+
+JSON = {"Content-Type": "application/json"}
+PATHS = ("/solve/replan", "/solve/recommend")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def client(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").new_database()
+    settings = Settings(
+        database_url=url,
+        solve_processes=1,
+        cp_sat_workers=1,
+        diagnosis_budget_seconds=60,  # small diagnoses end on their own long before
+        errors_base="https://api.test/v1/public/errors",
+    )
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
+@pytest.fixture
+def store(client: TestClient) -> Store:
+    return client.app.state.store  # type: ignore[no-any-return,attr-defined]
+
+
+def four_employees() -> dict[str, Any]:
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    return data
+
+
+@pytest.fixture(scope="module")
+def published() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The request and its published roster (proven optimal, audited)."""
+    data = four_employees()
+    solution = solved_and_audited(parse_request(data))
+    return data, [a.model_dump(mode="json", exclude_none=True) for a in solution.assignments]
+
+
+def available(client: TestClient, key: str) -> int:
+    units: int = client.get("/usage", headers=bearer(key)).json()["available_units"]
+    return units
+
+
+def absence_of(cell: dict[str, Any]) -> dict[str, Any]:
+    return {"employee_id": cell["employee_id"], "dates": [cell["date"]]}
+
+
+# ------------------------------------------------------------------------- re-plan
+
+
+def test_replan_covers_an_absence_with_an_audited_roster_and_charges_a_solve(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    data, roster = published
+    sick = roster[0]
+    key = fresh_key(store, free=10)
+    body = {"request": data, "roster": roster, "absences": [absence_of(sick)]}
+    response = post(client, "/solve/replan", body, bearer(key))
+    assert response.status_code == 200, response.text
+    units = units_for(request_size(parse_request(data)))
+    assert response.headers["x-units-consumed"] == str(units)
+    assert response.headers["x-units-remaining"] == str(10 - units)
+    assert available(client, key) == 10 - units
+
+    result = ReplanResponse.model_validate(response.json())
+    assert result.status == "completed" and result.solution is not None
+    assert result.usage is not None and result.usage.units_consumed == units
+    new = result.solution.assignments
+    report = audit(parse_request(data), new)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, result.solution.metrics, result.solution.shortages) == []
+    before = [Assignment.model_validate(a) for a in roster]
+    assert result.changes == roster_changes(before, new)
+    assert result.changes  # the absent employee's shift moved to someone else
+    worked = {(a.employee_id, a.date.isoformat()) for a in new}
+    assert (sick["employee_id"], sick["date"]) not in worked
+
+
+def test_an_absence_against_a_pin_is_422_with_a_diagnosis_charged_as_a_solve(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    """As on POST /solve, an infeasibility explained by a diagnosis is delivered: charged."""
+    data, roster = published
+    sick = roster[0]
+    key = fresh_key(store, free=10)
+    body = {"request": data, "roster": roster, "absences": [absence_of(sick)], "pinned": [sick]}
+    response = post(client, "/solve/replan", body, bearer(key))
+    problem = assert_problem(response, 422, "solver-infeasible")
+    assert problem["solver_status"] == "INFEASIBLE"
+    diagnosis = problem["diagnosis"]
+    assert diagnosis["status"] == "identified"
+    assert {c["field"] for c in diagnosis["causes"]} == {"absences[0].dates[0]", "pinned[0]"}
+    assert response.headers["x-units-consumed"] == "1"
+    assert available(client, key) == 9
+
+
+def test_replan_faults_are_422_with_paths_and_cost_nothing(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    data, roster = published
+    key = fresh_key(store, free=5)
+    body = {
+        "request": data,
+        "roster": roster,
+        "absences": [{"employee_id": "nobody", "dates": ["2026-03-02", "2027-01-01"]}],
+    }
+    problem = assert_problem(
+        post(client, "/solve/replan", body, bearer(key)), 422, "validation-error"
+    )
+    faults = {(tuple(e["path"]), e["code"]) for e in problem["errors"]}
+    assert (("absences", 0, "employee_id"), "unknown_employee_id") in faults
+    assert (("absences", 0, "dates", 1), "date_outside_period") in faults
+    broken: dict[str, Any] = {**body, "absences": [], "request": {**data, "employees": []}}
+    problem = assert_problem(
+        post(client, "/solve/replan", broken, bearer(key)), 422, "validation-error"
+    )
+    assert all(e["path"][0] == "request" for e in problem["errors"])
+    assert available(client, key) == 5
+
+
+def test_what_only_the_queued_path_runs_is_refused_even_on_a_pro_key(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    """A re-plan runs synchronously only: a large request 422, a long time limit 501."""
+    data, roster = published
+    key = fresh_key(store, tier="pro", free=100)
+    large = {"request": large_request(), "roster": []}
+    problem = assert_problem(
+        post(client, "/solve/replan", large, bearer(key)), 422, "tier-limit-exceeded"
+    )
+    assert "synchronously only" in problem["detail"]
+    long = {"request": {**data, "options": {"solver_timeout_seconds": 120}}, "roster": roster}
+    assert_problem(post(client, "/solve/replan", long, bearer(key)), 501, "not-implemented")
+    assert available(client, key) == 100
+
+
+# ----------------------------------------------------------------------- recommend
+
+
+def recommend_body(data: dict[str, Any], roster: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who could take the first cell's shift from its absent employee."""
+    sick = roster[0]
+    return {
+        "request": data,
+        "roster": roster,
+        "slot": {"date": sick["date"], "shift_id": sick["shift_id"]},
+        "absences": [absence_of(sick)],
+    }
+
+
+def test_recommend_ranks_the_candidates_and_charges_a_flat_unit(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    data, roster = published
+    key = fresh_key(store, free=10)
+    body = recommend_body(data, roster)
+    response = post(client, "/solve/recommend", body, bearer(key))
+    assert response.status_code == 200, response.text
+    assert response.headers["x-units-consumed"] == str(RECOMMEND_UNITS)
+    assert response.headers["x-units-remaining"] == str(10 - RECOMMEND_UNITS)
+    assert available(client, key) == 10 - RECOMMEND_UNITS
+
+    answer = response.json()
+    expected = recommend(parse_recommend(body)).model_dump(mode="json", exclude_none=True)
+    assert answer == expected  # the engine's ranking, exactly
+    ranked = answer["recommendations"]
+    sick = roster[0]["employee_id"]
+    assert ranked and sick not in {r["employee_id"] for r in ranked}
+    assert answer["candidates"] == len(ranked) == 3  # everyone but the absent one
+    order = [(not r["feasible"], r["objective_delta"]) for r in ranked]
+    assert order == sorted(order)
+
+
+def test_recommend_faults_are_422_with_paths_and_cost_nothing(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    data, roster = published
+    key = fresh_key(store, free=5)
+    body = recommend_body(data, roster)
+    body["slot"]["shift_id"] = "nowhere"
+    body["absences"][0]["employee_id"] = "nobody"
+    problem = assert_problem(
+        post(client, "/solve/recommend", body, bearer(key)), 422, "validation-error"
+    )
+    paths = {tuple(e["path"]) for e in problem["errors"]}
+    assert {("slot", "shift_id"), ("absences", 0, "employee_id")} <= paths
+    assert_problem(
+        post(client, "/solve/recommend", {**body, "top": 0}, bearer(key)), 422, "validation-error"
+    )
+    assert available(client, key) == 5
+
+
+def test_recommend_on_an_exhausted_account_is_429(
+    client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    key = fresh_key(store, free=0, balance=0)
+    response = post(client, "/solve/recommend", recommend_body(*published), bearer(key))
+    assert_problem(response, 429, "quota-exceeded")
+
+
+# --------------------------------------------------------------------- both: gate
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_key_is_required_and_a_bad_one_refused(
+    client: TestClient, path: str, published: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    body = recommend_body(*published)
+    missing = post(client, path, body)
+    assert_problem(missing, 401, "unauthorized")  # no 402 offer: these take no payment
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    wrong = post(client, path, body, bearer("sk_live_unknown"))
+    assert_problem(wrong, 401, "unauthorized")
+    assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_unreadable_bodies_are_415_400_413(client: TestClient, store: Store, path: str) -> None:
+    key = fresh_key(store, free=1)
+    text = {"Content-Type": "text/plain", "Authorization": f"Bearer {key}"}
+    assert_problem(client.post(path, content="{}", headers=text), 415, "unsupported-media-type")
+    assert_problem(client.post(path, content="{nope", headers=bearer(key)), 400, "invalid-json")
+    big = b'{"x": "' + b"a" * MAX_BODY_BYTES + b'"}'
+    assert_problem(client.post(path, content=big, headers=bearer(key)), 413, "payload-too-large")
+    assert available(client, key) == 1
+
+
+def test_openapi_describes_both_operations(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    replan = document["paths"]["/solve/replan"]["post"]
+    recommend_ = document["paths"]["/solve/recommend"]["post"]
+    assert (replan["operationId"], recommend_["operationId"]) == (
+        "replan_shift",
+        "recommend_employees",
+    )
+    for operation in (replan, recommend_):
+        assert operation["security"] == [{"apiKey": []}]
+        assert {"200", "400", "401", "413", "415", "422", "429", "503"} <= set(
+            operation["responses"]
+        )
+    schemas = document["components"]["schemas"]
+    assert {"ReplanRequest", "ReplanResponse", "RecommendRequest", "RecommendResponse"} <= set(
+        schemas
+    )
+    # v1's Assignment is one schema still; a published roster's is a schema of its own
+    assert "Assignment-Input" not in schemas and "Assignment-Output" not in schemas
+    roster = schemas["ReplanRequest"]["properties"]["roster"]["items"]
+    assert roster == {"$ref": "#/components/schemas/RosterAssignment"}
+    changes = schemas["ReplanResponse"]["properties"]["changes"]["items"]
+    assert changes == {"$ref": "#/components/schemas/Change"}
