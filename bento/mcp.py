@@ -1,4 +1,4 @@
-"""The four operations as MCP tools for assistants, over streamable HTTP at /mcp.
+"""The operations as MCP tools for assistants, over streamable HTTP at /mcp.
 
 Each tool is the HTTP operation of the same name, called in-process through the public
 API app with the caller's own API key: same validation, same billing, same errors, no
@@ -26,7 +26,8 @@ from starlette.applications import Starlette
 
 from bento.oauth import SCOPE, OAuthProvider
 from bento.problems import API_ROOT
-from engine.contract import SolveRequest
+from engine.contract import Assignment, Date, SolveRequest
+from engine.planning import DEFAULT_CHANGE_WEIGHT, DEFAULT_TOP, Absence, Slot
 
 MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
@@ -41,7 +42,9 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
         version="1",
         instructions=(
             "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
-            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s."
+            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s. "
+            "To change a published roster: recommend_employees ranks who could fill one "
+            "slot (no solve), replan_shift re-plans after absences with the fewest changes."
         ),
         auth_server_provider=OAuthProvider(public_api, url),
         auth=AuthSettings(
@@ -94,6 +97,66 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
     async def get_solve_job(job_id: str) -> dict[str, Any]:
         """Poll a queued solve of your account (about every 15 s while running)."""
         return await call("GET", f"/solve/jobs/{job_id}")
+
+    @server.tool(name="replan_shift")
+    async def replan_shift(
+        request: SolveRequest,
+        roster: list[Assignment],
+        absences: list[Absence] | None = None,
+        pinned: list[Assignment] | None = None,
+        pin_before: Date | None = None,
+        change_weight: int = DEFAULT_CHANGE_WEIGHT,
+    ) -> dict[str, Any]:
+        """Re-plan a published roster after a change, moving as few people as possible.
+
+        ``request``: the scheduling request (edited since, if anything changed);
+        ``roster``: the published roster's assignments (a solve's solution.assignments).
+        Hard: an absent employee works none of the listed ``absences`` dates; each
+        ``pinned`` assignment stays; with ``pin_before`` (YYYY-MM-DD) every cell before
+        that date stays as published, days off included. Each changed (employee, date)
+        cell costs ``change_weight`` in the objective (default 500: above a preference,
+        far below a missing head). Returns the new roster with ``changes`` (every cell
+        that differs). Consumes the units of a solve of ``request``; when the absences
+        and pins cannot all hold, the error's diagnosis names them (absences[i].dates[j],
+        pinned[i], pin_before).
+        """
+        body: dict[str, Any] = {
+            "request": request.model_dump(mode="json", exclude_none=True),
+            "roster": [a.model_dump(mode="json", exclude_none=True) for a in roster],
+            "absences": [a.model_dump(mode="json") for a in absences or []],
+            "pinned": [a.model_dump(mode="json", exclude_none=True) for a in pinned or []],
+            "change_weight": change_weight,
+        }
+        if pin_before is not None:
+            body["pin_before"] = pin_before.isoformat()
+        return await call("POST", "/solve/replan", body)
+
+    @server.tool(name="recommend_employees")
+    async def recommend_employees(
+        request: SolveRequest,
+        roster: list[Assignment],
+        slot: Slot,
+        absences: list[Absence] | None = None,
+        top: int = DEFAULT_TOP,
+    ) -> dict[str, Any]:
+        """Rank who could fill ``slot`` (a shift on a date, optionally a duty) in a
+        published ``roster``, best first, without re-solving (milliseconds, 1 unit).
+
+        Each candidate's move (taking the slot, leaving the shift they work that date) is
+        priced by the audit of the edited roster: the hard rules it would break
+        (``feasible`` false), the objective delta and the soft terms it moves. Employees
+        absent that date (``absences``) or already in the slot are not candidates.
+        ``top``: how many to return (1-50, default 10). Nothing is re-planned: apply the
+        chosen move yourself, or call replan_shift for a roster that keeps every rule.
+        """
+        body = {
+            "request": request.model_dump(mode="json", exclude_none=True),
+            "roster": [a.model_dump(mode="json", exclude_none=True) for a in roster],
+            "slot": slot.model_dump(mode="json", exclude_none=True),
+            "absences": [a.model_dump(mode="json") for a in absences or []],
+            "top": top,
+        }
+        return await call("POST", "/solve/recommend", body)
 
     @server.tool(name="get_usage")
     async def get_usage() -> dict[str, Any]:

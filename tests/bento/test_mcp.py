@@ -15,13 +15,22 @@ from mcp.client.streamable_http import streamable_http_client
 from bento.api import Settings, create_app
 from bento.mcp import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
-from engine.contract import SolveResponse
+from engine.contract import Assignment, SolveResponse
+from engine.planning import ReplanResponse, roster_changes
 from engine.rules import parse_request
-from tests.factories import minimal_request_dict
+from tests.audited import solved_and_audited
+from tests.factories import employee_dict, minimal_request_dict
 
 KEY = "sk_test_" + "f" * 64
 BASE = "http://localhost"
-TOOLS = {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
+TOOLS = {
+    "validate_shift_input",
+    "solve_shift",
+    "get_solve_job",
+    "get_usage",
+    "replan_shift",
+    "recommend_employees",
+}
 
 
 @pytest.fixture
@@ -86,6 +95,52 @@ async def test_tools_are_listed_and_solve_like_the_http_api(mcp_http: Any) -> No
         missing = await client.call_tool("get_solve_job", {"job_id": "nope"})
         assert missing.is_error
         assert "not-found" in missing.content[0].text
+
+
+@pytest.mark.anyio
+async def test_replan_and_recommend_tools_answer_like_the_http_operations(mcp_http: Any) -> None:
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    solution = solved_and_audited(parse_request(data))
+    roster = [a.model_dump(mode="json", exclude_none=True) for a in solution.assignments]
+    sick = roster[0]
+    absences = [{"employee_id": sick["employee_id"], "dates": [sick["date"]]}]
+    async with (
+        client_for(mcp_http, KEY) as http,
+        Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
+    ):
+        before = structured(await client.call_tool("get_usage", {}))
+        ranked = structured(
+            await client.call_tool(
+                "recommend_employees",
+                {
+                    "request": data,
+                    "roster": roster,
+                    "slot": {"date": sick["date"], "shift_id": sick["shift_id"]},
+                    "absences": absences,
+                    "top": 2,
+                },
+            )
+        )
+        assert len(ranked["recommendations"]) == 2 and ranked["candidates"] == 3
+        args = {"request": data, "roster": roster, "absences": absences}
+        replanned = ReplanResponse.model_validate(
+            structured(await client.call_tool("replan_shift", args))
+        )
+        assert replanned.status == "completed" and replanned.solution is not None
+        new = replanned.solution.assignments
+        assert audit(parse_request(data), new).feasible
+        published = [Assignment.model_validate(a) for a in roster]
+        assert replanned.changes == roster_changes(published, new)
+        after = structured(await client.call_tool("get_usage", {}))
+        assert after["available_units"] == before["available_units"] - 2  # 1 + a solve's 1
+
+        unknown = [{"employee_id": "nobody", "dates": [sick["date"]]}]
+        faulty = await client.call_tool("replan_shift", {**args, "absences": unknown})
+        assert faulty.is_error
+        text = faulty.content[0].text  # the problem+json document after the SDK's prefix
+        problem = json.loads(text[text.index("{") :])
+        assert ["absences", 0, "employee_id"] in [e["path"] for e in problem["errors"]]
 
 
 @pytest.mark.anyio
