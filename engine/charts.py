@@ -84,6 +84,29 @@ def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Char
     return chart
 
 
+def replan_heatmap(
+    assignments: pl.DataFrame, changes: pl.DataFrame, title: str = "Re-planned roster"
+) -> alt.LayerChart:
+    """The roster heatmap with every changed cell outlined (a removed one stays empty)."""
+    roster = roster_heatmap(assignments, title)
+    outline = (
+        alt.Chart(changes)
+        .mark_rect(fill=None, stroke="black", strokeWidth=2)
+        .encode(
+            x=alt.X("yearmonthdate(date):O"),
+            y=alt.Y("employee_id:N", sort="ascending"),
+            tooltip=[
+                alt.Tooltip("employee_id:N", title="employee"),
+                alt.Tooltip("date:T", format="%a %Y-%m-%d"),
+                alt.Tooltip("change:N"),
+                alt.Tooltip("before:N"),
+                alt.Tooltip("after:N"),
+            ],
+        )
+    )
+    return alt.LayerChart(layer=[roster, outline])
+
+
 def coverage_chart(coverage: pl.DataFrame) -> alt.FacetChart:
     """Heads assigned against demand per shift and date; shortages as red points."""
     base = alt.Chart(coverage).encode(

@@ -14,6 +14,7 @@ import polars as pl
 
 from engine.contract import Assignment, Shortage, SoftConstraintViolation, SolveRequest
 from engine.fair_share import GroupBurden
+from engine.planning import Change, Recommendation
 from engine.problem import from_request
 from engine.solve import ProgressPoint
 
@@ -50,6 +51,61 @@ def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) 
             "shift": pl.String,
             "duty_id": pl.String,
             "duty": pl.String,
+        },
+    )
+
+
+def changes_frame(changes: Sequence[Change]) -> pl.DataFrame:
+    """One row per changed (employee, date) cell of a re-plan: what it was, what it is."""
+    return pl.DataFrame(
+        {
+            "employee_id": [c.employee_id for c in changes],
+            "date": [c.date for c in changes],
+            "change": [c.change for c in changes],
+            "before": [_cell(c.from_shift_id, c.from_duty_id) for c in changes],
+            "after": [_cell(c.to_shift_id, c.to_duty_id) for c in changes],
+        },
+        schema={
+            "employee_id": pl.String,
+            "date": pl.Date,
+            "change": pl.String,
+            "before": pl.String,
+            "after": pl.String,
+        },
+    )
+
+
+def _cell(shift_id: str | None, duty_id: str | None) -> str:
+    if shift_id is None:
+        return "off"
+    return shift_id if duty_id is None else f"{shift_id}/{duty_id}"
+
+
+def recommendations_frame(recommendations: Sequence[Recommendation]) -> pl.DataFrame:
+    """One row per ranked candidate, best first, with the rules and terms it moves."""
+    return pl.DataFrame(
+        {
+            "rank": list(range(1, len(recommendations) + 1)),
+            "employee_id": [r.employee_id for r in recommendations],
+            "feasible": [r.feasible for r in recommendations],
+            "objective_delta": [r.objective_delta for r in recommendations],
+            "leaves": [r.moved_from_shift_id or "" for r in recommendations],
+            "hard_rules_broken": [
+                "; ".join(v.code for v in r.hard_violations) for r in recommendations
+            ],
+            "terms_moved": [
+                ", ".join(f"{t.name} {t.penalty_delta:+g}" for t in r.changed_terms)
+                for r in recommendations
+            ],
+        },
+        schema={
+            "rank": pl.Int64,
+            "employee_id": pl.String,
+            "feasible": pl.Boolean,
+            "objective_delta": pl.Float64,
+            "leaves": pl.String,
+            "hard_rules_broken": pl.String,
+            "terms_moved": pl.String,
         },
     )
 

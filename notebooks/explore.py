@@ -382,5 +382,163 @@ def edit_verdict(
     return changed, verdict
 
 
+@app.cell
+def sick_controls(NO_CHANGE, dt, mo, variant):
+    sick_employee = mo.ui.dropdown(
+        [NO_CHANGE] + [e.id for e in variant.employees], value=NO_CHANGE, label="Sick employee"
+    )
+    _period = variant.schedule_period
+    _dates = [
+        (_period.start_date + dt.timedelta(days=d)).isoformat()
+        for d in range((_period.end_date - _period.start_date).days + 1)
+    ]
+    sick_date = mo.ui.dropdown(_dates, value=_dates[0], label="from")
+    sick_days = mo.ui.slider(1, 3, value=1, label="days", show_value=True)
+    keep_past = mo.ui.checkbox(value=True, label="keep the days before as published")
+    mo.vstack(
+        [
+            mo.md(
+                "## A sick call\n"
+                "Mark someone sick: the roster above is re-planned around the absence, moving "
+                "as few people as it can (500 per changed assignment on top of the "
+                "objective), and the employees who could take the slot they leave are ranked "
+                "by the audit. The re-plan uses the request's own weights."
+            ),
+            mo.hstack([sick_employee, sick_date, sick_days, keep_past], justify="start"),
+        ]
+    )
+    return keep_past, sick_date, sick_days, sick_employee
+
+
+@app.cell
+def sick_absence(NO_CHANGE, dt, mo, sick_date, sick_days, sick_employee, variant):
+    from engine.planning import Absence
+
+    mo.stop(
+        sick_employee.value == NO_CHANGE,
+        mo.md("Pick a sick employee to re-plan the roster and see who could fill in."),
+    )
+    _first = dt.date.fromisoformat(sick_date.value)
+    sick_dates = [
+        _first + dt.timedelta(days=i)
+        for i in range(sick_days.value)
+        if _first + dt.timedelta(days=i) <= variant.schedule_period.end_date
+    ]
+    absence = Absence(employee_id=sick_employee.value, dates=sick_dates)
+    return absence, sick_dates
+
+
+@app.cell
+def sick_replan(
+    SolveLimits,
+    absence,
+    audit,
+    available_cores,
+    charts,
+    frames,
+    keep_past,
+    mo,
+    outcome,
+    sick_dates,
+    time_limit,
+    variant,
+):
+    from engine.planning import ReplanRequest
+    from engine.replan import replan
+
+    _ask = ReplanRequest(
+        request=variant,
+        roster=list(outcome.assignments),
+        absences=[absence],
+        pin_before=sick_dates[0] if keep_past.value else None,
+    )
+    with mo.status.spinner(title=f"Re-planning… up to {time_limit.value} s"):
+        replanned = replan(
+            _ask,
+            SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
+        )
+    if replanned.solution is None:
+        _error = replanned.error
+        _causes = (
+            "".join(f"\n- `{c.field}`: {c.message}" for c in _error.diagnosis.causes)
+            if _error is not None and _error.diagnosis is not None
+            else ""
+        )
+        mo.stop(
+            True,
+            mo.callout(
+                mo.md(
+                    f"**No re-planned roster** ({_error.code if _error else 'unknown'}).{_causes}"
+                ),
+                "warn",
+            ),
+        )
+    replan_report = audit(variant, replanned.solution.assignments)
+    published_objective = audit(variant, outcome.assignments).objective_value
+    changes_table = frames.changes_frame(replanned.changes)
+    replan_view = charts.replan_heatmap(
+        frames.assignments_frame(variant, replanned.solution.assignments), changes_table
+    )
+    mo.vstack(
+        [
+            mo.md(
+                f"**{len(replanned.changes)} changed assignment(s)**; objective "
+                f"{published_objective:,.0f} → **{replan_report.objective_value:,.0f}** "
+                f"({replanned.solution.metrics.status}), audit: "
+                f"{'no hard rule broken' if replan_report.feasible else 'hard rules broken'}. "
+                "Changed cells are outlined."
+            ),
+            replan_view,
+            mo.ui.table(changes_table, selection=None),
+        ]
+    )
+    return changes_table, published_objective, replan_report, replan_view, replanned
+
+
+@app.cell
+def sick_recommend(absence, frames, mo, outcome, sick_dates, variant):
+    from engine.planning import RecommendRequest, Slot
+    from engine.recommend import recommend
+
+    _left = sorted(
+        (a for a in outcome.assignments if a.employee_id == absence.employee_id),
+        key=lambda a: a.date,
+    )
+    _left = [a for a in _left if a.date in sick_dates]
+    mo.stop(
+        not _left,
+        mo.md(f"{absence.employee_id} is off on those dates: no slot to fill."),
+    )
+    left_slot = _left[0]
+    _roster = [
+        a
+        for a in outcome.assignments
+        if not (a.employee_id == absence.employee_id and a.date in sick_dates)
+    ]
+    recommendations = recommend(
+        RecommendRequest(
+            request=variant,
+            roster=_roster,
+            slot=Slot(date=left_slot.date, shift_id=left_slot.shift_id, duty_id=left_slot.duty_id),
+            absences=[absence],
+            top=5,
+        )
+    )
+    recommendations_table = frames.recommendations_frame(recommendations.recommendations)
+    _duty = f" ({left_slot.duty_id})" if left_slot.duty_id else ""
+    mo.vstack(
+        [
+            mo.md(
+                f"### Who could take {left_slot.shift_id}{_duty} on "
+                f"{left_slot.date.isoformat()}\n"
+                f"The top 5 of {recommendations.candidates} candidates, each priced by the "
+                "audit of the published roster with them in the slot (without re-solving)."
+            ),
+            mo.ui.table(recommendations_table, selection=None),
+        ]
+    )
+    return left_slot, recommendations, recommendations_table
+
+
 if __name__ == "__main__":
     app.run()

@@ -265,3 +265,45 @@ def test_infeasibility_of_a_request_with_a_roster_explains_nothing() -> None:
     )
     for name in ("diagnosis", "probe_table", "cause_table", "relaxed_outcome"):
         assert name not in defs, name
+
+
+def test_explore_sick_call_starts_with_nobody_sick() -> None:
+    defs = run("explore", **EXPLORE)
+    assert defs["sick_employee"].value == defs["NO_CHANGE"]
+    assert "replanned" not in defs and "recommendations" not in defs
+
+
+def test_explore_sick_call_replans_and_recommends() -> None:
+    from engine.planning import roster_changes
+
+    first_run = run("explore", **EXPLORE)
+    outcome = first_run["outcome"]
+    sick = outcome.assignments[len(outcome.assignments) // 2]
+    picked = {
+        "NO_CHANGE": "(nobody)",  # its cell's other controls: no hand edit
+        "edit_employee": SimpleNamespace(value="(nobody)"),
+        "edit_date": SimpleNamespace(value=sick.date.isoformat()),
+        "edit_shift": SimpleNamespace(value="off"),
+        "edit_duty": SimpleNamespace(value="none"),
+        "sick_employee": SimpleNamespace(value=sick.employee_id),
+        "sick_date": SimpleNamespace(value=sick.date.isoformat()),
+        "sick_days": SimpleNamespace(value=1),
+        "keep_past": SimpleNamespace(value=True),
+    }
+    defs = run("explore", **EXPLORE, **picked)
+    replanned, variant = defs["replanned"], defs["variant"]
+    new = replanned.solution.assignments
+    assert not any(a.employee_id == sick.employee_id and a.date == sick.date for a in new)
+    assert not any(c.date < sick.date for c in replanned.changes)
+    report = audit(variant, new)
+    assert report.hard_violations == []
+    assert (
+        compare_with_metrics(report, replanned.solution.metrics, replanned.solution.shortages) == []
+    )
+    assert replanned.changes == roster_changes(defs["outcome"].assignments, new)
+    assert defs["changes_table"].height == len(replanned.changes) >= 1
+    assert_chart_has(defs["replan_view"], defs["changes_table"])
+    ranked = defs["recommendations"].recommendations
+    assert defs["left_slot"] == sick
+    assert ranked and sick.employee_id not in {r.employee_id for r in ranked}
+    assert defs["recommendations_table"].height == len(ranked)
