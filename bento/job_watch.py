@@ -123,7 +123,10 @@ def watching(database_url: str, job_id: str) -> Iterator[JobWatch]:
 
     def run() -> None:
         while not finished.wait(POLL_SECONDS):
-            watch.tick()
+            try:
+                watch.tick()
+            except Exception:  # a fault here must not end the watch, nor the solve
+                log.exception("job %s: watch failed", job_id)
 
     thread = threading.Thread(target=run, name=f"job-watch-{job_id}", daemon=True)
     thread.start()
@@ -134,5 +137,5 @@ def watching(database_url: str, job_id: str) -> Iterator[JobWatch]:
         thread.join()
         try:
             watch.write()
-        except StoreUnavailable as exc:
-            log.warning("job %s: last progress not recorded: %s", job_id, exc)
+        except Exception:  # the solve's answer matters more than its last record
+            log.exception("job %s: last progress not recorded", job_id)
