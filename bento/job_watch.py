@@ -118,15 +118,19 @@ def watching(database_url: str, job_id: str) -> Iterator[JobWatch]:
     """Watch the job for the block: its first record is written before the block starts,
     a last one when it ends (the solve's final elapsed time and best values)."""
     watch = JobWatch(_store(database_url), job_id)
-    watch.tick()
     finished = threading.Event()
+
+    def tick() -> None:
+        try:
+            watch.tick()
+        except Exception:  # a fault here must not end the watch, nor the solve
+            log.exception("job %s: watch failed", job_id)
 
     def run() -> None:
         while not finished.wait(POLL_SECONDS):
-            try:
-                watch.tick()
-            except Exception:  # a fault here must not end the watch, nor the solve
-                log.exception("job %s: watch failed", job_id)
+            tick()
+
+    tick()
 
     thread = threading.Thread(target=run, name=f"job-watch-{job_id}", daemon=True)
     thread.start()
