@@ -21,7 +21,9 @@ there is none, the outcome ``cancelled`` (error code ``cancelled``). A stop that
 before the search starts (during the build or the hint's completion) always gives
 ``cancelled``, even when the completed hint is a roster: a client sees a roster only once
 the search has recorded it, so a stop before that point never yields (or bills) one. The
-build itself is not interruptible; the stop is seen as soon as it ends.
+build itself is not interruptible; the stop is seen as soon as it ends. A proven
+infeasibility is not diagnosed once a stop was asked for (the diagnosis is a search of
+its own, which the caller no longer waits for).
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ def solve(
         limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
     outcome = solve_problem(from_request(request), limits)
     response = to_response(outcome, job_id or uuid.uuid4().hex)
-    if outcome.status == "infeasible" and limits.diagnosis_budget_seconds > 0 and response.error:
+    diagnosing = limits.diagnosis_budget_seconds > 0 and not requested(limits.stop)
+    if outcome.status == "infeasible" and diagnosing and response.error:
         diagnosis = diagnose(
             request,
             DiagnosisLimits(
