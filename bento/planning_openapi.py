@@ -32,7 +32,8 @@ REPLAN_DESCRIPTION = (
     "a solve of the request costs, charged as POST /solve: a roster, or 422 "
     "solver-infeasible whose diagnosis names the absences and pins in conflict by their "
     "JSON paths (absences[i].dates[j], pinned[i], pin_before). Runs synchronously only, "
-    "on an API key only; the answer's job_id is not kept."
+    "on any tier, with the request's time limit capped at 30 s (a large request is 422 "
+    "tier-limit-exceeded); on an API key only; the answer's job_id is not kept."
 )
 RECOMMEND_DESCRIPTION = (
     "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
@@ -114,17 +115,13 @@ def planning_paths(
                     "422": problem(
                         "validation-error (errors[] with JSON paths, e.g. "
                         "[absences, 0, employee_id]), tier-limit-exceeded (a large request: "
-                        "a re-plan runs synchronously only, whatever the tier), or "
+                        "a re-plan runs synchronously only, on any tier), or "
                         "solver-infeasible (with solver_status and diagnosis; units are "
                         "consumed, as on POST /solve)",
                         units_headers,
                     ),
                     "429": quota,
                     "500": problem("internal-error: the re-plan failed; nothing was charged"),
-                    "501": problem(
-                        "not-implemented: a time limit over 30 s (a re-plan runs "
-                        "synchronously only)"
-                    ),
                     "503": problem(
                         "service-unavailable: every solver process stayed busy for the "
                         "queue wait or the waiting line is full (Retry-After), or the "

@@ -11,10 +11,11 @@ Units (docs/semantics.md, "Size and units"):
 - a re-plan is a solve of its ``request``: it costs what that solve costs and is charged
   when it is *delivered*, exactly as ``POST /solve`` (a roster, or 422
   ``solver-infeasible`` with a diagnosis naming the absences and pins in conflict). It
-  runs synchronously only, in the solve pool and its waiting line (503 when every
-  process stays busy); what only the queued path may run is refused as on a basic key:
-  a large request 422 ``tier-limit-exceeded``, a time limit over 30 s 501. A re-plan is
-  not kept, so its ``job_id`` cannot be polled.
+  runs synchronously only, on any tier, in the solve pool and its waiting line (503 when
+  every process stays busy): with the request's time limit, at most 30 s (a re-plan
+  starts from the published roster, so it has a roster early); a large request is 422
+  ``tier-limit-exceeded``, since large problems are solved on the queued path only. A
+  re-plan is not kept, so its ``job_id`` cannot be polled.
 - a recommendation runs no solver (milliseconds, on any request size): a flat
   :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
 """
@@ -29,21 +30,22 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bento.admission import admit, hold_units
+from bento.admission import SYNC_TIME_LIMIT_SECONDS, Admission, hold_units
 from bento.blocking import in_thread
-from bento.errors import InternalError, Unauthorized, ValidationFailed
+from bento.errors import InternalError, TierLimitExceeded, Unauthorized, ValidationFailed
 from bento.gate import REALM, bearer, json_body
 from bento.outcome import delivered, delivered_response, solvers_busy, undelivered
 from bento.planning_worker import replan_in_worker
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolvePool, SolverBusy
+from engine.contract import SolveRequest
 from engine.errors import InvalidRequest
 from engine.planning import parse_recommend, parse_replan
 from engine.recommend import recommend
+from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 
 RECOMMEND_UNITS: Final = 1
-SYNC_ONLY: Final = "; a re-plan runs synchronously only, whatever the key's tier"
 
 
 async def replan_route(request: Request) -> Response:
@@ -53,7 +55,7 @@ async def replan_route(request: Request) -> Response:
         ask = parse_replan(data)
     except InvalidRequest as exc:
         raise ValidationFailed(exc.errors) from None
-    admitted = admit(ask.request, may_queue=False, why_not=SYNC_ONLY)
+    admitted = _admit(ask.request)
     store: Store = request.app.state.store
     reservation_id = uuid.uuid4().hex
     async with hold_units(store, account.id, admitted.units, reservation_id):
@@ -85,6 +87,19 @@ async def recommend_route(request: Request) -> Response:
         answer = await in_thread(recommend, ask)
     headers, _ = await _capture(store, account, reservation_id, RECOMMEND_UNITS)
     return JSONResponse(answer.model_dump(mode="json", exclude_none=True), headers=headers)
+
+
+def _admit(request: SolveRequest) -> Admission:
+    """A re-plan's admission: synchronous on any tier, its time limit capped at the
+    synchronous one; TierLimitExceeded for a large request."""
+    size = request_size(request)
+    if size_class(size) == "large":
+        raise TierLimitExceeded(
+            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: a re-plan runs synchronously "
+            "only, and large problems are solved on the queued path only"
+        )
+    timeout = min(request.options.solver_timeout_seconds, SYNC_TIME_LIMIT_SECONDS)
+    return Admission(size, float(timeout), queued=False)
 
 
 async def _key_account(request: Request) -> Account:
