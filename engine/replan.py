@@ -14,9 +14,10 @@ every changed cell, from a plain comparison of the two rosters
 (:func:`engine.planning.roster_changes`).
 
 An infeasible re-plan is diagnosed in two steps: when the request alone admits no
-roster, the usual diagnosis explains it (:func:`engine.diagnose.diagnose`); otherwise
-the absences and pins are the items of a minimal conflict (:mod:`engine.conflicts`),
-each named by its JSON path in the re-plan input.
+roster, the usual diagnosis explains it (:func:`engine.diagnose.diagnose`); otherwise a
+minimal conflict (:mod:`engine.conflicts`) among the absences, the pins and the
+request's hard rules names what cannot hold together. Every cause's field is a JSON path
+in the re-plan input (``absences[0].dates[1]``, ``request.employees[3]...``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ortools.sat.python import cp_model
 from engine.conflicts import shrink
 from engine.contract import Assignment, Cause, Diagnosis, SolveResponse
 from engine.cores import available_cores
-from engine.diagnose import MAX_PROBE_SECONDS, DiagnosisLimits, diagnose
+from engine.diagnose import MAX_PROBE_SECONDS, DiagnosisLimits, describe, diagnose
 from engine.greedy import Roster
 from engine.model.build import CompiledModel, build
 from engine.model.context import Var
@@ -57,9 +58,9 @@ ProbeOutcome = Literal["feasible", "infeasible", "undecided"]
 
 @dataclass(frozen=True)
 class _Item:
-    """One hard rule of the change: its enforcement literal and how to name it."""
+    """One hard rule of the change (or of the request): its literal and how to name it."""
 
-    kind: ItemKind
+    kind: str  # an ItemKind, or the family of one of the request's hard rules
     field: str
     message: str
     literal: Var
@@ -119,8 +120,10 @@ def replan(
     problem = from_request(request)
     compiled = build(problem)
     model = compiled.model
-    for group in compiled.hard_groups:
+    first_rule = len(model.proto.constraints)
+    for group in compiled.hard_groups:  # one row each, so the diagnosis can lift them
         model.add_bool_and([group.literal])
+    rule_rows = range(first_rule, len(model.proto.constraints))
     index = _Index(problem)
     cells = _Cells(compiled, index)
     published = _published(ask, index)
@@ -143,7 +146,7 @@ def replan(
     response = to_response(outcome, job)
     if outcome.status == "infeasible" and limits.diagnosis_budget_seconds > 0 and response.error:
         workers = limits.num_workers or available_cores()
-        diagnosis = _explain(ask, compiled, enforcement, items, limits, workers)
+        diagnosis = _explain(ask, compiled, [*rule_rows, enforcement], items, limits, workers)
         response = response.model_copy(
             update={"error": response.error.model_copy(update={"diagnosis": diagnosis})}
         )
@@ -176,6 +179,7 @@ def _post_items(
     """The change's hard rules, each under a literal of its own (for the diagnosis)."""
     model, index = cells.compiled.model, cells.index
     items: list[_Item] = []
+    unmet: dict[int, str] = {}  # literal index -> a kept cell the request rules out
 
     def item(kind: ItemKind, field: str, message: str) -> Var:
         literal = model.new_bool_var(f"replan[{field}]")
@@ -190,6 +194,7 @@ def _post_items(
         held = cells.held(e, d, a)
         if held is None:  # the request no longer allows it: the item cannot hold
             model.add_bool_or([~literal])
+            unmet.setdefault(literal.index, f"{a.shift_id} on {a.date.isoformat()}")
             return
         x, y = held
         model.add_implication(literal, x)
@@ -218,7 +223,16 @@ def _post_items(
         keep(literal, index.employee[pin.employee_id], index.day[pin.date], pin)
     if ask.pin_before is not None:
         _pin_before(ask.pin_before, cells, published, item, keep)
-    return items
+    return [
+        item
+        if item.literal.index not in unmet
+        else replace(
+            item,
+            message=f"{item.message}; the request no longer allows "
+            f"{unmet[item.literal.index]} for this employee",
+        )
+        for item in items
+    ]
 
 
 def _pin_before(
@@ -315,16 +329,23 @@ def _hint(
 def _explain(
     ask: ReplanRequest,
     compiled: CompiledModel,
-    enforcement: int,
+    enforcing_rows: Sequence[int],
     items: list[_Item],
     limits: SolveLimits,
     workers: int,
 ) -> Diagnosis:
-    """Why no roster: the request's own conflict, else a minimal set of the change's items."""
+    """Why no roster: the request's own diagnosis when it admits none by itself, else a
+    minimal conflict among the change's items and the request's hard rules (so an absence
+    that meets a fixed assignment names both)."""
     budget = limits.diagnosis_budget_seconds
     deadline = time.perf_counter() + budget
     base = compiled.model.clone()
-    base.proto.constraints[enforcement].bool_and.literals.clear()  # items are assumed instead
+    for row in enforcing_rows:  # the items and the request's rules are assumed instead
+        base.proto.constraints[row].bool_and.literals.clear()
+    rules = [
+        _Item(g.family, f"request.{g.field}", describe(ask.request, g), g.literal)
+        for g in compiled.hard_groups
+    ]
     base.clear_hints()  # type: ignore[no-untyped-call]
     base.clear_objective()  # type: ignore[no-untyped-call]
     probes = 0
@@ -349,12 +370,13 @@ def _explain(
         found = solver.sufficient_assumptions_for_infeasibility()
         return "infeasible", [by_index[i] for i in found if i in by_index] or list(kept)
 
-    if not items or core([])[0] == "infeasible":
+    if not items or core(rules)[0] == "infeasible":
         # The request admits no roster even before the change: its own diagnosis.
         left = max(0.0, deadline - time.perf_counter())
         found = diagnose(ask.request, DiagnosisLimits(left, workers))
-        return found.model_copy(update={"probes": found.probes + probes})
-    outcome, first = core(items)
+        causes = [c.model_copy(update={"field": f"request.{c.field}"}) for c in found.causes]
+        return found.model_copy(update={"causes": causes, "probes": found.probes + probes})
+    outcome, first = core([*items, *rules])
     if outcome != "infeasible":
         return Diagnosis(status="no_cause_identified", causes=[], probes=probes)
 
@@ -363,5 +385,9 @@ def _explain(
         return found if outcome == "infeasible" else None
 
     conflict = shrink(first, probe, lambda: time.perf_counter() < deadline)
-    causes = [Cause(cause_type=i.kind, field=i.field, message=i.message) for i in conflict]
+    causes = list(
+        {
+            i.field: Cause(cause_type=i.kind, field=i.field, message=i.message) for i in conflict
+        }.values()
+    )
     return Diagnosis(status="identified", causes=causes, probes=probes)

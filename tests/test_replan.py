@@ -158,7 +158,27 @@ def test_a_request_without_any_roster_gets_its_own_diagnosis() -> None:
     assert response.status == "failed"
     assert response.error is not None and response.error.diagnosis is not None
     fields = {c.field for c in response.error.diagnosis.causes}
-    assert "employees[0].shift_count_limits[0]" in fields
+    assert "request.employees[0].shift_count_limits[0]" in fields
+
+
+def test_an_absence_against_a_fixed_assignment_names_both() -> None:
+    data = five_employees()
+    data["employees"][0]["fixed_assignments"] = [{"date": DAY.isoformat(), "shift_id": "night"}]
+    roster = published(data)
+    ask = parse_replan(
+        {
+            "request": data,
+            "roster": roster,
+            "absences": [{"employee_id": "e1", "dates": [DAY.isoformat()]}],
+        }
+    )
+    response = replan(ask, EXACT)
+    assert response.error is not None and response.error.diagnosis is not None
+    causes = {(c.cause_type, c.field) for c in response.error.diagnosis.causes}
+    assert causes == {
+        ("absence", "absences[0].dates[0]"),
+        ("fixed_assignment", "request.employees[0].fixed_assignments[0]"),
+    }
 
 
 def test_faults_name_their_paths() -> None:
