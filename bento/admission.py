@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Final
 
+from bento import metrics
 from bento.blocking import in_thread
 from bento.errors import LongSolveNotImplemented, QuotaExceeded, TierLimitExceeded
 from bento.store import Store
@@ -68,6 +69,7 @@ async def hold_units(
     on; settling a solve that did happen (capture or release) is the block's business."""
     reservation = await in_thread(store.reserve, account_id, units, reservation_id)
     if reservation is None:
+        metrics.units_refused(units)
         raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
     try:
         yield

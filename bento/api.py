@@ -14,6 +14,7 @@ is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -45,13 +46,14 @@ from bento.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
 from bento.identity import Identity
 from bento.job_control import progress_response, stop_response
 from bento.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
+from bento.logs import bound_request_id
 from bento.openapi import openapi_document
 from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.x402_gateway import X402Gateway
 from bento.planning_routes import recommend_route, replan_route
-from bento.problems import API_ROOT, render, server_root, service_error
+from bento.problems import API_ROOT, render, request_id, server_root, service_error
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Account, Store, StoreUnavailable
@@ -63,6 +65,8 @@ from engine.validation import validate
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 PURGE_EVERY_SECONDS = 3600  # how often finished jobs past their retention are deleted
+
+log = logging.getLogger(__name__)
 
 
 async def _account(request: Request, *, paying: bool, data: Any = None) -> Account:
@@ -276,11 +280,14 @@ async def routing_error(request: Request, exc: Exception) -> Response:
 async def store_unavailable(request: Request, exc: Exception) -> Response:
     """The account store cannot be reached: 503, before anything was charged."""
     detail = "the account store is unreachable; nothing was charged"
+    log.warning("%s: %s", detail, exc, extra={"request_id": request_id(request)})
     return render(request, ServiceUnavailable(detail, retry_after=RETRY_AFTER_UNAVAILABLE))
 
 
 async def internal_error(request: Request, exc: Exception) -> Response:
-    """Last resort: a bug answers problem+json 500, never a traceback."""
+    """Last resort: a bug answers problem+json 500, never a traceback (it is logged, with
+    the request id the answer names; this handler runs outside the id's middleware)."""
+    log.error("unexpected error", exc_info=exc, extra={"request_id": request_id(request)})
     return render(request, InternalError("an unexpected error occurred"))
 
 
@@ -362,7 +369,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
 
 class _RequestIdMiddleware:
-    """A request id on every request (state) and every response (X-Request-Id)."""
+    """A request id on every request (state), every response (X-Request-Id) and every
+    line logged while the request is served (``bento.logs``)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -379,4 +387,5 @@ class _RequestIdMiddleware:
                 message.setdefault("headers", []).append((b"x-request-id", rid.encode()))
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        with bound_request_id(rid):
+            await self.app(scope, receive, send_with_id)

@@ -15,6 +15,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from bento import metrics
 from bento.errors import InternalError, ServiceUnavailable, SolverInfeasible, SolverTimeout
 from bento.problems import render
 from bento.settings import Settings
@@ -41,7 +42,8 @@ async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[
         settings.diagnosis_budget_seconds,
         wait_seconds=settings.solve_queue_wait_seconds,
     )
-    result: dict[str, Any] = await anyio.to_thread.run_sync(solve, limiter=line)
+    with metrics.solving("sync") as seen:
+        result: dict[str, Any] = seen(await anyio.to_thread.run_sync(solve, limiter=line))
     return result
 
 

@@ -30,6 +30,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from bento import metrics
 from bento.admission import SYNC_TIME_LIMIT_SECONDS, Admission, hold_units
 from bento.blocking import in_thread
 from bento.errors import InternalError, TierLimitExceeded, Unauthorized, ValidationFailed
@@ -137,7 +138,8 @@ async def _replan_in_pool(request: Request, data: Any, time_limit: float) -> dic
         time_limit + budget,
         settings.solve_queue_wait_seconds,
     )
-    result: dict[str, Any] = await anyio.to_thread.run_sync(run, limiter=line)
+    with metrics.solving("replan") as seen:
+        result: dict[str, Any] = seen(await anyio.to_thread.run_sync(run, limiter=line))
     return result
 
 

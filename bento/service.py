@@ -6,16 +6,24 @@ are 400 plain JSON, it has no 413 or 415), so the whole API is one Starlette app
 mounted with ``@bentoml.asgi_app``; BentoML runs each mounted app's lifespan (the
 store, the solver pool, the MCP session manager). BentoML's traffic timeout is set far
 above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json one.
+
+BentoML keeps its own probes and ``/metrics``; the service only adds to them: readiness
+asks the database and the job queue (``bento.health``), the metrics text gets the gauges
+read from them (``bento.gauges``), and the service's own log lines become structured
+(``bento.logs``) when a worker starts.
 """
 
 from __future__ import annotations
 
 import bentoml
 
+from bento import logs
 from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter
 from bento.front import serve_front_page
+from bento.gauges import StateGauges
+from bento.health import Readiness, check
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 
@@ -30,6 +38,10 @@ dashboard_app = create_dashboard_app(
     secure_cookies=settings.public_url.startswith("https://"),
     sign_in_limiter=SignInLimiter(storage_uri=settings.sign_in_limit_storage),
 )
+# Both read what the public API's lifespan opened; before it has, they answer not ready
+# and leave the gauges out.
+readiness = Readiness(lambda: check(public_api.state.store, public_api.state.jobs.huey))
+state_gauges = StateGauges(lambda: (public_api.state.store, public_api.state.jobs.huey))
 
 
 @bentoml.service(name="shiftsched", traffic={"timeout": TRAFFIC_TIMEOUT_SECONDS}, workers=1)
@@ -38,3 +50,14 @@ dashboard_app = create_dashboard_app(
 @bentoml.asgi_app(dashboard_app, path="/dashboard")
 class ShiftScheduler:
     """Roster solving over the v1 HTTP contract, and the same operations as MCP tools."""
+
+    def __init__(self) -> None:
+        logs.configure()
+
+    async def __is_ready__(self) -> bool:
+        """BentoML's /readyz: 503 unless the database and the job queue answer."""
+        return await readiness.ready()
+
+    def __metrics__(self, content: str) -> str:
+        """BentoML's /metrics text (our counters included), then the scrape-time gauges."""
+        return content + state_gauges.text()

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Connection
 
+from bento import metrics
 from bento.store.database import Database
 from bento.store.rows import (
     Reservation,
@@ -88,6 +89,10 @@ def settle(conn: Connection, reservation_id: str, state: ReservationState) -> bo
     )
     if changed.rowcount != 1:
         return False
+    # Counted inside the caller's transaction: one rolled back after this (a store fault
+    # later in a job's finish) would count units that were not kept; rare and small.
+    if state == "captured":
+        metrics.units_consumed(reservation.units)
     if state == "released":
         conn.execute(
             accounts.update()

@@ -1,0 +1,158 @@
+"""Readiness: can this replica serve right now, i.e. reach its database and its job queue?
+
+Why beside BentoML's own probes: BentoML answers ``/readyz`` 200 as soon as the worker
+has started, and asks the service's ``__is_ready__`` first (``bento.service``); this
+module is that answer. ``/livez`` stays BentoML's cheap answer with no I/O, so a database
+outage takes a replica out of the load balancer without getting it restarted.
+
+The check is a ``SELECT 1`` on the store and a ping of the queue's backend (Redis PING
+with short socket timeouts, or opening SqliteHuey's file). Probes may come often and from
+many places, so :class:`Readiness` runs at most one check at a time, in a thread of its
+own, keeps its answer for a second, and gives up waiting after a short timeout (answering
+not ready); it never raises. A change of answer is logged once, with what failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import redis
+import sqlalchemy as sa
+from huey.storage import RedisStorage, SqliteStorage
+
+from bento.store import Store
+
+CACHE_SECONDS: Final = 1.0
+"""How long an answer is kept: a probe storm costs at most one check a second."""
+TIMEOUT_SECONDS: Final = 2.0
+"""How long a probe waits for a check; longer counts as not ready."""
+PING_TIMEOUT_SECONDS: Final = 1.0
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Health:
+    """Whether every dependency answered, and what each one that did not said."""
+
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check(store: Store, huey: Any) -> Health:
+    """The store and the queue backend, each asked once; never raises."""
+    problems = [p for p in (store_problem(store), queue_problem(huey)) if p is not None]
+    return Health(tuple(problems))
+
+
+def store_problem(store: Store) -> str | None:
+    """None when ``SELECT 1`` answers, else why not."""
+    try:
+        with store.read() as conn:
+            conn.execute(sa.text("SELECT 1")).scalar_one()
+    except Exception as exc:
+        return f"database: {exc}"
+    return None
+
+
+def queue_problem(huey: Any) -> str | None:
+    """None when the queue's backend answers (Redis PING, or SqliteHuey's file opened
+    and read), else why not. Another backend has nothing to reach: None."""
+    storage = getattr(huey, "storage", None)
+    try:
+        if isinstance(storage, RedisStorage):
+            _ping_redis(storage)
+        elif isinstance(storage, SqliteStorage):
+            _open_sqlite(Path(storage.filename))
+    except Exception as exc:
+        return f"job queue: {exc}"
+    return None
+
+
+def _ping_redis(storage: RedisStorage) -> None:
+    """PING on a fresh connection with short timeouts: huey's own connections may have
+    none, and a PING to a host that drops packets would then wait forever."""
+    pool = storage.conn.connection_pool
+    kwargs = {
+        **pool.connection_kwargs,
+        "socket_connect_timeout": PING_TIMEOUT_SECONDS,
+        "socket_timeout": PING_TIMEOUT_SECONDS,
+    }
+    probe = redis.ConnectionPool(connection_class=pool.connection_class, **kwargs)
+    try:
+        redis.Redis(connection_pool=probe).ping()
+    finally:
+        probe.disconnect()
+
+
+def _open_sqlite(path: Path) -> None:
+    """Open the existing file read-write (``mode=rw`` never creates one) and read it."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=1)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    finally:
+        conn.close()
+
+
+class Readiness:
+    """``check`` run at most once per ``ttl`` seconds and one at a time, waited for at most
+    ``timeout`` seconds; :meth:`ready` never raises."""
+
+    def __init__(
+        self,
+        check: Callable[[], Health],
+        *,
+        ttl: float = CACHE_SECONDS,
+        timeout: float = TIMEOUT_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._check = check
+        self._ttl = ttl
+        self._timeout = timeout
+        self._clock = clock
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="readiness")
+        self._running: Future[Health] | None = None
+        self._last: tuple[float, Health] | None = None
+
+    async def ready(self) -> bool:
+        """True when the latest check found every dependency answering."""
+        return (await self.health()).ok
+
+    async def health(self) -> Health:
+        """The latest check's answer, a fresh one when the last is older than ``ttl``."""
+        last = self._last
+        if last is not None and self._clock() - last[0] < self._ttl:
+            return last[1]
+        running = self._running
+        if running is None or running.done():
+            running = self._running = self._executor.submit(self._run)
+        try:
+            waited = asyncio.shield(asyncio.wrap_future(running))
+            return await asyncio.wait_for(waited, self._timeout)
+        except TimeoutError:
+            return Health((f"the check took longer than {self._timeout:g} s",))
+
+    def _run(self) -> Health:
+        try:
+            health = self._check()
+        except Exception as exc:
+            health = Health((f"the check failed: {exc!r}",))
+        previous = self._last[1] if self._last is not None else Health()
+        if health.ok != previous.ok:
+            if health.ok:
+                log.warning("ready again")
+            else:
+                log.warning("not ready: %s", "; ".join(health.problems))
+        self._last = (self._clock(), health)
+        return health
