@@ -42,7 +42,8 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
         version="1",
         instructions=(
             "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
-            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s. "
+            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s "
+            "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
             "To change a published roster: recommend_employees ranks who could fill one "
             "slot (no solve), replan_shift re-plans after absences with the fewest changes."
         ),
@@ -97,6 +98,22 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
     async def get_solve_job(job_id: str) -> dict[str, Any]:
         """Poll a queued solve of your account (about every 15 s while running)."""
         return await call("GET", f"/solve/jobs/{job_id}")
+
+    @server.tool(name="get_solve_job_progress")
+    async def get_solve_job_progress(job_id: str) -> dict[str, Any]:
+        """How a queued solve of your account is going: state (queued, solving,
+        finished), elapsed seconds, best objective and bound so far, solutions found and
+        the last improvements. Cheap to call; the roster itself comes from get_solve_job."""
+        return await call("GET", f"/solve/jobs/{job_id}/progress")
+
+    @server.tool(name="stop_solve_job")
+    async def stop_solve_job(job_id: str) -> dict[str, Any]:
+        """Stop a queued solve of your account early. A job that already has a roster
+        completes with its best roster so far (and is charged as completed); one without
+        a roster yet fails with code cancelled and costs nothing. Returns the job's
+        answer (status running while it stops: poll get_solve_job); stopping an ended
+        job changes nothing."""
+        return await call("DELETE", f"/solve/jobs/{job_id}")
 
     @server.tool(name="replan_shift")
     async def replan_shift(

@@ -30,6 +30,8 @@ TOOLS = {
     "get_usage",
     "replan_shift",
     "recommend_employees",
+    "get_solve_job_progress",
+    "stop_solve_job",
 }
 
 
@@ -95,6 +97,18 @@ async def test_tools_are_listed_and_solve_like_the_http_api(mcp_http: Any) -> No
         missing = await client.call_tool("get_solve_job", {"job_id": "nope"})
         assert missing.is_error
         assert "not-found" in missing.content[0].text
+
+        # A finished job: its progress says so, and stopping it changes nothing.
+        progress = structured(
+            await client.call_tool("get_solve_job_progress", {"job_id": solved.job_id})
+        )
+        assert progress["status"] == "completed" and progress["state"] == "finished"
+        stopped = structured(await client.call_tool("stop_solve_job", {"job_id": solved.job_id}))
+        assert SolveResponse.model_validate(stopped).solution == solved.solution
+        assert structured(await client.call_tool("get_usage", {})) == after
+        for tool in ("get_solve_job_progress", "stop_solve_job"):
+            unknown = await client.call_tool(tool, {"job_id": "nope"})
+            assert unknown.is_error and "not-found" in unknown.content[0].text
 
 
 @pytest.mark.anyio

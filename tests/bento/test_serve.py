@@ -171,7 +171,12 @@ async def test_served_mcp_tools_answer_with_the_api_key(server: str) -> None:
     ):
         tools = {tool.name for tool in (await client.list_tools()).tools}
         v1 = {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
-        assert tools == v1 | {"replan_shift", "recommend_employees"}
+        assert tools == v1 | {
+            "replan_shift",
+            "recommend_employees",
+            "get_solve_job_progress",
+            "stop_solve_job",
+        }
         usage = await client.call_tool("get_usage", {})
         assert not usage.is_error
 
