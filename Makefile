@@ -4,8 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help venv test lint typecheck serve consumer notebook notebook-app lock clean \
-        bench bench-full bench-curtois bench-scaling bench-search
+.PHONY: help venv test lint typecheck serve consumer bento stack notebook notebook-app lock \
+        clean bench bench-full bench-curtois bench-scaling bench-search
 .DEFAULT_GOAL := help
 
 $(STAMP): requirements.lock pyproject.toml
@@ -51,6 +51,16 @@ serve: $(STAMP)
 ## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
 consumer: $(STAMP)
 	SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
+
+## The Bento (bentofile.yaml) in the local Bento store; prints its tag.
+bento: $(STAMP)
+	BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml build --output tag
+
+## Where Docker runs: the Bento as the image shiftsched:latest, then the stack of
+## deploy/compose.yaml started with deploy/.env (docs/operations.md).
+stack: bento
+	BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml containerize shiftsched:latest -t shiftsched:latest
+	docker compose -f deploy/compose.yaml --env-file deploy/.env up -d
 
 ## The marimo notebooks in the editor (explore, fairness, infeasibility); marimo prints
 ## the address with its access token. NOTEBOOK_PORT (default 2718).

@@ -1,0 +1,122 @@
+"""`bentoml build` on bentofile.yaml: the Bento builds, carries what the service needs
+and nothing of the development tree, and its own src/ alone is enough to import and
+answer.
+
+One build per run, in a temporary BENTOML_HOME (the user's own Bento store is never
+touched); with the lock file's pins taken as they are, the build needs no network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).parent.parent
+BUILD_TIMEOUT_SECONDS = 240  # a few seconds normally; generous for a busy machine
+
+# Run with `python -I` inside a scratch directory: the import path is the Bento's src/
+# and the installed packages only. The development checkout's editable install (a
+# finder on sys.meta_path) is removed first, so nothing can come from the source tree.
+IMPORT_CHECK = textwrap.dedent(
+    """
+    import json, sys
+    src = sys.argv[1]
+    sys.meta_path[:] = [
+        finder for finder in sys.meta_path
+        if not getattr(finder, "__module__", "").startswith("__editable__")
+    ]
+    sys.path.insert(0, src)
+    from starlette.testclient import TestClient
+    import bento.service as service
+    front = TestClient(service.mcp_app).get("/")
+    static = TestClient(service.dashboard_app).get("/static/style.css")
+    sign_in = TestClient(service.dashboard_app).get("/sign-in")
+    files = {  # a namespace package (no __init__.py) has its folders instead of a file
+        name: getattr(module, "__file__", None) or list(getattr(module, "__path__", [""]))[0]
+        for name, module in sys.modules.items()
+        if name.split(".")[0] in ("bento", "engine")
+    }
+    print(json.dumps({
+        "front": front.status_code,
+        "front_html": "<html" in front.text.lower(),
+        "static": static.status_code,
+        "sign_in": sign_in.status_code,
+        "files": files,
+    }))
+    """
+)
+
+
+def test_bento_builds_with_the_service_its_files_and_the_locked_packages(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "bentoml"
+    env = {**os.environ, "BENTOML_HOME": str(home), "BENTOML_DO_NOT_TRACK": "true"}
+    built = subprocess.run(
+        [sys.executable, "-m", "bentoml", "build", "--output", "tag"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_SECONDS,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    tag = built.stdout.strip().splitlines()[-1].removeprefix("__tag__:")
+    name, version = tag.split(":")
+    assert name == "shiftsched"
+    bento = home / "bentos" / name / version
+    src = bento / "src"
+
+    info = yaml.safe_load((bento / "bento.yaml").read_text())
+    assert info["service"] == "bento.service:ShiftScheduler"
+    assert {"BENTOML_DO_NOT_TRACK", "JOBS_CONSUMER"} <= {e["name"] for e in info["envs"]}
+
+    # What the service reads at run time: its code, page templates and static files.
+    for needed in (
+        "bento/service.py",
+        "bento/jobs.py",
+        "engine/solve.py",
+        "bento/templates/front.html",
+        "bento/dashboard/templates/base.html",
+        "bento/dashboard/static/style.css",
+        "pyproject.toml",
+    ):
+        assert (src / needed).is_file(), needed
+    # And nothing of the development tree.
+    for absent in ("tests", "benchmarks", "notebooks", "artifacts", "var", ".venv"):
+        assert not (src / absent).exists(), absent
+    assert not [p for p in src.rglob("*") if p.name in ("__pycache__", "__marimo__")]
+
+    # Every pin of the lock file, as pinned.
+    installed = (bento / "env" / "python" / "requirements.txt").read_text().splitlines()
+    pins = [
+        line.strip()
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert pins
+    assert set(pins) <= {line.strip() for line in installed}
+
+    scratch = tmp_path / "run"
+    scratch.mkdir()
+    checked = subprocess.run(
+        [sys.executable, "-I", "-c", IMPORT_CHECK, str(src)],
+        cwd=scratch,
+        env={**env, "DATABASE_URL": f"sqlite:///{scratch / 'service.db'}"},
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_SECONDS,
+    )
+    assert checked.returncode == 0, checked.stderr[-3000:]
+    result = json.loads(checked.stdout.strip().splitlines()[-1])
+    assert result["front"] == 200 and result["front_html"]
+    assert result["static"] == 200
+    assert result["sign_in"] == 200
+    outside = {n: f for n, f in result["files"].items() if not Path(f).is_relative_to(src)}
+    assert result["files"] and not outside, outside
