@@ -14,12 +14,20 @@ solving before any roster exists), then an improvement at most every
 :data:`MIN_WRITE_SECONDS`, and otherwise a heartbeat every :data:`HEARTBEAT_SECONDS` so
 the elapsed time moves; at most two writes a second per job. A database that cannot be
 reached costs the record and the stop, never the solve.
+
+The records are also the job's heartbeat (``bento.jobs`` runs a job again when they
+stop for long): they carry the run's attempt, so a run that was given up on writes
+nothing over the next one, and they stop as soon as the consumer that started this
+process is gone. A consumer killed outright leaves its solver processes running (they
+are its children, not killed with it); such a process would go on beating for a job
+whose answer nobody will collect, so it stops the solve instead and falls silent.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 import time
 from collections import deque
@@ -43,11 +51,19 @@ class JobWatch:
     """The progress of one job's solve, and the stop event its client may set."""
 
     def __init__(
-        self, store: Store, job_id: str, clock: Callable[[], float] = time.monotonic
+        self,
+        store: Store,
+        job_id: str,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        attempt: int | None = None,
+        consumer_alive: Callable[[], bool] = lambda: True,
     ) -> None:
         self.store = store
         self.job_id = job_id
+        self.attempt = attempt
         self.stop = threading.Event()
+        self._consumer_alive = consumer_alive
         self._clock = clock
         self._started = clock()
         self._lock = threading.Lock()
@@ -83,9 +99,13 @@ class JobWatch:
             }
 
     def tick(self) -> None:
-        """One round of the watch thread: read the stop request, write the record if due."""
+        """One round of the watch thread: read the stop request, write the record if due;
+        with the consumer gone, stop the solve and write nothing more."""
+        if not self._consumer_alive():
+            self.stop.set()
+            return
         try:
-            if self.store.stop_requested(self.job_id):
+            if self.store.stop_requested(self.job_id, self.attempt):
                 self.stop.set()
             since = self._clock() - self._written
             with self._lock:
@@ -96,11 +116,13 @@ class JobWatch:
             log.warning("job %s: progress not recorded: %s", self.job_id, exc)
 
     def write(self) -> None:
-        """Write the record now."""
+        """Write the record now (nothing once the consumer is gone)."""
+        if not self._consumer_alive():
+            return
         with self._lock:
             self._changed = False
         self._written = self._clock()
-        self.store.record_progress(self.job_id, self.record())
+        self.store.record_progress(self.job_id, self.record(), self.attempt)
 
     def _elapsed(self) -> float:
         return self._clock() - self._started
@@ -114,10 +136,18 @@ def _store(database_url: str) -> Store:
 
 
 @contextmanager
-def watching(database_url: str, job_id: str) -> Iterator[JobWatch]:
-    """Watch the job for the block: its first record is written before the block starts,
-    a last one when it ends (the solve's final elapsed time and best values)."""
-    watch = JobWatch(_store(database_url), job_id)
+def watching(database_url: str, job_id: str, attempt: int | None = None) -> Iterator[JobWatch]:
+    """Watch run ``attempt`` of the job for the block: its first record is written before
+    the block starts, a last one when it ends (the solve's final elapsed time and best
+    values). The consumer is this process's parent; once it is gone the process has
+    another parent (whoever adopts orphans)."""
+    parent = os.getppid()
+    watch = JobWatch(
+        _store(database_url),
+        job_id,
+        attempt=attempt,
+        consumer_alive=lambda: os.getppid() == parent,
+    )
     finished = threading.Event()
 
     def tick() -> None:

@@ -35,13 +35,41 @@ records the job's progress in the job store and heeds a stop its client asked fo
 (``bento.job_watch``); a stopped job ends like any other, through ``finish_job``. A job
 stopped while it waits for a solver process ends ``cancelled`` without solving.
 
-Restart rule: at startup the service fails (``error.code`` ``interrupted``, units
-released) every job still ``running`` whose task is neither waiting in the queue nor being
-solved by a live consumer. A consumer marks each job it takes in the queue's key-value
-store with a deadline (time limit + diagnosis budget + grace); a mark past its
-deadline counts as dead, and a fresh one gets a check scheduled for its deadline, so no
-job stays running forever. At shutdown the embedded consumer fails its unfinished jobs the
-same way. A task that finds its job already ended does nothing.
+Retry policy: a job whose consumer died runs once more, on whichever consumer takes it,
+with the same reservation; if that run's consumer dies too, the job fails (``error.code``
+``interrupted``, units released; ``cancelled`` instead when its client had asked to stop
+it). Why once: a consumer killed by an operator, a deploy or the out-of-memory killer is
+common and says nothing about the job, so one re-run turns such a death into a delay; a
+job whose runs keep dying may be what kills them (memory), and running it on and on would
+take consumer after consumer down with it, so the second death ends it. Why the same
+reservation: the client was told its units are held until the job ends; they stay held,
+and are captured or released once, when the job ends, however many runs that took, so a
+re-run is never charged twice (docs/semantics.md, "When a solve is charged").
+
+How a dead run is found (every consumer looks, every :data:`ORPHAN_SWEEP_SECONDS`):
+
+- solving: the solving process writes the job's progress about every second, its
+  heartbeat (``bento.job_watch``); a running job whose progress has not been written for
+  :data:`HEARTBEAT_SILENCE_SECONDS` has lost its run. A consumer killed outright leaves
+  its solver process behind, which notices and falls silent at once (``bento.job_watch``).
+- taken but not solving yet (waiting for a solver process): the consumer keeps a mark on
+  the job in the queue's key-value store with a deadline it renews; a job neither waiting
+  in the queue, nor marked, nor heard from for :data:`MARK_MARGIN_SECONDS` has lost it.
+
+Then :meth:`bento.store.Store.settle_orphan` decides in one transaction holding the job's
+row, so however many consumers and replicas notice the same death, one hands the job on
+(its attempt number goes up and it is enqueued again) or fails it. Every write of a run is
+conditional on the job still being on that run's attempt: a consumer that was frozen, not
+killed, and comes back finds its job handed on, and neither overwrites the new run's
+progress nor ends the job a second time.
+
+Restart rule: at startup the service applies the same policy to every job still
+``running`` whose task is neither waiting in the queue, nor being solved by a live
+consumer (a mark before its deadline, which is the time limit + diagnosis budget + grace
+while solving, or a heartbeat), nor heard from. A live mark gets a check scheduled for its
+deadline. At shutdown the embedded consumer fails its unfinished jobs ``interrupted``: it
+is stopped on purpose, so nothing will run them. A task that finds its job already ended,
+or handed to a later run, does nothing.
 """
 
 from __future__ import annotations
@@ -50,7 +78,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from functools import cache
+from datetime import datetime, timedelta
+from functools import cache, partial
 from typing import Any, Final
 
 from huey import Huey
@@ -58,7 +87,8 @@ from huey.consumer import Consumer
 
 from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
-from bento.store import Job, Store
+from bento.store import Job, OrphanOutcome, Store
+from bento.store.rows import now
 from bento.workers import DEADLINE_GRACE_SECONDS, JobLink, SolveFailed, SolverBusy
 from engine.rules import parse_request
 
@@ -72,6 +102,22 @@ CONSUMER_START_SECONDS: Final = 10.0
 """Start-up waits this long at most for the consumer's worker threads to exist."""
 MARK_MARGIN_SECONDS: Final = 60.0
 """Slack past the solve's own deadline before a consumer's mark counts as dead."""
+MAX_ATTEMPTS: Final = 2
+"""Runs a job gets: its first, and one more if the first one's consumer dies."""
+HEARTBEAT_SILENCE_SECONDS: Final = 15.0
+"""How long a solving job's progress may go unwritten before its run counts as dead.
+
+The solving process writes at least every second (``bento.job_watch.HEARTBEAT_SECONDS``),
+so this is about fifteen missed beats: more than a busy machine, a slow database write or
+a pause of the process (a garbage collection, a stalled disk) ever costs, so a live solve
+is not run twice; yet a dead one runs again within seconds rather than after its whole
+time limit. The beat is stamped by the solving host's clock and judged by another's; the
+margin also absorbs clocks a few seconds apart (hosts are expected to keep time, as the
+marks' deadlines already require)."""
+ORPHAN_SWEEP_SECONDS: Final = 5.0
+"""How often each consumer looks for jobs whose run died: a small fraction of the silence
+above, for a few cheap queries (the running jobs, and the queue only when one has no
+heartbeat)."""
 STORE_RETRIES: Final = 2
 STORE_RETRY_DELAY_SECONDS: Final = 30
 
@@ -91,6 +137,19 @@ def failed_response(job_id: str, code: str, message: str) -> dict[str, Any]:
         "solution": None,
         "error": {"code": code, "message": message},
     }
+
+
+def orphan_response(job_id: str, code: str) -> dict[str, Any]:
+    """The answer of a job whose run died and that is not run again (``code``:
+    interrupted or cancelled)."""
+    if code == "cancelled":
+        message = "the job was stopped and its consumer stopped with it; nothing was charged"
+    else:
+        message = (
+            f"the job's consumer stopped before it finished, {MAX_ATTEMPTS} times; "
+            "nothing was charged, submit again"
+        )
+    return failed_response(job_id, code, message)
 
 
 def _mark(job_id: str) -> str:
@@ -122,39 +181,53 @@ class JobQueue:
     def __init__(self, huey: Huey, context: Callable[[], JobContext]) -> None:
         self.huey = huey
         self._context = context
-        self._in_flight: set[str] = set()
+        self._in_flight: dict[str, int] = {}  # job id -> the attempt this process runs
         self._lock = threading.Lock()
         self._consumer: Any = None
         self._consumer_thread: threading.Thread | None = None
+        self._sweep_stop = threading.Event()
+        self._sweeper: threading.Thread | None = None
         task = huey.task(
             name="run_solve_job", retries=STORE_RETRIES, retry_delay=STORE_RETRY_DELAY_SECONDS
         )
         self._solve_task = task(self.run_solve_job)
         self._check_task = huey.task(name="check_solve_job")(self.check_solve_job)
+        huey.on_startup(name="sweep_orphans")(self.start_sweeper)  # in every consumer
 
     # Producer side -----------------------------------------------------------------------
 
-    def enqueue(self, job_id: str) -> None:
-        self._solve_task(job_id)
+    def enqueue(self, job_id: str, attempt: int = 1) -> None:
+        """Queue run ``attempt`` of the job (a first run carries no attempt: the task's
+        arguments stay those of earlier releases)."""
+        if attempt == 1:
+            self._solve_task(job_id)
+        else:
+            self._solve_task(job_id, attempt=attempt)
 
     # Tasks -------------------------------------------------------------------------------
 
-    def run_solve_job(self, job_id: str) -> None:
-        """Solve a queued job and end it; StoreUnavailable is left to huey's retries.
+    def run_solve_job(self, job_id: str, attempt: int = 1) -> None:
+        """Solve run ``attempt`` of a queued job and end it; StoreUnavailable is left to
+        huey's retries.
 
         The task has left the queue, so the job is marked at once, before the store and the
         pool open (seconds, in a fresh consumer process): a restart elsewhere meanwhile
         would otherwise find it neither queued nor marked and fail it. ``_solve`` then
-        replaces the mark with the solve's own deadline.
+        replaces the mark with the solve's own deadline. A run that finds its job handed
+        to a later one leaves the mark, which is that run's now.
         """
         self.huey.put(_mark(job_id), time.time() + MARK_MARGIN_SECONDS)
         with self._lock:
-            self._in_flight.add(job_id)
+            self._in_flight[job_id] = attempt
+        handed_on = False
         try:
             context = self._context()
             job = context.store.find_job(job_id)
-            if job is None or job.status != "running":
-                return  # interrupted at a restart, or already ended by an earlier delivery
+            if job is None or job.status != "running" or job.attempt != attempt:
+                # interrupted at a restart, already ended by an earlier delivery, or given
+                # up on (this consumer was taken for dead) and handed to another run
+                handed_on = job is not None and job.attempt > attempt
+                return
             response = self._solve(context, job)
             if response["status"] == "completed":
                 _, _, remaining = context.store.usage(job.account_id)  # units already held
@@ -162,17 +235,27 @@ class JobQueue:
                     "units_consumed": job.units_reserved,
                     "units_remaining": remaining,
                 }
-                context.store.finish_job(job_id, "completed", response_json=response)
+                ended = context.store.finish_job(
+                    job_id, "completed", response_json=response, attempt=attempt
+                )
             else:
                 code = str(response.get("error", {}).get("code", "internal_error"))
-                context.store.finish_job(job_id, "failed", response_json=response, error_code=code)
+                ended = context.store.finish_job(
+                    job_id, "failed", response_json=response, error_code=code, attempt=attempt
+                )
+            if not ended:
+                later = context.store.find_job(job_id)
+                handed_on = later is not None and later.attempt > attempt
+                log.warning("job %s: run %d ended after the job had moved on", job_id, attempt)
         finally:
             with self._lock:
-                self._in_flight.discard(job_id)
-            self.huey.delete(_mark(job_id))
+                if self._in_flight.get(job_id) == attempt:
+                    del self._in_flight[job_id]
+            if not handed_on:
+                self.huey.delete(_mark(job_id))
 
     def check_solve_job(self, job_id: str) -> None:
-        """Scheduled at a consumer's deadline: fail the job if that consumer is gone."""
+        """Scheduled at a consumer's deadline: settle the job if that consumer is gone."""
         store = self._context().store
         job = store.find_job(job_id)
         if job is not None and job.status == "running":
@@ -191,7 +274,8 @@ class JobQueue:
         def started() -> None:  # the mark now covers the solve, from its start
             self.huey.put(_mark(job.id), time.time() + solving + MARK_MARGIN_SECONDS)
 
-        link = JobLink(context.store.db.url.render_as_string(hide_password=False), job.id)
+        url = context.store.db.url.render_as_string(hide_password=False)
+        link = JobLink(url, job.id, job.attempt)
         while True:  # wait for a free process, renewing the mark so we look alive
             self.huey.put(_mark(job.id), time.time() + MARK_MARGIN_SECONDS)
             try:
@@ -205,7 +289,7 @@ class JobQueue:
                 )
                 break
             except SolverBusy:
-                if context.store.stop_requested(job.id):  # stopped while it waited
+                if context.store.stop_requested(job.id, job.attempt):  # stopped while it waited
                     message = "the job was stopped before it started; nothing was charged"
                     return failed_response(job.id, "cancelled", message)
                 continue
@@ -219,20 +303,99 @@ class JobQueue:
     # Restart rule ------------------------------------------------------------------------
 
     def recover(self, store: Store) -> list[str]:
-        """Fail (interrupted, units released) running jobs that no consumer will finish."""
+        """Settle the running jobs that no consumer will finish (the retry policy): those
+        run again are logged; returns those failed (units released)."""
         queued = self._queued_job_ids()
-        return [job.id for job in store.running_jobs() if self._settle_orphan(store, job, queued)]
+        settled = [
+            (job.id, self._settle_orphan(store, job, queued)) for job in store.running_jobs()
+        ]
+        return [job_id for job_id, outcome in settled if outcome not in (None, "rerun")]
 
-    def _settle_orphan(self, store: Store, job: Job, queued: set[str]) -> bool:
+    def _settle_orphan(self, store: Store, job: Job, queued: set[str]) -> OrphanOutcome | None:
         if job.id in queued:
-            return False
+            return None
         deadline = self.huey.get(_mark(job.id), peek=True)
         left = float(deadline) - time.time() if isinstance(deadline, int | float) else 0.0
         if left > 0:  # a live consumer elsewhere is solving it: look again at its deadline
             self._check_task.schedule(args=(job.id,), delay=left + 1)
-            return False
-        self.huey.delete(_mark(job.id))
-        return _interrupt(store, job.id)
+            return None
+        if job.progress_at is None:
+            return self._orphaned(store, job)
+        silent_since = now() - timedelta(seconds=HEARTBEAT_SILENCE_SECONDS)
+        if job.progress_at > silent_since:
+            return None  # its solver is heard from: the consumers' sweeps watch it
+        return self._orphaned(store, job, silent_since)
+
+    def _orphaned(
+        self, store: Store, job: Job, silent_since: datetime | None = None
+    ) -> OrphanOutcome | None:
+        """Apply the retry policy to a job whose run is dead; enqueue the next run."""
+        outcome = store.settle_orphan(
+            job.id,
+            job.attempt,
+            max_attempts=MAX_ATTEMPTS,
+            failed_response=partial(orphan_response, job.id),
+            silent_since=silent_since,
+        )
+        if outcome == "rerun":
+            self.enqueue(job.id, job.attempt + 1)
+            log.warning("job %s: run %d lost its consumer; queued again", job.id, job.attempt)
+        elif outcome is not None:
+            self.huey.delete(_mark(job.id))
+            log.warning("job %s: run %d lost its consumer; %s", job.id, job.attempt, outcome)
+        return outcome
+
+    # Finding dead runs while consumers work ----------------------------------------------
+
+    def sweep_orphans(self, store: Store) -> dict[str, OrphanOutcome]:
+        """Apply the retry policy to every running job whose run is dead (module
+        docstring): a solving one silent for :data:`HEARTBEAT_SILENCE_SECONDS`, or one not
+        solving that is neither queued, nor marked, nor changed for
+        :data:`MARK_MARGIN_SECONDS` (just accepted or just handed on, its task may still
+        be on its way to the queue). Returns what became of each."""
+        moment = now()
+        silent_since = moment - timedelta(seconds=HEARTBEAT_SILENCE_SECONDS)
+        quiet_since = moment - timedelta(seconds=MARK_MARGIN_SECONDS)
+        queued: set[str] | None = None
+        outcomes: dict[str, OrphanOutcome] = {}
+        for job in store.running_jobs():
+            if job.progress_at is not None:
+                if job.progress_at > silent_since:
+                    continue
+                outcome = self._orphaned(store, job, silent_since)
+            else:
+                if job.updated_at > quiet_since:
+                    continue
+                if queued is None:  # the queue before the mark: a task leaves one, then marks
+                    queued = self._queued_job_ids()
+                if job.id in queued or self._marked(job.id):
+                    continue
+                outcome = self._orphaned(store, job)
+            if outcome is not None:
+                outcomes[job.id] = outcome
+        return outcomes
+
+    def start_sweeper(self) -> None:
+        """Sweep every :data:`ORPHAN_SWEEP_SECONDS` in a thread of this process, once
+        however many worker threads call it (huey runs it as each one starts)."""
+        with self._lock:
+            if self._sweeper is not None:
+                return
+            self._sweep_stop.clear()
+            self._sweeper = threading.Thread(target=self._sweep, name="job-orphans", daemon=True)
+            self._sweeper.start()
+
+    def _sweep(self) -> None:
+        while not self._sweep_stop.wait(ORPHAN_SWEEP_SECONDS):
+            try:
+                self.sweep_orphans(self._context().store)
+            except Exception:  # the store away, say: the next sweep tries again
+                log.exception("the sweep for dead job runs failed")
+
+    def _marked(self, job_id: str) -> bool:
+        """Whether a consumer's mark on the job is before its deadline."""
+        deadline = self.huey.get(_mark(job_id), peek=True)
+        return isinstance(deadline, int | float) and deadline > time.time()
 
     def _queued_job_ids(self) -> set[str]:
         """Jobs whose task is waiting: enqueued, or scheduled for a retry or a check.
@@ -268,21 +431,26 @@ class JobQueue:
             return
         self._consumer.stop(graceful=True)
         self._consumer_thread.join(SHUTDOWN_SECONDS)
+        self._sweep_stop.set()
         with self._lock:
-            unfinished = sorted(self._in_flight)
-        for job_id in unfinished:
-            _interrupt(store, job_id)
+            unfinished = sorted(self._in_flight.items())
+            sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.join(SHUTDOWN_SECONDS)
+        for job_id, attempt in unfinished:
+            _interrupt(store, job_id, attempt)
             self.huey.delete(_mark(job_id))
         self._consumer = self._consumer_thread = None
 
 
-def _interrupt(store: Store, job_id: str) -> bool:
+def _interrupt(store: Store, job_id: str, attempt: int) -> bool:
     message = "the service stopped before this job finished; nothing was charged, submit again"
     return store.finish_job(
         job_id,
         "failed",
         response_json=failed_response(job_id, "interrupted", message),
         error_code="interrupted",
+        attempt=attempt,
     )
 
 

@@ -85,6 +85,11 @@ jobs = sa.Table(
     # and when its client asked to stop it (Jobs.stop_job); added later, so nullable.
     sa.Column("progress_json", sa.JSON, nullable=True),
     sa.Column("stop_requested_at", sa.DateTime(timezone=True), nullable=True),
+    # The run of the job now under way (NULL: the first; a consumer that died gets its job
+    # run once more, bento.jobs) and when that run's solving process last wrote progress
+    # (its heartbeat); added later, so nullable.
+    sa.Column("attempt", sa.Integer, nullable=True),
+    sa.Column("progress_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
 )
 

@@ -40,6 +40,7 @@ class JobLink(NamedTuple):
 
     database_url: str  # with its password: it only travels to the pool's own processes
     job_id: str
+    attempt: int = 1  # which run of the job this is (bento.jobs runs a dead consumer's again)
 
 
 class SolveFailed(Exception):
@@ -86,7 +87,7 @@ def _solve(
     else:
         from bento.job_watch import watching
 
-        with watching(job.database_url, job.job_id) as watch:
+        with watching(job.database_url, job.job_id, job.attempt) as watch:
             limits = replace(limits, on_progress=watch.on_progress, stop=watch.stop)
             response = solve(parse_request(request_data), limits)
     return response.model_dump(mode="json", exclude_none=True)

@@ -34,7 +34,7 @@ from bento.store.database import (
     default_database_url,
 )
 from bento.store.facade import Store
-from bento.store.jobs import Jobs, StopOutcome
+from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
 from bento.store.payments import Payments, PaymentState
 from bento.store.rows import (
     TIERS,
@@ -73,6 +73,7 @@ __all__ = [
     "JobStatus",
     "Jobs",
     "Ledger",
+    "OrphanOutcome",
     "PaymentState",
     "Payments",
     "Reservation",

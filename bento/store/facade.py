@@ -11,7 +11,7 @@ behaviour of its own: each method's contract is documented where it is done.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 from bento.store.accounts import DEFAULT_FREE_QUOTA, Accounts
 from bento.store.billing import Ledger
 from bento.store.database import Database, default_database_url
-from bento.store.jobs import Jobs, StopOutcome
+from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
 from bento.store.payments import Payments, PaymentState
 from bento.store.rows import Account, Job, Reservation, Tier
 
@@ -183,16 +183,34 @@ class Store:
         *,
         response_json: Any = None,
         error_code: str | None = None,
+        attempt: int | None = None,
     ) -> bool:
         return self.jobs.finish_job(
-            job_id, status, response_json=response_json, error_code=error_code
+            job_id, status, response_json=response_json, error_code=error_code, attempt=attempt
         )
 
-    def record_progress(self, job_id: str, progress: Any) -> bool:
-        return self.jobs.record_progress(job_id, progress)
+    def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
+        return self.jobs.record_progress(job_id, progress, attempt)
 
-    def stop_requested(self, job_id: str) -> bool:
-        return self.jobs.stop_requested(job_id)
+    def stop_requested(self, job_id: str, attempt: int | None = None) -> bool:
+        return self.jobs.stop_requested(job_id, attempt)
+
+    def settle_orphan(
+        self,
+        job_id: str,
+        attempt: int,
+        *,
+        max_attempts: int,
+        failed_response: Callable[[str], Any],
+        silent_since: datetime | None = None,
+    ) -> OrphanOutcome | None:
+        return self.jobs.settle_orphan(
+            job_id,
+            attempt,
+            max_attempts=max_attempts,
+            failed_response=failed_response,
+            silent_since=silent_since,
+        )
 
     def stop_job(
         self, account_id: str, job_id: str, cancelled_response: Any

@@ -9,11 +9,19 @@ Progress and stopping live here too, because any replica of the service must see
 the process solving a job writes its progress record (:meth:`Jobs.record_progress`) and
 reads whether its client asked to stop (:meth:`Jobs.stop_requested`); the API sets that
 request (:meth:`Jobs.stop_job`), or fails a job that has not started solving at once.
+
+A job whose consumer died is run once more (``bento.jobs``, retry policy): each run has
+an attempt number, and what a run writes (its progress, its end) is conditional on the
+job still being on that attempt, so a run that was given up on and comes back late can
+neither overwrite the new run's progress nor end the job a second time.
+:meth:`Jobs.settle_orphan` decides, in one locked transaction, between running it again
+and failing it.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -22,12 +30,24 @@ from sqlalchemy.engine import Connection
 
 from bento.store.billing import settle
 from bento.store.database import Database
-from bento.store.rows import Job, JobStatus, job_from_row, now, objective_of, require_account
+from bento.store.rows import (
+    Job,
+    JobStatus,
+    aware,
+    job_from_row,
+    now,
+    objective_of,
+    require_account,
+)
 from bento.tables import jobs
 
 StopOutcome = Literal["finished", "cancelled", "stopping"]
 """What a stop request did: nothing (the job had ended), ended the job at once (it had not
 started solving), or asked the process solving it to stop."""
+OrphanOutcome = Literal["rerun", "interrupted", "cancelled"]
+"""What became of a job whose consumer died: queued for another run (the caller enqueues
+it), failed ``interrupted`` (no run left), or failed ``cancelled`` (its client had asked
+to stop it); the last two released its units."""
 
 
 class Jobs:
@@ -119,32 +139,85 @@ class Jobs:
         *,
         response_json: Any = None,
         error_code: str | None = None,
+        attempt: int | None = None,
     ) -> bool:
         """End a running job once and settle its reservation in the same transaction:
-        captured when completed, released when failed. False if it was not running."""
+        captured when completed, released when failed. False if it was not running, or
+        (``attempt`` given) if it is no longer on that run: a run given up on never ends
+        the job that was handed to another."""
         if status not in ("completed", "failed"):
             raise ValueError(f"a job ends completed or failed, not {status!r}")
         with self.db.write() as conn:
-            return _finish(conn, job_id, status, response_json, error_code)
+            return _finish(conn, job_id, status, response_json, error_code, attempt)
 
-    def record_progress(self, job_id: str, progress: Any) -> bool:
-        """Replace a running job's progress record (JSON data); False if it has ended,
-        which leaves the record as it was."""
+    def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
+        """Replace a running job's progress record (JSON data) and stamp its heartbeat;
+        False if it has ended or (``attempt`` given) moved on to another run, which
+        leaves the record as it was."""
         query = (
             jobs.update()
-            .where(jobs.c.id == job_id, jobs.c.status == "running")
-            .values(progress_json=progress)
+            .where(jobs.c.id == job_id, jobs.c.status == "running", *_on_attempt(attempt))
+            .values(progress_json=progress, progress_at=now())
         )
         with self.db.write() as conn:
             return bool(conn.execute(query).rowcount == 1)
 
-    def stop_requested(self, job_id: str) -> bool:
-        """Whether the process solving this job should stop: its client asked to, or the
-        job has ended meanwhile (cancelled before it started, interrupted, purged)."""
-        query = sa.select(jobs.c.status, jobs.c.stop_requested_at).where(jobs.c.id == job_id)
+    def stop_requested(self, job_id: str, attempt: int | None = None) -> bool:
+        """Whether the process solving this job should stop: its client asked to, the
+        job has ended meanwhile (cancelled before it started, interrupted, purged), or
+        (``attempt`` given) it was handed to another run."""
+        query = sa.select(jobs.c.status, jobs.c.stop_requested_at, jobs.c.attempt).where(
+            jobs.c.id == job_id
+        )
         with self.db.read() as conn:
             row = conn.execute(query).first()
-        return row is None or row.status != "running" or row.stop_requested_at is not None
+        if row is None or row.status != "running" or row.stop_requested_at is not None:
+            return True
+        return attempt is not None and (row.attempt or 1) != attempt
+
+    def settle_orphan(
+        self,
+        job_id: str,
+        attempt: int,
+        *,
+        max_attempts: int,
+        failed_response: Callable[[str], Any],
+        silent_since: datetime | None = None,
+    ) -> OrphanOutcome | None:
+        """Decide, once, what becomes of a running job whose run ``attempt`` lost its
+        consumer; None (nothing changed) if the job ended, moved on to another run, or
+        its run was heard from after all: it wrote progress after ``silent_since``, or
+        (None: it was never heard from) wrote any.
+
+        In one transaction holding the job's row, so consumers and replicas that all
+        notice the same death agree on one outcome: a stop its client asked for ends it
+        ``cancelled``; a run short of ``max_attempts`` hands it to the next run (attempt
+        + 1, progress cleared so it shows as queued, reservation kept: the caller then
+        enqueues it); otherwise it fails ``interrupted``. Failing settles the reservation
+        like :meth:`finish_job`; ``failed_response(code)`` is the answer to store.
+        """
+        query = sa.select(jobs).where(jobs.c.id == job_id)
+        with self.db.write() as conn:
+            row = conn.execute(query.with_for_update()).first()
+            if row is None or row.status != "running" or (row.attempt or 1) != attempt:
+                return None
+            heard = None if row.progress_at is None else aware(row.progress_at)
+            if (heard is None) != (silent_since is None):
+                return None
+            if heard is not None and silent_since is not None and heard > silent_since:
+                return None
+            if row.stop_requested_at is not None or attempt >= max_attempts:
+                code: OrphanOutcome = (
+                    "cancelled" if row.stop_requested_at is not None else "interrupted"
+                )
+                _finish(conn, job_id, "failed", failed_response(code), code, attempt)
+                return code
+            conn.execute(
+                jobs.update()
+                .where(jobs.c.id == job_id)
+                .values(attempt=attempt + 1, progress_json=None, progress_at=None, updated_at=now())
+            )
+            return "rerun"
 
     def stop_job(
         self, account_id: str, job_id: str, cancelled_response: Any
@@ -215,8 +288,10 @@ def _finish(
     status: Literal["completed", "failed"],
     response_json: Any,
     error_code: str | None,
+    attempt: int | None = None,
 ) -> bool:
-    """End a running job and settle its reservation, in the caller's transaction."""
+    """End a running job (on run ``attempt``, when given) and settle its reservation, in
+    the caller's transaction."""
     values = {
         "status": status,
         "response_json": response_json,
@@ -225,7 +300,9 @@ def _finish(
         "updated_at": now(),
     }
     changed = conn.execute(
-        jobs.update().where(jobs.c.id == job_id, jobs.c.status == "running").values(values)
+        jobs.update()
+        .where(jobs.c.id == job_id, jobs.c.status == "running", *_on_attempt(attempt))
+        .values(values)
     )
     if changed.rowcount != 1:
         return False
@@ -235,6 +312,14 @@ def _finish(
     if reservation_id is not None:
         settle(conn, reservation_id, "captured" if status == "completed" else "released")
     return True
+
+
+def _on_attempt(attempt: int | None) -> list[sa.ColumnElement[bool]]:
+    """The condition that the job is on run ``attempt`` (none when not given); a row
+    written before runs were counted is on its first."""
+    if attempt is None:
+        return []
+    return [sa.func.coalesce(jobs.c.attempt, 1) == attempt]
 
 
 def _require_job(conn: Connection, account_id: str, job_id: str) -> Job:

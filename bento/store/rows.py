@@ -78,6 +78,8 @@ class Job:
     objective: float | None = None
     progress: Any = None  # the last progress record while solving (Jobs.record_progress)
     stop_requested_at: datetime | None = None
+    attempt: int = 1  # which run of the job is under way (a dead consumer's job runs again)
+    progress_at: datetime | None = None  # the run's last progress record (its heartbeat)
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -149,6 +151,8 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         objective=row.objective,
         progress=row.progress_json,
         stop_requested_at=None if row.stop_requested_at is None else aware(row.stop_requested_at),
+        attempt=1 if row.attempt is None else int(row.attempt),
+        progress_at=None if row.progress_at is None else aware(row.progress_at),
     )
 
 

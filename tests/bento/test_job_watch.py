@@ -6,11 +6,13 @@ write schedule is exact on any machine.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from bento.job_watch import HEARTBEAT_SECONDS, IMPROVEMENTS_KEPT, MIN_WRITE_SECONDS, JobWatch
 from bento.store import Store
+from bento.store.rows import now
 from engine.search.progress import ProgressPoint
 
 TICK = 0.25  # the watch thread's period (bento.job_watch.POLL_SECONDS)
@@ -21,9 +23,9 @@ class CountingStore(Store):
 
     writes = 0
 
-    def record_progress(self, job_id: str, progress: Any) -> bool:
+    def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
         self.writes += 1
-        return super().record_progress(job_id, progress)
+        return super().record_progress(job_id, progress, attempt)
 
 
 class Clock:
@@ -102,3 +104,36 @@ def test_a_job_that_ended_meanwhile_stops_its_solve(tmp_path: Path) -> None:
     assert store.finish_job(job_id, "failed", error_code="interrupted")
     watch.tick()
     assert watch.stop.is_set()
+
+
+def test_a_watch_whose_consumer_is_gone_stops_the_solve_and_falls_silent(tmp_path: Path) -> None:
+    """A consumer killed outright leaves its solver process behind: the heartbeat must stop,
+    or the job would look alive to the consumers that run dead jobs again."""
+    store, _, job_id = _running_job(tmp_path)
+    consumer = {"alive": True}
+    clock = Clock()
+    watch = JobWatch(store, job_id, clock, attempt=1, consumer_alive=lambda: consumer["alive"])
+    watch.tick()
+    assert store.writes == 1 and not watch.stop.is_set()
+    consumer["alive"] = False
+    for _ in range(8):
+        clock.now += HEARTBEAT_SECONDS
+        watch.tick()
+    watch.write()  # the last record, as the block ends
+    assert watch.stop.is_set() and store.writes == 1
+
+
+def test_a_run_handed_to_another_stops_and_writes_nothing(tmp_path: Path) -> None:
+    store, account_id, job_id = _running_job(tmp_path)
+    watch = JobWatch(store, job_id, Clock(), attempt=1)
+    watch.tick()
+    silent = now() + timedelta(seconds=1)  # as if its heartbeat had stopped
+    handed_on = store.settle_orphan(
+        job_id, 1, max_attempts=2, failed_response=lambda code: None, silent_since=silent
+    )
+    assert handed_on == "rerun"
+    watch.tick()
+    assert watch.stop.is_set()
+    watch.write()
+    job = store.get_job(account_id, job_id)
+    assert job is not None and (job.attempt, job.progress) == (2, None)  # nothing overwritten

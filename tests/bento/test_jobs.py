@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bento.api import Settings, create_app
-from bento.jobs import JobContext, JobQueue, create_huey
+from bento.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
 from bento.store import Store
 from engine.audit import audit
 from engine.contract import SolveResponse
@@ -240,34 +240,46 @@ def test_queued_job_without_units_is_429(client: TestClient, store: Store) -> No
     assert available(client, key) == 3
 
 
-def test_restart_fails_orphaned_jobs_and_keeps_queued_ones(tmp_path: Path) -> None:
+def test_restart_runs_orphans_once_more_and_keeps_queued_ones(tmp_path: Path) -> None:
+    """The retry policy at a restart: an orphan on its first run is queued again with its
+    units still held; one whose second run was orphaned too fails interrupted."""
     settings = settings_for(tmp_path, jobs_consumer=False, solve_processes=1)
     store = Store(str(settings.database_url))
     store.migrate()
     account = store.create_account("owner", tier="pro", free_quota=10)
     jobs = []
-    for name in ("orphan", "queued"):
+    for name in ("orphan", "again", "queued"):
         assert store.reserve(account.id, 2, name) is not None
         jobs.append(store.create_job(account.id, {}, units_reserved=2, reservation_id=name))
-    orphan, queued = jobs
+    orphan, again, queued = jobs
+    handed_on = store.settle_orphan(
+        again.id, 1, max_attempts=MAX_ATTEMPTS, failed_response=lambda code: None
+    )
+    assert handed_on == "rerun"  # its first run died earlier; its second has not started
 
     def no_context() -> JobContext:
         raise AssertionError("nothing runs before the app starts")
 
     JobQueue(create_huey(settings), no_context).enqueue(queued.id)  # still in the queue
-    assert store.usage(account.id)[2] == 6
+    assert store.usage(account.id)[2] == 4
 
-    with TestClient(create_app(settings)):
-        failed = store.find_job(orphan.id)
+    with TestClient(create_app(settings)) as client:
+        rerun = store.find_job(orphan.id)
+        assert rerun is not None and (rerun.status, rerun.attempt) == ("running", 2)
+        assert store.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
+        failed = store.find_job(again.id)
         assert failed is not None and (failed.status, failed.error_code) == (
             "failed",
             "interrupted",
         )
         assert failed.as_response()["error"]["code"] == "interrupted"
-        assert store.get_reservation("orphan").state == "released"  # type: ignore[union-attr]
+        assert store.get_reservation("again").state == "released"  # type: ignore[union-attr]
         waiting = store.find_job(queued.id)
-        assert waiting is not None and waiting.status == "running"
-        assert store.usage(account.id)[2] == 8
+        assert waiting is not None and (waiting.status, waiting.attempt) == ("running", 1)
+        assert store.usage(account.id)[2] == 6
+        queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
+        tasks = sorted((task.args, task.kwargs) for task in queue.huey.pending())
+        assert tasks == sorted([((queued.id,), {}), ((orphan.id,), {"attempt": 2})])
     store.close()
 
 

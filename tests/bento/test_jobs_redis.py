@@ -18,7 +18,7 @@ import redis
 from starlette.testclient import TestClient
 
 from bento.api import Settings, create_app
-from bento.jobs import JobContext, JobQueue, create_huey
+from bento.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
 from bento.store import Store
 from engine.audit import audit
 from engine.contract import SolveResponse
@@ -133,8 +133,11 @@ def test_a_separate_consumer_process_runs_jobs_the_service_queued(
         assert available(client, key) == 9
 
 
-def test_restart_keeps_queued_and_live_jobs_and_fails_orphans(redis_url: str, pg_url: str) -> None:
-    """The restart rule reads Redis: the waiting tasks and the marks of live consumers."""
+def test_restart_keeps_queued_and_live_jobs_and_settles_orphans(
+    redis_url: str, pg_url: str
+) -> None:
+    """The restart rule reads Redis: the waiting tasks and the marks of live consumers. An
+    orphan on its first run runs again; one whose consumer died on its second run fails."""
     settings = distributed(redis_url, pg_url, jobs_consumer=False, solve_processes=1)
     store = Store(pg_url)
     store.migrate()
@@ -143,6 +146,10 @@ def test_restart_keeps_queued_and_live_jobs_and_fails_orphans(redis_url: str, pg
     for name in ("orphan", "queued", "solving", "stale"):
         assert store.reserve(account.id, 2, name) is not None
         jobs[name] = store.create_job(account.id, {}, units_reserved=2, reservation_id=name)
+    handed_on = store.settle_orphan(
+        jobs["stale"].id, 1, max_attempts=MAX_ATTEMPTS, failed_response=lambda code: None
+    )
+    assert handed_on == "rerun"  # the stale mark below is its second run's
     producer = JobQueue(create_huey(settings), no_context)
     producer.enqueue(jobs["queued"].id)
     producer.huey.put(f"executing:{jobs['solving'].id}", time.time() + 120)  # a live consumer
@@ -151,22 +158,25 @@ def test_restart_keeps_queued_and_live_jobs_and_fails_orphans(redis_url: str, pg
     with TestClient(create_app(settings)) as client:
         queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
         states = {name: store.find_job(job.id) for name, job in jobs.items()}
-        assert {name: job.status for name, job in states.items() if job} == {
-            "orphan": "failed",
-            "queued": "running",
-            "solving": "running",
-            "stale": "failed",
+        assert {name: (job.status, job.attempt) for name, job in states.items() if job} == {
+            "orphan": ("running", 2),
+            "queued": ("running", 1),
+            "solving": ("running", 1),
+            "stale": ("failed", 2),
         }
-        for name in ("orphan", "stale"):
-            assert states[name].error_code == "interrupted"  # type: ignore[union-attr]
-            assert store.get_reservation(name).state == "released"  # type: ignore[union-attr]
+        assert states["stale"].error_code == "interrupted"  # type: ignore[union-attr]
+        assert store.get_reservation("stale").state == "released"  # type: ignore[union-attr]
+        assert store.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
         assert queue.huey.get(f"executing:{jobs['stale'].id}", peek=True) is None
         waiting = [*queue.huey.pending(), *queue.huey.scheduled()]  # no consumer moves them
-        assert sorted((task.name, task.args) for task in waiting) == [
-            ("check_solve_job", (jobs["solving"].id,)),  # at the live consumer's deadline
-            ("run_solve_job", (jobs["queued"].id,)),
-        ]
-        assert store.usage(account.id)[2] == 6
+        assert sorted((task.name, task.args, task.kwargs) for task in waiting) == sorted(
+            [
+                ("check_solve_job", (jobs["solving"].id,), {}),  # at the live one's deadline
+                ("run_solve_job", (jobs["queued"].id,), {}),
+                ("run_solve_job", (jobs["orphan"].id,), {"attempt": 2}),
+            ]
+        )
+        assert store.usage(account.id)[2] == 4
     store.close()
 
 

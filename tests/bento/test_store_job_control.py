@@ -1,15 +1,20 @@
-"""Progress records and stop requests of jobs, on SQLite and PostgreSQL.
+"""Progress records, stop requests and runs of jobs, on SQLite and PostgreSQL.
 
 A stop decides in one transaction: an ended job is left alone, a job not yet solving
 fails ``cancelled`` with its units released, a solving job gets its request recorded and
-is ended by its solver later, settling once.
+is ended by its solver later, settling once. A job whose run died is handed to one more
+run, then failed; a run given up on can no longer write to the job or end it.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 import sqlalchemy as sa
 
 from bento.store import Store
+from bento.store.rows import now
 
 REQUEST = {"start_date": "2026-03-02", "end_date": "2026-03-08", "employees": [{"id": "e1"}]}
 PROGRESS = {
@@ -20,6 +25,10 @@ PROGRESS = {
     "improvements": [{"elapsed_seconds": 1.2, "objective": 12.0}],
 }
 CANCELLED = {"job_id": "x", "status": "failed", "solution": None, "error": {"code": "cancelled"}}
+
+
+def failed(code: str) -> dict[str, Any]:
+    return {"job_id": "x", "status": "failed", "solution": None, "error": {"code": code}}
 
 
 def _job_holding(store: Store, units: int = 4) -> tuple[str, str]:
@@ -117,6 +126,88 @@ def test_an_older_jobs_table_gains_the_progress_columns(database_url: str) -> No
         store.migrate()
         job = store.get_job("a1", "j1")
         assert job is not None and job.progress is None and job.stop_requested_at is None
-        assert store.record_progress("j1", PROGRESS)
+        assert (job.attempt, job.progress_at) == (1, None)  # a row from before: its first run
+        assert store.record_progress("j1", PROGRESS, attempt=1)
+        assert store.settle_orphan("j1", 2, max_attempts=2, failed_response=failed) is None
         stopped = store.stop_job("a1", "j1", CANCELLED)
         assert stopped is not None and stopped[1] == "stopping"
+
+
+def test_a_dead_run_is_handed_on_once_and_its_late_writes_are_ignored(store: Store) -> None:
+    account_id, job_id = _job_holding(store)
+    reservation = f"job-{account_id}"
+    assert store.record_progress(job_id, PROGRESS, attempt=1)
+    job = store.get_job(account_id, job_id)
+    assert job is not None and job.progress_at is not None
+    beat = job.progress_at
+
+    early = beat - timedelta(seconds=1)  # it has beaten since: alive, nothing changes
+    assert (
+        store.settle_orphan(job_id, 1, max_attempts=2, failed_response=failed, silent_since=early)
+        is None
+    )
+    assert store.settle_orphan(job_id, 1, max_attempts=2, failed_response=failed) is None
+    silent = beat + timedelta(seconds=1)
+    assert (
+        store.settle_orphan(job_id, 1, max_attempts=2, failed_response=failed, silent_since=silent)
+        == "rerun"
+    )
+    # Every other replica that noticed the same death finds it handed on already.
+    assert (
+        store.settle_orphan(job_id, 1, max_attempts=2, failed_response=failed, silent_since=silent)
+        is None
+    )
+    rerun = store.get_job(account_id, job_id)
+    assert rerun is not None and (rerun.status, rerun.attempt) == ("running", 2)
+    assert (rerun.progress, rerun.progress_at) == (None, None)  # queued again
+    assert store.get_reservation(reservation).state == "reserved"  # type: ignore[union-attr]
+    assert store.usage(account_id)[2] == 6
+
+    # The first run comes back late (frozen, not killed): it writes and ends nothing.
+    assert store.stop_requested(job_id, attempt=1) is True
+    assert store.stop_requested(job_id, attempt=2) is False
+    assert store.record_progress(job_id, PROGRESS, attempt=1) is False
+    assert store.finish_job(job_id, "completed", response_json={}, attempt=1) is False
+    assert store.get_reservation(reservation).state == "reserved"  # type: ignore[union-attr]
+
+    assert store.record_progress(job_id, PROGRESS, attempt=2)
+    assert store.finish_job(job_id, "completed", response_json={"status": "completed"}, attempt=2)
+    assert store.get_reservation(reservation).state == "captured"  # type: ignore[union-attr]
+    assert store.usage(account_id)[2] == 6
+    assert store.settle_orphan(job_id, 2, max_attempts=2, failed_response=failed) is None
+
+
+def test_a_second_dead_run_fails_the_job_and_releases_its_units(store: Store) -> None:
+    account_id, job_id = _job_holding(store)
+    assert store.settle_orphan(job_id, 1, max_attempts=2, failed_response=failed) == "rerun"
+    assert store.record_progress(job_id, PROGRESS, attempt=2)
+    silent = now() + timedelta(seconds=1)
+    outcome = store.settle_orphan(
+        job_id, 2, max_attempts=2, failed_response=failed, silent_since=silent
+    )
+    assert outcome == "interrupted"
+    job = store.get_job(account_id, job_id)
+    assert job is not None and (job.status, job.error_code) == ("failed", "interrupted")
+    assert job.as_response()["error"]["code"] == "interrupted"
+    assert store.get_reservation(f"job-{account_id}").state == "released"  # type: ignore[union-attr]
+    assert store.usage(account_id)[2] == 10
+    assert store.finish_job(job_id, "completed", response_json={}, attempt=2) is False
+
+
+def test_a_dead_run_whose_client_asked_to_stop_ends_cancelled(store: Store) -> None:
+    account_id, job_id = _job_holding(store)
+    assert store.record_progress(job_id, PROGRESS, attempt=1)
+    stopped = store.stop_job(account_id, job_id, CANCELLED)
+    assert stopped is not None and stopped[1] == "stopping"
+    silent = now() + timedelta(seconds=1)
+    outcome = store.settle_orphan(
+        job_id, 1, max_attempts=2, failed_response=failed, silent_since=silent
+    )
+    assert outcome == "cancelled"
+    job = store.get_job(account_id, job_id)
+    assert job is not None and (job.status, job.error_code, job.attempt) == (
+        "failed",
+        "cancelled",
+        1,
+    )
+    assert store.usage(account_id)[2] == 10
