@@ -1,0 +1,132 @@
+"""What a request leaves behind for operators, through the real app on a SQLite store:
+the solve counters and the units counters move with the right labels (read from the
+metrics text, as a scraper would), the scrape-time job gauges count the store's records,
+and the service's log line of a solve carries the answer's X-Request-Id."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+from starlette.testclient import TestClient
+
+from bento.api import create_app
+from bento.gauges import StateGauges, job_counts, queue_depth
+from bento.logs import RequestContext
+from bento.metrics import REGISTRY
+from bento.settings import Settings
+from bento.store import Store
+from tests.factories import minimal_request_dict
+
+KEY = "sk_test_" + "b" * 64
+SOLVES = "shiftsched_solves_total"
+SYNC_COMPLETED = {"path": "sync", "outcome": "completed"}
+
+
+def sample(text: str, name: str, labels: dict[str, str] | None = None) -> float | None:
+    """The value of one series in a metrics text, None when it is absent."""
+    for family in text_string_to_metric_families(text):
+        for found in family.samples:
+            if found.name == name and found.labels == (labels or {}):
+                return float(found.value)
+    return None
+
+
+def counter(name: str, labels: dict[str, str] | None = None) -> float:
+    return sample(generate_latest(REGISTRY).decode(), name, labels) or 0.0
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    home = tmp_path_factory.mktemp("observed")
+    settings = Settings(
+        database_url=f"sqlite:///{home / 'service.db'}",
+        demo_api_key=KEY,
+        solve_processes=1,
+        cp_sat_workers=1,
+        jobs_consumer=False,  # the queue only holds what the test puts there
+    )
+    with TestClient(create_app(settings)) as opened:
+        yield opened
+
+
+def solve(client: TestClient, key: str = KEY) -> httpx2.Response:
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+    return client.post("/solve", content=json.dumps(minimal_request_dict()), headers=headers)
+
+
+def test_a_solve_is_counted_with_its_path_outcome_duration_and_units(client: TestClient) -> None:
+    solves = counter(SOLVES, SYNC_COMPLETED)
+    timed = counter("shiftsched_solve_duration_seconds_count", SYNC_COMPLETED)
+    consumed = counter("shiftsched_units_consumed_total")
+    response = solve(client)
+    assert response.status_code == 200, response.text
+    assert counter(SOLVES, SYNC_COMPLETED) == solves + 1
+    assert counter("shiftsched_solve_duration_seconds_count", SYNC_COMPLETED) == timed + 1
+    assert counter("shiftsched_units_consumed_total") == consumed + 1
+    assert counter(SOLVES, {"path": "sync", "outcome": "error"}) == 0
+
+
+def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    account = store.create_account("broke", free_quota=0)
+    key = store.issue_key(account.id)
+    refused, solves = counter("shiftsched_units_refused_total"), counter(SOLVES, SYNC_COMPLETED)
+    response = solve(client, key)
+    assert response.status_code == 429
+    assert counter("shiftsched_units_refused_total") == refused + 1
+    assert counter(SOLVES, SYNC_COMPLETED) == solves  # refused: no solve ran
+
+
+def test_the_job_gauges_count_the_stores_records_and_the_waiting_tasks(
+    client: TestClient,
+) -> None:
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    huey = client.app.state.jobs.huey  # type: ignore[attr-defined]
+    assert solve(client).status_code == 200
+    counts = job_counts(store)
+    assert set(counts) == {"running", "completed", "failed"}
+    assert counts["completed"] >= 1  # a completed synchronous solve is kept as a job
+    waiting = queue_depth(huey)
+    client.app.state.jobs.enqueue("job-never-run")  # type: ignore[attr-defined]
+    assert queue_depth(huey) == waiting + 1
+
+    text = StateGauges(lambda: (store, huey)).text()
+    assert sample(text, "shiftsched_queue_depth") == waiting + 1
+    assert sample(text, "shiftsched_jobs", {"state": "completed"}) == counts["completed"]
+    assert sample(text, "shiftsched_jobs", {"state": "failed"}) == counts["failed"]
+
+
+def test_gauges_whose_sources_are_not_open_are_left_out() -> None:
+    def not_started() -> tuple[Store, object]:
+        raise AttributeError("'State' object has no attribute 'store'")
+
+    assert StateGauges(not_started).text() == ""
+
+
+def test_the_log_line_of_a_solve_carries_the_answers_request_id(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bento")
+    caplog.handler.addFilter(RequestContext())
+    response = solve(client)
+    assert response.status_code == 200
+    request_id = response.headers["x-request-id"]
+    lines = [r for r in caplog.records if r.getMessage().startswith("solve path=sync")]
+    assert [r.getMessage().split()[:3] for r in lines] == [
+        ["solve", "path=sync", "outcome=completed"]
+    ]
+    assert lines[0].request_id == request_id  # type: ignore[attr-defined]
+
+
+def test_lines_logged_outside_a_request_carry_no_request_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.handler.addFilter(RequestContext())
+    logging.getLogger("bento.test").warning("between requests")
+    assert caplog.records[-1].request_id is None  # type: ignore[attr-defined]
