@@ -113,7 +113,9 @@ class JobWatch:
             if due:
                 self.write()
         except StoreUnavailable as exc:
-            log.warning("job %s: progress not recorded: %s", self.job_id, exc)
+            log.warning(
+                "job %s: progress not recorded: %s", self.job_id, exc, extra={"job_id": self.job_id}
+            )
 
     def write(self) -> None:
         """Write the record now (nothing once the consumer is gone)."""
@@ -154,7 +156,7 @@ def watching(database_url: str, job_id: str, attempt: int | None = None) -> Iter
         try:
             watch.tick()
         except Exception:  # a fault here must not end the watch, nor the solve
-            log.exception("job %s: watch failed", job_id)
+            log.exception("job %s: watch failed", job_id, extra={"job_id": job_id})
 
     def run() -> None:
         while not finished.wait(POLL_SECONDS):
@@ -172,4 +174,4 @@ def watching(database_url: str, job_id: str, attempt: int | None = None) -> Iter
         try:
             watch.write()
         except Exception:  # the solve's answer matters more than its last record
-            log.exception("job %s: last progress not recorded", job_id)
+            log.exception("job %s: last progress not recorded", job_id, extra={"job_id": job_id})

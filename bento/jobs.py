@@ -85,6 +85,7 @@ from typing import Any, Final
 from huey import Huey
 from huey.consumer import Consumer
 
+from bento import metrics
 from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Job, OrphanOutcome, Store
@@ -228,7 +229,8 @@ class JobQueue:
                 # up on (this consumer was taken for dead) and handed to another run
                 handed_on = job is not None and job.attempt > attempt
                 return
-            response = self._solve(context, job)
+            with metrics.solving("queued", job_id) as seen:
+                response = seen(self._solve(context, job))
             if response["status"] == "completed":
                 _, _, remaining = context.store.usage(job.account_id)  # units already held
                 response["usage"] = {
@@ -246,7 +248,12 @@ class JobQueue:
             if not ended:
                 later = context.store.find_job(job_id)
                 handed_on = later is not None and later.attempt > attempt
-                log.warning("job %s: run %d ended after the job had moved on", job_id, attempt)
+                log.warning(
+                    "job %s: run %d ended after the job had moved on",
+                    job_id,
+                    attempt,
+                    extra={"job_id": job_id},
+                )
         finally:
             with self._lock:
                 if self._in_flight.get(job_id) == attempt:
@@ -266,7 +273,9 @@ class JobQueue:
         try:
             timeout = parse_request(job.request_json).options.solver_timeout_seconds
         except Exception:  # accepted once, so only a damaged record lands here
-            log.exception("job %s: stored request no longer parses", job.id)
+            log.exception(
+                "job %s: stored request no longer parses", job.id, extra={"job_id": job.id}
+            )
             return failed_response(job.id, "internal_error", "the stored request is unreadable")
         time_limit = float(min(timeout, MAX_TIME_LIMIT_SECONDS))
         solving = time_limit + settings.diagnosis_budget_seconds + DEADLINE_GRACE_SECONDS
@@ -339,10 +348,21 @@ class JobQueue:
         )
         if outcome == "rerun":
             self.enqueue(job.id, job.attempt + 1)
-            log.warning("job %s: run %d lost its consumer; queued again", job.id, job.attempt)
+            log.warning(
+                "job %s: run %d lost its consumer; queued again",
+                job.id,
+                job.attempt,
+                extra={"job_id": job.id},
+            )
         elif outcome is not None:
             self.huey.delete(_mark(job.id))
-            log.warning("job %s: run %d lost its consumer; %s", job.id, job.attempt, outcome)
+            log.warning(
+                "job %s: run %d lost its consumer; %s",
+                job.id,
+                job.attempt,
+                outcome,
+                extra={"job_id": job.id},
+            )
         return outcome
 
     # Finding dead runs while consumers work ----------------------------------------------
