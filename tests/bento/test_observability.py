@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -17,8 +19,10 @@ from starlette.testclient import TestClient
 
 from bento.api import create_app
 from bento.gauges import StateGauges, job_counts, queue_depth
+from bento.jobs import JobContext, JobQueue
 from bento.logs import RequestContext
 from bento.metrics import REGISTRY
+from bento.runtime import open_queue
 from bento.settings import Settings
 from bento.store import Store
 from tests.factories import minimal_request_dict
@@ -26,6 +30,7 @@ from tests.factories import minimal_request_dict
 KEY = "sk_test_" + "b" * 64
 SOLVES = "shiftsched_solves_total"
 SYNC_COMPLETED = {"path": "sync", "outcome": "completed"}
+JOB_LIMIT_SECONDS = 180  # generous: only a broken queue takes this long
 
 
 def sample(text: str, name: str, labels: dict[str, str] | None = None) -> float | None:
@@ -49,7 +54,6 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         demo_api_key=KEY,
         solve_processes=1,
         cp_sat_workers=1,
-        jobs_consumer=False,  # the queue only holds what the test puts there
     )
     with TestClient(create_app(settings)) as opened:
         yield opened
@@ -83,21 +87,51 @@ def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
     assert counter(SOLVES, SYNC_COMPLETED) == solves  # refused: no solve ran
 
 
+def test_a_queued_solve_is_counted_and_logged_with_its_job_id(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bento")
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    key = store.issue_key(store.create_account("pro", tier="pro").id)
+    queued = {"path": "queued", "outcome": "completed"}
+    before = counter(SOLVES, queued)
+    data = minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 31}  # over 30 s: the queued path
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+    response = client.post("/solve", content=json.dumps(data), headers=headers)
+    assert response.status_code == 202, response.text
+    job_id = response.json()["job_id"]
+    deadline = time.monotonic() + JOB_LIMIT_SECONDS
+    while (job := client.get(f"/solve/jobs/{job_id}", headers=headers).json())["status"] == (
+        "running"
+    ):
+        assert time.monotonic() < deadline, f"job {job_id} still running"
+        time.sleep(0.25)
+    assert job["status"] == "completed"
+    assert counter(SOLVES, queued) == before + 1  # counted before the job is ended
+    lines = [r for r in caplog.records if r.getMessage().startswith("solve path=queued")]
+    assert [getattr(r, "job_id", None) for r in lines] == [job_id]
+
+
+def no_context() -> JobContext:
+    raise AssertionError("no consumer runs this queue's tasks")
+
+
 def test_the_job_gauges_count_the_stores_records_and_the_waiting_tasks(
-    client: TestClient,
+    client: TestClient, tmp_path: Path
 ) -> None:
     store: Store = client.app.state.store  # type: ignore[attr-defined]
-    huey = client.app.state.jobs.huey  # type: ignore[attr-defined]
     assert solve(client).status_code == 200
     counts = job_counts(store)
     assert set(counts) == {"running", "completed", "failed"}
     assert counts["completed"] >= 1  # a completed synchronous solve is kept as a job
-    waiting = queue_depth(huey)
-    client.app.state.jobs.enqueue("job-never-run")  # type: ignore[attr-defined]
-    assert queue_depth(huey) == waiting + 1
+    huey = open_queue(Settings(jobs_db_path=str(tmp_path / "jobs.db")))  # no consumer
+    assert queue_depth(huey) == 0
+    JobQueue(huey, no_context).enqueue("job-never-run")
+    assert queue_depth(huey) == 1
 
     text = StateGauges(lambda: (store, huey)).text()
-    assert sample(text, "shiftsched_queue_depth") == waiting + 1
+    assert sample(text, "shiftsched_queue_depth") == 1
     assert sample(text, "shiftsched_jobs", {"state": "completed"}) == counts["completed"]
     assert sample(text, "shiftsched_jobs", {"state": "failed"}) == counts["failed"]
 
