@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -92,6 +93,15 @@ def test_bento_builds_with_the_service_its_files_and_the_locked_packages(
     for absent in ("tests", "benchmarks", "notebooks", "artifacts", "var", ".venv"):
         assert not (src / absent).exists(), absent
     assert not [p for p in src.rglob("*") if p.name in ("__pycache__", "__marimo__")]
+
+    # deploy/compose.yaml runs the consumers from the image's copy of src/, and probes
+    # the replicas on the image's port.
+    dockerfile = (bento / "env" / "docker" / "Dockerfile").read_text()
+    bento_path = re.search(r"^ARG BENTO_PATH=(\S+)$", dockerfile, re.MULTILINE)
+    assert bento_path is not None
+    stack = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    assert stack["services"]["consumer"]["working_dir"] == f"{bento_path.group(1)}/src"
+    assert re.search(r"^EXPOSE 3000$", dockerfile, re.MULTILINE)
 
     # Every pin of the lock file, as pinned.
     installed = (bento / "env" / "python" / "requirements.txt").read_text().splitlines()
