@@ -38,6 +38,7 @@ from tests.factories import minimal_request_dict
 ROOT = Path(__file__).parent.parent.parent
 DEMO_KEY = "sk_test_" + "e" * 64
 STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
+SERVE_LOGS: dict[str, Path] = {}  # the served base URL's stdout and stderr
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +81,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}/v1/public"
+    SERVE_LOGS[base] = home / "serve.log"
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
@@ -320,3 +322,31 @@ def test_served_error_type_uris_open_as_pages(server: str) -> None:
     assert page.headers["content-type"].startswith("text/html")
     assert refused.json()["title"] in page.text
     assert "What to do" in page.text
+
+
+def test_served_health_metrics_and_log_lines(server: str) -> None:
+    """BentoML's probes ask the service (database and queue), /metrics carries our
+    counters and the scrape-time job gauges, and our log lines are JSON with the id the
+    answer carries."""
+    root = server.removesuffix("/v1/public")
+    assert httpx.get(f"{root}/livez", timeout=30).status_code == 200
+    assert httpx.get(f"{root}/readyz", timeout=30).status_code == 200
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {DEMO_KEY}"}
+    body = json.dumps(minimal_request_dict())
+    solved = httpx.post(f"{server}/solve", content=body, headers=headers, timeout=120)
+    assert solved.status_code == 200, solved.text
+    metrics = httpx.get(f"{root}/metrics", timeout=30).text
+    found = re.search(
+        r'^shiftsched_solves_total\{(?=[^}]*outcome="completed")(?=[^}]*path="sync")[^}]*\} (\S+)$',
+        metrics,
+        re.MULTILINE,
+    )
+    assert found is not None and float(found.group(1)) >= 1, metrics[-3000:]
+    # The gauges' values are kept a few seconds: only their presence is this test's.
+    assert re.search(r'^shiftsched_jobs\{state="completed"\} \S+$', metrics, re.MULTILINE)
+    assert re.search(r"^shiftsched_queue_depth \S+$", metrics, re.MULTILINE)
+    assert re.search(r"^shiftsched_units_consumed_total [1-9]", metrics, re.MULTILINE)
+    request_id = solved.headers["x-request-id"]
+    lines = SERVE_LOGS[server].read_text().splitlines()
+    ours = [json.loads(line) for line in lines if f'"request_id": "{request_id}"' in line]
+    assert [line["message"].split()[:2] for line in ours] == [["solve", "path=sync"]]
