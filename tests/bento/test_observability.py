@@ -25,7 +25,9 @@ from bento.metrics import REGISTRY
 from bento.runtime import open_queue
 from bento.settings import Settings
 from bento.store import Store
-from tests.factories import minimal_request_dict
+from engine.rules import parse_request
+from tests.audited import solved_and_audited
+from tests.factories import employee_dict, minimal_request_dict
 
 KEY = "sk_test_" + "b" * 64
 SOLVES = "shiftsched_solves_total"
@@ -74,6 +76,22 @@ def test_a_solve_is_counted_with_its_path_outcome_duration_and_units(client: Tes
     assert counter("shiftsched_solve_duration_seconds_count", SYNC_COMPLETED) == timed + 1
     assert counter("shiftsched_units_consumed_total") == consumed + 1
     assert counter(SOLVES, {"path": "sync", "outcome": "error"}) == 0
+
+
+def test_an_infeasible_replan_is_counted_as_no_solution(client: TestClient) -> None:
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    solution = solved_and_audited(parse_request(data))
+    roster = [a.model_dump(mode="json", exclude_none=True) for a in solution.assignments]
+    sick = roster[0]
+    absence = {"employee_id": sick["employee_id"], "dates": [sick["date"]]}
+    body = {"request": data, "roster": roster, "absences": [absence], "pinned": [sick]}
+    no_solution = {"path": "replan", "outcome": "no_solution"}
+    before = counter(SOLVES, no_solution)
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
+    response = client.post("/solve/replan", content=json.dumps(body), headers=headers)
+    assert response.status_code == 422, response.text  # absent, yet pinned to the shift
+    assert counter(SOLVES, no_solution) == before + 1
 
 
 def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
