@@ -27,6 +27,7 @@ from typing import Any, Final
 import redis
 import sqlalchemy as sa
 from huey.storage import RedisStorage, SqliteStorage
+from starlette.applications import Starlette
 
 from bento.store import Store
 
@@ -48,6 +49,14 @@ class Health:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def check_app(app: Starlette) -> Health:
+    """The store and queue the public API's lifespan opened; not ready before it has."""
+    state = app.state
+    if not hasattr(state, "store") or not hasattr(state, "jobs"):
+        return Health(("starting: the store and the job queue are not open yet",))
+    return check(state.store, state.jobs.huey)
 
 
 def check(store: Store, huey: Any) -> Health:

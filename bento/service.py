@@ -23,7 +23,7 @@ from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter
 from bento.front import serve_front_page
 from bento.gauges import StateGauges
-from bento.health import Readiness, check
+from bento.health import Readiness, check_app
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 
@@ -40,7 +40,7 @@ dashboard_app = create_dashboard_app(
 )
 # Both read what the public API's lifespan opened; before it has, they answer not ready
 # and leave the gauges out.
-readiness = Readiness(lambda: check(public_api.state.store, public_api.state.jobs.huey))
+readiness = Readiness(lambda: check_app(public_api))
 state_gauges = StateGauges(lambda: (public_api.state.store, public_api.state.jobs.huey))
 
 

@@ -8,7 +8,10 @@ import asyncio
 import threading
 from pathlib import Path
 
-from bento.health import Health, Readiness, check
+from starlette.testclient import TestClient
+
+from bento.api import create_app
+from bento.health import Health, Readiness, check, check_app
 from bento.runtime import open_queue
 from bento.settings import Settings
 from bento.store import Store
@@ -51,6 +54,18 @@ def test_an_embedded_queue_whose_file_is_gone_is_not_ready(tmp_path: Path) -> No
         health = check(store, queue)
     assert [problem.split(":")[0] for problem in health.problems] == ["job queue"]
     assert not (tmp_path / "jobs.db").exists()  # the check never creates the file
+
+
+def test_the_app_is_ready_only_while_its_lifespan_has_the_store_and_queue_open(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'service.db'}", solve_processes=1, cp_sat_workers=1
+    )
+    app = create_app(settings)
+    assert check_app(app).problems[0].startswith("starting")
+    with TestClient(app):
+        assert check_app(app) == Health()
 
 
 class Clock:
