@@ -1,0 +1,378 @@
+"""A multi-node setup under failure, on loopback: two service replicas, two consumers.
+
+PostgreSQL and Redis come from the conftest fixtures; both replicas run the real service
+(``bentoml serve``) with ``JOBS_CONSUMER=external`` and the demo key (pro tier), and two
+``huey_consumer`` processes solve. Twenty queued jobs go to the replicas in turn. While
+each consumer solves a long job, one consumer is killed outright (SIGKILL): its job must
+be found dead from its silent heartbeat, run again on the survivor and complete there
+(the retry policy, ``bento.jobs``). Meanwhile one replica is stopped and started again on
+its port while the jobs are polled through the other. At the end every job has ended,
+both replicas give the same final answer for each, and the ledger shows each job's units
+settled once: the account paid for the completed jobs and nothing else.
+
+Every wait is a polling loop with a deadline only a broken system reaches; the figures
+printed (how long finding the dead run and re-running it took) are for people, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+import sqlalchemy as sa
+
+from bento.jobs import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
+from bento.store import DEMO_ACCOUNT_ID, Store, ledger
+from engine.rules import parse_request
+from engine.size import request_size, units_for
+from tests.bento.processes import ROOT, free_port, stop
+from tests.bento.test_jobs import large_request
+from tests.factories import minimal_request_dict
+
+pytestmark = [pytest.mark.distributed, pytest.mark.timeout(900)]
+
+DEMO_KEY = "sk_test_" + "d" * 64
+STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
+WAIT_SECONDS = 180  # for a job to start, end or be run again: only a broken system fails
+JOBS = 20
+LONG_LIMIT = 300  # the two long jobs end only when stopped, once they have a roster
+SHORT_LIMIT = 31  # over the 30 s synchronous cap: queued, yet solved within a second
+
+
+@dataclass
+class Replica:
+    """One ``bentoml serve`` process on a fixed port, which may be restarted."""
+
+    port: int
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+    up: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1/public"
+
+    def start(self) -> None:
+        bentoml = Path(sys.executable).parent / "bentoml"
+        command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
+        command += ["--port", str(self.port), "--host", "127.0.0.1"]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
+
+    def wait_up(self) -> None:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            assert self.process is not None and self.process.poll() is None, self.tail()
+            try:
+                if httpx.get(f"{self.base}/openapi.json", timeout=5).status_code == 200:
+                    self.up.set()
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        pytest.fail(f"replica on port {self.port} did not answer:\n{self.tail()}")
+
+    def stop(self) -> None:
+        self.up.clear()
+        if self.process is not None:
+            stop(self.process, timeout=30)
+            self.process = None
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:]
+
+
+class Cluster:
+    """The two replicas, and a client that sends each call to a replica that is up,
+    taking turns between them."""
+
+    def __init__(self, replicas: list[Replica]) -> None:
+        self.replicas = replicas
+        self.turn = 0
+        self.client = httpx.Client(timeout=60)
+        self.headers = {"Authorization": f"Bearer {DEMO_KEY}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            self.turn += 1
+            up = [r for r in self.replicas if r.up.is_set()]
+            if up:
+                replica = up[self.turn % len(up)]
+                content = None if body is None else json.dumps(body)
+                try:
+                    return self.client.request(
+                        method, replica.base + path, content=content, headers=self.headers
+                    )
+                except httpx.TransportError:
+                    pass  # stopping just now: the other replica answers the next try
+            assert time.monotonic() < deadline, "no replica answered"
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def on(self, replica: Replica, method: str, path: str, body: Any = None) -> httpx.Response:
+        content = None if body is None else json.dumps(body)
+        return self.client.request(
+            method, replica.base + path, content=content, headers=self.headers
+        )
+
+
+def start_consumer(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`huey_consumer bento.jobs.huey` with one thread and one solver process."""
+    consumer = Path(sys.executable).parent / "huey_consumer"
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def children(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid`` (from /proc; zombies count as gone)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
+
+
+def wait_until(what: str, check: Callable[[], Any]) -> Any:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.2)
+    pytest.fail(f"never happened within {WAIT_SECONDS} s: {what}")
+
+
+@pytest.fixture
+def cluster(
+    redis_server: str, postgres_server: Any, tmp_path: Path
+) -> Iterator[tuple[Cluster, list[subprocess.Popen[bytes]], Store]]:
+    with redis.Redis.from_url(redis_server) as queue:
+        queue.flushdb()
+    database_url: str = postgres_server.new_database()
+    store = Store(database_url)
+    store.migrate()  # once, before four processes would race to
+    common = {
+        **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
+        "DATABASE_URL": database_url,
+        "JOBS_REDIS_URL": redis_server,
+        "SOLVE_PROCESSES": "1",
+        "CP_SAT_WORKERS": "1",
+        "DIAGNOSIS_BUDGET_SECONDS": "5",
+    }
+    replicas = []
+    for name in ("a", "b"):
+        port = free_port()
+        env = {
+            **common,
+            "PORT": str(port),
+            "JOBS_CONSUMER": "external",
+            "DEMO_API_KEY": DEMO_KEY,
+            "BENTOML_HOME": str(tmp_path / f"bentoml-{name}"),
+            "BENTOML_DO_NOT_TRACK": "true",
+        }
+        replicas.append(Replica(port, env, tmp_path / f"replica-{name}.log"))
+    consumers: list[subprocess.Popen[bytes]] = []
+    try:
+        for replica in replicas:
+            replica.start()
+        for index in range(2):
+            consumers.append(start_consumer(common, tmp_path / f"consumer-{index}.log"))
+        for replica in replicas:
+            replica.wait_up()
+        client = Cluster(replicas)
+        try:
+            yield client, consumers, store
+        finally:
+            client.close()
+    finally:
+        for process in consumers:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)  # huey's graceful stop
+        for process in consumers:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for replica in replicas:
+            replica.stop()
+        store.close()
+        for index in range(2):
+            print(f"--- consumer {index} log (end):")
+            print((tmp_path / f"consumer-{index}.log").read_text(errors="replace")[-1500:])
+
+
+def submit(cluster: Cluster, data: Any) -> str:
+    response = cluster.call("POST", "/solve", data)
+    assert response.status_code == 202, response.text
+    return str(response.json()["job_id"])
+
+
+def progress(cluster: Cluster, job_id: str) -> dict[str, Any]:
+    response = cluster.call("GET", f"/solve/jobs/{job_id}/progress")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def roster_found(cluster: Cluster, job_id: str) -> bool:
+    seen = progress(cluster, job_id)
+    assert seen["state"] != "finished", seen
+    return seen["state"] == "solving" and seen["solutions"] >= 1
+
+
+def stop_job(cluster: Cluster, job_id: str) -> None:
+    response = cluster.call("DELETE", f"/solve/jobs/{job_id}")
+    assert response.status_code in (200, 202), response.text
+
+
+def test_a_killed_consumer_and_a_restarted_replica_lose_nothing(
+    cluster: tuple[Cluster, list[subprocess.Popen[bytes]], Store],
+) -> None:
+    client, consumers, store = cluster
+    replica_a, replica_b = client.replicas
+    start = client.call("GET", "/usage")
+    assert start.status_code == 200, start.text
+    available_before = int(start.json()["available_units"])
+
+    long_data = large_request(timeout=LONG_LIMIT)
+    short_data = minimal_request_dict()
+    short_data["options"] = {"solver_timeout_seconds": SHORT_LIMIT}
+    units = {
+        "long": units_for(request_size(parse_request(long_data))),
+        "short": units_for(request_size(parse_request(short_data))),
+    }
+
+    # Each consumer (one thread each) takes one long job; both solving: both are busy.
+    long_jobs = [submit(client, long_data) for _ in range(2)]
+    for job_id in long_jobs:
+        wait_until(f"job {job_id} finds a roster", lambda j=job_id: roster_found(client, j))
+    victim = consumers[0]
+    solvers = children(victim.pid)
+    assert solvers, "the consumer has no solver process"
+    victim.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
+    victim.wait()
+
+    short_jobs = [submit(client, short_data) for _ in range(JOBS - len(long_jobs))]
+    jobs = [*long_jobs, *short_jobs]
+    assert len(set(jobs)) == JOBS
+
+    # Restart replica a while the jobs are polled (through b meanwhile).
+    restarted = threading.Event()
+
+    def restart() -> None:
+        replica_a.stop()
+        replica_a.start()
+        replica_a.wait_up()
+        restarted.set()
+
+    restarter = threading.Thread(target=restart, name="restart-replica-a")
+    restarter.start()
+
+    # The killed consumer's solver notices and stops; its silent job is run again.
+    wait_until("the orphaned solver stops", lambda: not any(alive(pid) for pid in solvers))
+
+    def rerun() -> str | None:
+        found = [store.find_job(job_id) for job_id in long_jobs]
+        again = [job.id for job in found if job is not None and job.attempt == 2]
+        return again[0] if again else None
+
+    orphan = wait_until("the dead consumer's job is run again", rerun)
+    detected_at = time.monotonic()
+    survivor_job = next(job_id for job_id in long_jobs if job_id != orphan)
+    stop_job(client, survivor_job)  # frees the survivor for the queue
+    wait_until("the re-run finds a roster on the survivor", lambda: roster_found(client, orphan))
+    rerun_solving_at = time.monotonic()
+    stop_job(client, orphan)
+
+    def ended() -> dict[str, dict[str, Any]] | None:
+        answers = {}
+        for job_id in jobs:
+            response = client.call("GET", f"/solve/jobs/{job_id}")
+            assert response.status_code == 200, response.text
+            if response.json()["status"] == "running":
+                return None
+            answers[job_id] = response.json()
+        return answers
+
+    finals: dict[str, dict[str, Any]] = wait_until("every job ends", ended)
+    ended_at = time.monotonic()
+    restarter.join(STARTUP_SECONDS + 60)
+    assert restarted.is_set(), replica_a.tail()
+    print(
+        f"\nconsumer killed -> job run again: {detected_at - killed_at:.1f} s "
+        f"(heartbeat silence {HEARTBEAT_SILENCE_SECONDS:.0f} s, sweep every "
+        f"{ORPHAN_SWEEP_SECONDS:.0f} s); -> re-run solving with a roster: "
+        f"{rerun_solving_at - killed_at:.1f} s; -> all {JOBS} jobs ended: "
+        f"{ended_at - killed_at:.1f} s"
+    )
+
+    # Nothing lost, each job ended once, and both replicas tell the same story.
+    assert len(finals) == JOBS
+    for job_id, body in finals.items():
+        assert body["status"] == "completed", body
+        for replica in (replica_a, replica_b):
+            again = client.on(replica, "GET", f"/solve/jobs/{job_id}")
+            assert again.status_code == 200 and again.json() == body
+    records = {job_id: store.find_job(job_id) for job_id in jobs}
+    assert {job_id: job.attempt for job_id, job in records.items() if job} == {
+        job_id: 2 if job_id == orphan else 1 for job_id in jobs
+    }
+
+    # Units settled exactly once: one captured reservation a job, the account charged for
+    # the completed jobs and nothing more.
+    charged = {job_id: units["long"] if job_id in long_jobs else units["short"] for job_id in jobs}
+    assert {job_id: body["usage"]["units_consumed"] for job_id, body in finals.items()} == charged
+    with store.read() as conn:
+        rows = conn.execute(
+            sa.select(ledger.c.reservation_id, ledger.c.units, ledger.c.state).where(
+                ledger.c.account_id == DEMO_ACCOUNT_ID
+            )
+        ).all()
+    reservations = {job.reservation_id: job.id for job in records.values() if job}
+    assert sorted(row.reservation_id for row in rows) == sorted(reservations)
+    assert all(row.state == "captured" for row in rows), rows
+    assert {reservations[row.reservation_id]: row.units for row in rows} == charged
+    usage = client.call("GET", "/usage")
+    assert usage.json()["available_units"] == available_before - sum(charged.values())
