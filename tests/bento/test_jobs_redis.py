@@ -11,15 +11,18 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 import redis
 from starlette.testclient import TestClient
 
+from bento import tables
 from bento.api import Settings, create_app
 from bento.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
 from bento.store import Store
+from bento.store.rows import now
 from engine.audit import audit
 from engine.contract import SolveResponse
 from engine.rules import parse_request
@@ -197,3 +200,79 @@ def test_a_consumer_marks_its_job_before_opening_the_store(redis_url: str) -> No
         queue.run_solve_job("job-1")
     assert len(seen) == 1 and seen[0] > time.time()
     assert queue.huey.get("executing:job-1", peek=True) is None  # gone with the attempt
+
+
+def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
+    redis_url: str, pg_url: str
+) -> None:
+    """What every consumer does every few seconds (bento.jobs, retry policy): a solving
+    job whose heartbeat went silent, or a job taken but never solving whose consumer's
+    mark is gone, runs again once; a second death fails it; live jobs are left alone."""
+    settings = distributed(redis_url, pg_url, jobs_consumer=False)
+    store = Store(pg_url)
+    store.migrate()
+    account = store.create_account("owner", tier="pro", free_quota=100)
+    names = ("fresh", "waiting", "taken", "lost", "beating", "silent", "silent twice")
+    jobs = {}
+    for name in names:
+        assert store.reserve(account.id, 2, name) is not None
+        jobs[name] = store.create_job(account.id, {}, units_reserved=2, reservation_id=name)
+    queue = JobQueue(create_huey(settings), no_context)
+    queue.enqueue(jobs["waiting"].id)
+    queue.huey.put(f"executing:{jobs['taken'].id}", time.time() + 30)
+    for name in ("beating", "silent", "silent twice"):
+        assert store.record_progress(jobs[name].id, {"elapsed_seconds": 1.0})
+    silent = now() + timedelta(seconds=1)
+    outcome = store.settle_orphan(
+        jobs["silent twice"].id,
+        1,
+        max_attempts=2,
+        failed_response=orphan_response_of,
+        silent_since=silent,
+    )
+    assert outcome == "rerun"
+    assert store.record_progress(jobs["silent twice"].id, {"elapsed_seconds": 1.0}, attempt=2)
+    long_ago = now() - timedelta(minutes=5)
+    quiet = [jobs[name].id for name in ("waiting", "taken", "lost")]
+    silenced = [jobs[name].id for name in ("silent", "silent twice")]
+    with store.write() as conn:  # as if minutes had passed, without waiting for them
+        conn.execute(
+            tables.jobs.update().where(tables.jobs.c.id.in_(quiet)).values(updated_at=long_ago)
+        )
+        conn.execute(
+            tables.jobs.update().where(tables.jobs.c.id.in_(silenced)).values(progress_at=long_ago)
+        )
+
+    outcomes = queue.sweep_orphans(store)
+    assert outcomes == {
+        jobs["lost"].id: "rerun",
+        jobs["silent"].id: "rerun",
+        jobs["silent twice"].id: "interrupted",
+    }
+    states = {name: store.find_job(job.id) for name, job in jobs.items()}
+    assert {name: (job.status, job.attempt) for name, job in states.items() if job} == {
+        "fresh": ("running", 1),
+        "waiting": ("running", 1),
+        "taken": ("running", 1),
+        "lost": ("running", 2),
+        "beating": ("running", 1),
+        "silent": ("running", 2),
+        "silent twice": ("failed", 2),
+    }
+    assert store.get_reservation("silent twice").state == "released"  # type: ignore[union-attr]
+    assert store.get_reservation("silent").state == "reserved"  # type: ignore[union-attr]
+    assert sorted((task.args, task.kwargs) for task in queue.huey.pending()) == sorted(
+        [
+            ((jobs["waiting"].id,), {}),
+            ((jobs["lost"].id,), {"attempt": 2}),
+            ((jobs["silent"].id,), {"attempt": 2}),
+        ]
+    )
+    # A second sweep (another consumer's) finds nothing more to do: the re-runs are queued.
+    assert queue.sweep_orphans(store) == {}
+    assert store.usage(account.id)[2] == 100 - 2 * 6
+    store.close()
+
+
+def orphan_response_of(code: str) -> dict[str, Any]:
+    return {"status": "failed", "solution": None, "error": {"code": code}}
