@@ -1,0 +1,185 @@
+"""The deployment files agree with the code: deploy/compose.yaml passes only settings the
+service reads, wires every process to the same database and queue, and waits for healthy
+backends; deploy/.env.example names every variable the stack uses; docs/operations.md
+documents every setting the service reads.
+
+No container runs here: the files are read as data (PyYAML) and checked against the
+settings found in the service's source.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).parent.parent
+DEPLOY = ROOT / "deploy"
+GUIDE = ROOT / "docs" / "operations.md"
+APP_SERVICES = ("web", "consumer")
+"""The services that run the shiftsched image."""
+SERVER_SETTINGS = {"FORWARDED_ALLOW_IPS"}
+"""Read by the HTTP server BentoML runs (uvicorn), not by the service's code."""
+
+# `env.get("NAME"`, `env["NAME"]`, `environ.get('NAME'`, `_int(env, "NAME"`.
+READ = re.compile(
+    r"""(?:\benv(?:iron)?\.get\(\s*|\benv\[\s*|_int\(env,\s*)["']([A-Z][A-Z0-9_]*)["']"""
+)
+INTERPOLATED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)")
+
+
+@cache
+def settings_read() -> frozenset[str]:
+    """Every environment variable the service's code reads (bento/**/*.py)."""
+    names: set[str] = set()
+    for path in (ROOT / "bento").rglob("*.py"):
+        names.update(READ.findall(path.read_text(encoding="utf-8")))
+    return frozenset(names)
+
+
+@cache
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def service(name: str) -> dict[str, Any]:
+    services = compose()["services"]
+    assert name in services, f"compose.yaml has no service {name!r}"
+    found = services[name]
+    assert isinstance(found, dict)
+    return found
+
+
+def environment(name: str) -> dict[str, Any]:
+    env = service(name).get("environment") or {}
+    assert isinstance(env, dict), "environment as a mapping, so merges and checks are exact"
+    return env
+
+
+def env_example() -> dict[str, str | None]:
+    """deploy/.env.example's variables: value when set, None when commented out."""
+    found: dict[str, str | None] = {}
+    for line in (DEPLOY / ".env.example").read_text(encoding="utf-8").splitlines():
+        set_line = re.fullmatch(r"([A-Z][A-Z0-9_]*)=(.*)", line)
+        commented = re.fullmatch(r"#\s*([A-Z][A-Z0-9_]*)=.*", line)
+        if set_line:
+            found[set_line.group(1)] = set_line.group(2)
+        elif commented:
+            found.setdefault(commented.group(1), None)
+    return found
+
+
+def test_the_scan_finds_the_settings_module_and_the_payment_settings() -> None:
+    # Guards the scan itself: a pattern that stopped matching would make the rest vacuous.
+    assert {
+        "DATABASE_URL",
+        "PORT",
+        "PUBLIC_URL",
+        "JOBS_CONSUMER",
+        "JOBS_REDIS_URL",
+        "DASHBOARD_SECRET",
+        "X402_PAY_TO",
+        "X402_VERSION",
+        "MPP_SECRET_KEY",
+    } <= settings_read()
+
+
+def test_every_setting_the_service_reads_is_in_the_operations_guide() -> None:
+    guide = GUIDE.read_text(encoding="utf-8")
+    missing = sorted(name for name in settings_read() if f"`{name}`" not in guide)
+    assert not missing, f"docs/operations.md does not describe {missing}"
+
+
+def test_app_services_pass_only_settings_the_service_reads() -> None:
+    known = settings_read() | SERVER_SETTINGS
+    guide = GUIDE.read_text(encoding="utf-8")
+    for name in APP_SERVICES:
+        unknown = sorted(set(environment(name)) - known)
+        assert not unknown, f"{name} sets {unknown}, which nothing reads"
+        undocumented = sorted(v for v in environment(name) if f"`{v}`" not in guide)
+        assert not undocumented, undocumented
+
+
+def test_replicas_and_consumers_share_the_database_the_queue_and_the_secrets() -> None:
+    web, consumer = environment("web"), environment("consumer")
+    for shared in ("DATABASE_URL", "JOBS_REDIS_URL", "DASHBOARD_SECRET", "MPP_SECRET_KEY"):
+        assert web.get(shared), f"web has no {shared}"
+        assert web[shared] == consumer.get(shared), shared
+    assert "@postgres:" in web["DATABASE_URL"]
+    assert web["DATABASE_URL"].startswith("postgresql://")
+    assert web["JOBS_REDIS_URL"].startswith("redis://redis:")
+    # Sign-in limits counted once for all replicas, in a database of its own.
+    assert web["SIGN_IN_LIMIT_STORAGE"].startswith("redis://redis:")
+    assert web["SIGN_IN_LIMIT_STORAGE"] != web["JOBS_REDIS_URL"]
+
+
+def test_web_replicas_leave_queued_jobs_to_the_consumers() -> None:
+    assert environment("web")["JOBS_CONSUMER"] == "external"
+    assert service("web")["deploy"]["replicas"] >= 2
+    assert service("consumer")["deploy"]["replicas"] >= 2
+    # A consumer drains its jobs on SIGINT (huey's graceful stop), not SIGTERM.
+    assert service("consumer")["stop_signal"] == "SIGINT"
+
+
+def test_consumers_run_the_makefile_consumer_command() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    line = next(text for text in makefile.splitlines() if "huey_consumer" in text)
+    made = shlex.split(line[line.index("huey_consumer") :])
+    command = [str(part) for part in service("consumer")["command"]]
+    assert command[:2] == ["huey_consumer", "bento.jobs.huey"] == made[:2]
+    assert [command[i] for i in range(2, len(command), 2)] == made[2::2]  # the same options
+    workers = command[command.index("--workers") + 1]
+    assert environment("consumer")["SOLVE_PROCESSES"] == workers  # as `make consumer`
+    assert environment("consumer")["JOBS_WORKERS"] == workers
+    # huey_consumer imports bento.jobs from its working directory: the Bento's src/.
+    assert service("consumer")["working_dir"].endswith("/src")
+
+
+def test_backends_have_healthchecks_and_the_app_waits_for_them() -> None:
+    for backend in ("postgres", "redis"):
+        assert service(backend)["healthcheck"]["test"], backend
+    assert service("postgres")["volumes"], "the database keeps its files in a volume"
+    for name in APP_SERVICES:
+        depends = service(name)["depends_on"]
+        for backend in ("postgres", "redis"):
+            assert depends[backend]["condition"] == "service_healthy", (name, backend)
+    assert "/readyz" in " ".join(service("web")["healthcheck"]["test"])
+
+
+def test_the_load_balancer_fronts_the_web_replicas() -> None:
+    lb = service("lb")
+    assert lb["depends_on"]["web"]["condition"] == "service_healthy"
+    mounted = [volume.split(":") for volume in lb["volumes"]]
+    assert ["./nginx.conf", "/etc/nginx/nginx.conf", "ro"] in mounted
+    conf = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
+    assert re.search(r"^\s*server web:3000\b", conf, re.MULTILINE)
+    assert "proxy_pass http://shiftsched;" in conf
+    assert "X-Forwarded-For" in conf
+    # Only the load balancer is published; the replicas are reached through it.
+    assert all("ports" not in service(name) for name in APP_SERVICES)
+
+
+def test_env_example_names_every_variable_the_stack_uses_and_holds_no_secret() -> None:
+    text = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
+    example = env_example()
+    interpolated = set(INTERPOLATED.findall(text))
+    passed_through = {
+        name for svc in APP_SERVICES for name, value in environment(svc).items() if value is None
+    }
+    missing = sorted((interpolated | passed_through) - set(example))
+    assert not missing, f"deploy/.env.example lacks {missing}"
+    required = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):\?", text))
+    assert {"POSTGRES_PASSWORD", "DASHBOARD_SECRET", "MPP_SECRET_KEY"} <= required
+    for name in required:
+        assert example[name] == "", f"{name} must be left empty in the example"
+    # Optional settings stay commented out: an empty value would override a default.
+    for name in passed_through:
+        assert example[name] is None, f"{name} is set in the example; comment it out"
+    unknown = sorted(name for name in passed_through if name not in settings_read())
+    assert not unknown, unknown
