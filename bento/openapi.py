@@ -66,7 +66,9 @@ JOB_OUTCOMES = (
     "(solution and usage) captures them; failed releases them, whatever error.code says: "
     "no_solution (with diagnosis when one was found; unlike the synchronous 422, a failed "
     "job is not charged), solver_timeout, internal_error, or interrupted (the service "
-    "stopped or restarted before the job finished; submit it again)."
+    "stopped before the job finished, or the consumer solving it died on the job's second "
+    "run: a job whose consumer dies is run once more under the same reservation, never "
+    "charged twice; submit it again)."
 )
 POSITIVE_INTEGER_STRING = {"type": "string", "pattern": "^[1-9][0-9]*$"}
 SETTLE_STATUSES = ["failed", "facilitator_error", "internal_error"]
