@@ -9,8 +9,12 @@ settings found in the service's source.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,8 @@ READ = re.compile(
     r"""(?:\benv(?:iron)?\.get\(\s*|\benv\[\s*|_int\(env,\s*)["']([A-Z][A-Z0-9_]*)["']"""
 )
 INTERPOLATED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)")
+# Compose's forms used here: ${NAME}, ${NAME:-default}, ${NAME:?message}; $$ is a dollar.
+SUBSTITUTION = re.compile(r"\$\$|\$\{([A-Z][A-Z0-9_]*)(?::([-?])([^}]*))?\}")
 
 
 @cache
@@ -183,3 +189,91 @@ def test_env_example_names_every_variable_the_stack_uses_and_holds_no_secret() -
         assert example[name] is None, f"{name} is set in the example; comment it out"
     unknown = sorted(name for name in passed_through if name not in settings_read())
     assert not unknown, unknown
+
+
+def interpolated(text: str, values: dict[str, str]) -> str:
+    """``text`` with compose's substitutions done from ``values`` (a missing required
+    variable fails the test, as it stops ``docker compose``)."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, kind, rest = match.groups()
+        value = values.get(name, "")
+        if kind == "?":
+            assert value, f"{name} is required: {rest}"
+        return value or (rest if kind == "-" else "")
+
+    return SUBSTITUTION.sub(one, text)
+
+
+def stack_with_example_values() -> dict[str, Any]:
+    """compose.yaml as docker compose reads it with deploy/.env.example (its empty secrets
+    filled in): parsed first, then every string substituted."""
+    values = {name: value for name, value in env_example().items() if value is not None}
+    values.update(
+        POSTGRES_PASSWORD="0f1e2d3c", DASHBOARD_SECRET="ab" * 32, MPP_SECRET_KEY="cd" * 32
+    )
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return interpolated(node, values)
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if isinstance(node, dict):
+            return {key: walk(value) for key, value in node.items()}
+        return node
+
+    stack = walk(compose())
+    assert isinstance(stack, dict)
+    return stack
+
+
+def settings_seen_by(env: dict[str, Any]) -> dict[str, Any]:
+    """What ``Settings.from_env`` makes of a service's environment, in a fresh process
+    (unset entries, those without a value, are left out as compose leaves them out)."""
+    script = (
+        "import json; from bento.settings import Settings; s = Settings.from_env(); "
+        "print(json.dumps({'database_url': s.database_url, 'jobs_redis_url': "
+        "s.jobs_redis_url, 'jobs_consumer': s.jobs_consumer, 'solve_processes': "
+        "s.solve_processes, 'job_threads': s.job_threads, 'public_url': s.public_url, "
+        "'dashboard_secret': s.dashboard_secret, 'x402': s.x402 is not None, "
+        "'mpp': s.mpp is not None}))"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in settings_read()}
+    given = {name: str(value) for name, value in env.items() if value is not None}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**clean, **given},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    seen = json.loads(done.stdout)
+    assert isinstance(seen, dict)
+    return seen
+
+
+def test_the_settings_read_from_the_example_stack_are_the_intended_ones() -> None:
+    stack = stack_with_example_values()
+    postgres = stack["services"]["postgres"]["environment"]
+    web = settings_seen_by(stack["services"]["web"]["environment"])
+    consumer = settings_seen_by(stack["services"]["consumer"]["environment"])
+    user, password, db = (
+        postgres[k] for k in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB")
+    )
+    assert web["database_url"] == f"postgresql://{user}:{password}@postgres:5432/{db}"
+    for seen in (web, consumer):
+        assert seen["database_url"] == web["database_url"]
+        assert seen["jobs_redis_url"] == "redis://redis:6379/0"
+        assert seen["dashboard_secret"] == "ab" * 32
+        assert seen["public_url"] == "http://localhost:8080"
+        assert not seen["x402"] and not seen["mpp"]  # payments stay off unless configured
+    assert not web["jobs_consumer"] and web["solve_processes"] == 1
+    assert consumer["solve_processes"] == 1 and consumer["job_threads"] == 1
+    # The published port and the advertised address agree.
+    assert stack["services"]["lb"]["ports"] == ["8080:80"]
+    command = stack["services"]["consumer"]["command"]
+    assert command[command.index("--workers") + 1] == "1"
