@@ -6,9 +6,11 @@ PostgreSQL and Redis come from the conftest fixtures; both replicas run the real
 each consumer solves a long job, one consumer is killed outright (SIGKILL): its job must
 be found dead from its silent heartbeat, run again on the survivor and complete there
 (the retry policy, ``bento.jobs``). Meanwhile one replica is stopped and started again on
-its port while the jobs are polled through the other. At the end every job has ended,
-both replicas give the same final answer for each, and the ledger shows each job's units
-settled once: the account paid for the completed jobs and nothing else.
+its port while the jobs are polled through the other. Every job ends and both replicas
+give the same final answer for each. Then a consumer is frozen (SIGSTOP) while solving:
+its job runs again on a fresh consumer, and the frozen one, woken afterwards, ends its
+own run without touching the job. At the end the ledger shows each job's units settled
+once: the account paid for the completed jobs and nothing else.
 
 Every wait is a polling loop with a deadline only a broken system reaches; the figures
 printed (how long finding the dead run and re-running it took) are for people, never
@@ -50,6 +52,7 @@ WAIT_SECONDS = 180  # for a job to start, end or be run again: only a broken sys
 JOBS = 20
 LONG_LIMIT = 300  # the two long jobs end only when stopped, once they have a roster
 SHORT_LIMIT = 31  # over the 30 s synchronous cap: queued, yet solved within a second
+FROZEN_LIMIT = 8  # the frozen consumer's solve must end on its own (then it falls silent)
 
 
 @dataclass
@@ -135,17 +138,38 @@ class Cluster:
         )
 
 
-def start_consumer(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """`huey_consumer bento.jobs.huey` with one thread and one solver process."""
-    consumer = Path(sys.executable).parent / "huey_consumer"
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+@dataclass
+class Consumers:
+    """The `huey_consumer bento.jobs.huey` processes started (one thread and one solver
+    process each), running or not, so every one is stopped at the end."""
+
+    env: dict[str, str]
+    folder: Path
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def start(self) -> subprocess.Popen[bytes]:
+        consumer = Path(sys.executable).parent / "huey_consumer"
+        command = [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"]
+        with self.log(len(self.started)).open("ab") as out:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT
+            )
+        self.started.append(process)
+        return process
+
+    def stop(self, process: subprocess.Popen[bytes]) -> None:
+        """huey's graceful stop (a frozen one is woken first), then SIGKILL if it hangs."""
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)
+            process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def log(self, index: int) -> Path:
+        return self.folder / f"consumer-{index}.log"
 
 
 def children(pid: int) -> set[int]:
@@ -185,7 +209,7 @@ def wait_until(what: str, check: Callable[[], Any]) -> Any:
 @pytest.fixture
 def cluster(
     redis_server: str, postgres_server: Any, tmp_path: Path
-) -> Iterator[tuple[Cluster, list[subprocess.Popen[bytes]], Store]]:
+) -> Iterator[tuple[Cluster, Consumers, Store]]:
     with redis.Redis.from_url(redis_server) as queue:
         queue.flushdb()
     database_url: str = postgres_server.new_database()
@@ -211,12 +235,12 @@ def cluster(
             "BENTOML_DO_NOT_TRACK": "true",
         }
         replicas.append(Replica(port, env, tmp_path / f"replica-{name}.log"))
-    consumers: list[subprocess.Popen[bytes]] = []
+    consumers = Consumers(common, tmp_path)
     try:
         for replica in replicas:
             replica.start()
-        for index in range(2):
-            consumers.append(start_consumer(common, tmp_path / f"consumer-{index}.log"))
+        for _ in range(2):
+            consumers.start()
         for replica in replicas:
             replica.wait_up()
         client = Cluster(replicas)
@@ -225,21 +249,14 @@ def cluster(
         finally:
             client.close()
     finally:
-        for process in consumers:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)  # huey's graceful stop
-        for process in consumers:
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        for process in consumers.started:
+            consumers.stop(process)
         for replica in replicas:
             replica.stop()
         store.close()
-        for index in range(2):
+        for index in range(len(consumers.started)):
             print(f"--- consumer {index} log (end):")
-            print((tmp_path / f"consumer-{index}.log").read_text(errors="replace")[-1500:])
+            print(consumers.log(index).read_text(errors="replace")[-1500:])
 
 
 def submit(cluster: Cluster, data: Any) -> str:
@@ -266,8 +283,8 @@ def stop_job(cluster: Cluster, job_id: str) -> None:
     assert response.status_code in (200, 202), response.text
 
 
-def test_a_killed_consumer_and_a_restarted_replica_lose_nothing(
-    cluster: tuple[Cluster, list[subprocess.Popen[bytes]], Store],
+def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
+    cluster: tuple[Cluster, Consumers, Store],
 ) -> None:
     client, consumers, store = cluster
     replica_a, replica_b = client.replicas
@@ -287,7 +304,7 @@ def test_a_killed_consumer_and_a_restarted_replica_lose_nothing(
     long_jobs = [submit(client, long_data) for _ in range(2)]
     for job_id in long_jobs:
         wait_until(f"job {job_id} finds a roster", lambda j=job_id: roster_found(client, j))
-    victim = consumers[0]
+    victim = consumers.started[0]
     solvers = children(victim.pid)
     assert solvers, "the consumer has no solver process"
     victim.send_signal(signal.SIGKILL)
@@ -360,19 +377,82 @@ def test_a_killed_consumer_and_a_restarted_replica_lose_nothing(
         job_id: 2 if job_id == orphan else 1 for job_id in jobs
     }
 
-    # Units settled exactly once: one captured reservation a job, the account charged for
-    # the completed jobs and nothing more.
+    # A consumer frozen (stopped, not killed) while solving: its solver finishes and falls
+    # silent, so the job runs again on a fresh consumer. Woken up afterwards, the frozen
+    # consumer ends its own run, and must change nothing: the job ended once, on its re-run.
+    survivor = consumers.started[1]
+    frozen_data = large_request(timeout=FROZEN_LIMIT)
+    frozen_job = submit(client, frozen_data)
+    wait_until("the job starts solving", lambda: progress(client, frozen_job)["state"] == "solving")
+    survivor.send_signal(signal.SIGSTOP)
+    frozen_at = time.monotonic()
+    fresh = consumers.start()
+    wait_until("the frozen consumer's job is run again", lambda: attempt(store, frozen_job) == 2)
+    frozen_rerun_at = time.monotonic()
+    frozen_final = wait_until("the re-run ends", lambda: final(client, frozen_job))
+    assert frozen_final["status"] == "completed" or ended_without_a_roster(frozen_final)
+    consumers.stop(fresh)  # from now on only the woken consumer takes jobs
+    survivor.send_signal(signal.SIGCONT)
+    last_job = submit(client, short_data)  # taken once the woken one's own run has ended
+    last_final = wait_until("the woken consumer solves again", lambda: final(client, last_job))
+    assert last_final["status"] == "completed", last_final
+    assert attempt(store, frozen_job) == 2
+    for replica in (replica_a, replica_b):
+        again = client.on(replica, "GET", f"/solve/jobs/{frozen_job}")
+        assert again.status_code == 200 and again.json() == frozen_final
+    finals.update({frozen_job: frozen_final, last_job: last_final})
+    print(
+        f"consumer frozen -> job run again: {frozen_rerun_at - frozen_at:.1f} s "
+        f"(its {FROZEN_LIMIT} s solve, then the silence)"
+    )
+
+    # Units settled exactly once: one reservation a job, captured if it completed and
+    # released otherwise; the account charged for the completed jobs and nothing more.
     charged = {job_id: units["long"] if job_id in long_jobs else units["short"] for job_id in jobs}
-    assert {job_id: body["usage"]["units_consumed"] for job_id, body in finals.items()} == charged
+    charged[last_job] = units["short"]
+    if frozen_final["status"] == "completed":
+        charged[frozen_job] = units_for(request_size(parse_request(frozen_data)))
+    consumed = {
+        job_id: body["usage"]["units_consumed"]
+        for job_id, body in finals.items()
+        if body["status"] == "completed"
+    }
+    assert consumed == charged
     with store.read() as conn:
         rows = conn.execute(
             sa.select(ledger.c.reservation_id, ledger.c.units, ledger.c.state).where(
                 ledger.c.account_id == DEMO_ACCOUNT_ID
             )
         ).all()
+    records = {job_id: store.find_job(job_id) for job_id in finals}
     reservations = {job.reservation_id: job.id for job in records.values() if job}
     assert sorted(row.reservation_id for row in rows) == sorted(reservations)
-    assert all(row.state == "captured" for row in rows), rows
-    assert {reservations[row.reservation_id]: row.units for row in rows} == charged
+    states = {reservations[row.reservation_id]: row.state for row in rows}
+    assert states == {job_id: "captured" if job_id in charged else "released" for job_id in finals}
+    captured = {
+        reservations[row.reservation_id]: row.units for row in rows if row.state == "captured"
+    }
+    assert captured == charged
     usage = client.call("GET", "/usage")
     assert usage.json()["available_units"] == available_before - sum(charged.values())
+
+
+def attempt(store: Store, job_id: str) -> int | None:
+    job = store.find_job(job_id)
+    return None if job is None else job.attempt
+
+
+def final(cluster: Cluster, job_id: str) -> dict[str, Any] | None:
+    """The job's final answer, None while it runs."""
+    response = cluster.call("GET", f"/solve/jobs/{job_id}")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return None if body["status"] == "running" else body
+
+
+def ended_without_a_roster(body: dict[str, Any]) -> bool:
+    """A machine busy enough may leave a short solve of the large request without any
+    roster (``tests.bento.test_jobs.large_request``): it then fails, charged nothing."""
+    assert (body["status"], body["error"]["code"]) == ("failed", "solver_timeout"), body
+    assert "usage" not in body
+    return True
