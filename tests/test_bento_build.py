@@ -3,7 +3,10 @@ and nothing of the development tree, and its own src/ alone is enough to import 
 answer.
 
 One build per run, in a temporary BENTOML_HOME (the user's own Bento store is never
-touched); with the lock file's pins taken as they are, the build needs no network.
+touched); with the lock file's pins taken as they are, the build needs no network. The
+build reads a copy of the checkout without the folders other tests write to while this
+one runs (caches, var/), so nothing can vanish under it; the copy gets a var/ and a
+.venv/ of its own to show they are left out.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,6 +23,18 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).parent.parent
+VOLATILE = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "var",
+    "artifacts",
+    ".hypothesis",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "__pycache__",
+    "*.egg-info",
+)
 BUILD_TIMEOUT_SECONDS = 240  # a few seconds normally; generous for a busy machine
 
 # Run with `python -I` inside a scratch directory: the import path is the Bento's src/
@@ -57,11 +73,16 @@ IMPORT_CHECK = textwrap.dedent(
 def test_bento_builds_with_the_service_its_files_and_the_locked_packages(
     tmp_path: Path,
 ) -> None:
+    context = tmp_path / "checkout"
+    shutil.copytree(ROOT, context, ignore=VOLATILE, symlinks=True)
+    for scratch_file in ("var/shiftsched.db", ".venv/pyvenv.cfg", "artifacts/shot.png"):
+        (context / scratch_file).parent.mkdir(parents=True, exist_ok=True)
+        (context / scratch_file).write_text("development state\n")
     home = tmp_path / "bentoml"
     env = {**os.environ, "BENTOML_HOME": str(home), "BENTOML_DO_NOT_TRACK": "true"}
     built = subprocess.run(
         [sys.executable, "-m", "bentoml", "build", "--output", "tag"],
-        cwd=ROOT,
+        cwd=context,
         env=env,
         capture_output=True,
         text=True,
