@@ -316,7 +316,8 @@ class JobQueue:
         run again are logged; returns those failed (units released)."""
         queued = self._queued_job_ids()
         settled = [
-            (job.id, self._settle_orphan(store, job, queued)) for job in store.running_jobs()
+            (job.id, self._settle_orphan(store, job, queued))
+            for job in store.running_jobs(bodies=False)
         ]
         return [job_id for job_id, outcome in settled if outcome not in (None, "rerun")]
 
@@ -378,7 +379,7 @@ class JobQueue:
         quiet_since = moment - timedelta(seconds=MARK_MARGIN_SECONDS)
         queued: set[str] | None = None
         outcomes: dict[str, OrphanOutcome] = {}
-        for job in store.running_jobs():
+        for job in store.running_jobs(bodies=False):
             if job.progress_at is not None:
                 if job.progress_at > silent_since:
                     continue

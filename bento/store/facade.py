@@ -173,8 +173,8 @@ class Store:
     def find_job(self, job_id: str) -> Job | None:
         return self.jobs.find_job(job_id)
 
-    def running_jobs(self) -> list[Job]:
-        return self.jobs.running_jobs()
+    def running_jobs(self, *, bodies: bool = True) -> list[Job]:
+        return self.jobs.running_jobs(bodies=bodies)
 
     def finish_job(
         self,

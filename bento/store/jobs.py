@@ -41,6 +41,8 @@ from bento.store.rows import (
 )
 from bento.tables import jobs
 
+_BODIES = frozenset({"request_json", "response_json", "progress_json"})
+
 StopOutcome = Literal["finished", "cancelled", "stopping"]
 """What a stop request did: nothing (the job had ended), ended the job at once (it had not
 started solving), or asked the process solving it to stop."""
@@ -126,9 +128,18 @@ class Jobs:
             row = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).first()
         return job_from_row(row) if row is not None else None
 
-    def running_jobs(self) -> list[Job]:
-        """Every job still running, oldest first: what a restarted service must account for."""
-        query = sa.select(jobs).where(jobs.c.status == "running").order_by(jobs.c.created_at)
+    def running_jobs(self, *, bodies: bool = True) -> list[Job]:
+        """Every job still running, oldest first: what a restarted service must account for.
+
+        ``bodies=False`` leaves the request, answer and progress records out (None): a
+        caller that looks at every running job every few seconds (the consumers' sweep for
+        dead runs) needs only their state, and a large request weighs a megabyte.
+        """
+        columns = [
+            column if bodies or column.name not in _BODIES else sa.null().label(column.name)
+            for column in jobs.c
+        ]
+        query = sa.select(*columns).where(jobs.c.status == "running").order_by(jobs.c.created_at)
         with self.db.read() as conn:
             return [job_from_row(row) for row in conn.execute(query)]
 

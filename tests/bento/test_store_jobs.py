@@ -64,6 +64,14 @@ def test_find_job_and_running_jobs_span_accounts(store: Store) -> None:
     assert store.find_job(newer.id) == newer
     assert store.find_job("0" * 32) is None
     assert [job.id for job in store.running_jobs()] == [older.id, newer.id]
+    assert store.record_progress(older.id, {"elapsed_seconds": 1.0})
+    lean = store.running_jobs(bodies=False)  # what the sweep for dead runs reads
+    full = store.running_jobs()
+    assert [(job.request_json, job.progress) for job in lean] == [(None, None)] * 2
+    assert [(job.id, job.status, job.attempt, job.progress_at) for job in lean] == [
+        (job.id, job.status, job.attempt, job.progress_at) for job in full
+    ]
+    assert full[0].progress_at is not None and full[1].progress_at is None
 
 
 def test_a_recorded_synchronous_solve_is_a_finished_job_of_its_account(store: Store) -> None:
