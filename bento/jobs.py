@@ -58,10 +58,12 @@ How a dead run is found (every consumer looks, every :data:`ORPHAN_SWEEP_SECONDS
 
 Then :meth:`bento.store.Store.settle_orphan` decides in one transaction holding the job's
 row, so however many consumers and replicas notice the same death, one hands the job on
-(its attempt number goes up and it is enqueued again) or fails it. Every write of a run is
-conditional on the job still being on that run's attempt: a consumer that was frozen, not
-killed, and comes back finds its job handed on, and neither overwrites the new run's
-progress nor ends the job a second time.
+(its attempt number goes up and it is enqueued again) or fails it. Should the one that
+handed it on die before enqueueing it, the job is found again the same way (neither
+queued, nor marked, nor heard from) and, on its last run, fails: it is never lost. Every
+write of a run is conditional on the job still being on that run's attempt: a consumer
+that was frozen, not killed, and comes back finds its job handed on, and neither
+overwrites the new run's progress nor ends the job a second time.
 
 Restart rule: at startup the service applies the same policy to every job still
 ``running`` whose task is neither waiting in the queue, nor being solved by a live
