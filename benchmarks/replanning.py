@@ -273,6 +273,12 @@ def _report(replanned: dict[str, Any] | None, ranked: dict[str, Any] | None) -> 
     return "\n".join(lines)
 
 
+def _shown(path: Path) -> str:
+    """A results folder as recorded: relative to the repository when inside it."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks replanning", description=__doc__)
     parser.add_argument("--absences", type=int, default=20, help="sick calls to re-plan")
@@ -292,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"{timestamp()}-replanning"
     payload = {
-        "settings": vars(args) | {"out": str(args.out)},
+        "settings": vars(args) | {"out": _shown(args.out)},
         "machine": machine_info(),
         "revision": git_revision(),
         "replan": replanned,
