@@ -27,13 +27,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +37,8 @@ from typing import Any
 import httpx
 from huey import SqliteHuey
 
-from benchmarks.load import _NOT_INHERITED, _stop, _wait_ready, audit_solution, free_port
-from benchmarks.machine import ROOT, git_revision, load_average, machine_info
+from benchmarks.load import audit_solution, serve_with_state
+from benchmarks.machine import git_revision, load_average, machine_info
 from benchmarks.report import Target, targets_table
 from benchmarks.runner import RESULTS, timestamp
 from bento.runtime import QUEUE_NAME
@@ -73,35 +69,9 @@ class Trial:
     charged_once: bool
 
 
-@contextlib.contextmanager
-def served(key: str) -> Iterator[tuple[str, Path]]:
+def served(key: str) -> contextlib.AbstractContextManager[tuple[str, Path]]:
     """The service on a free loopback port; yields its URL and its state folder."""
-    with tempfile.TemporaryDirectory(prefix="job-control-") as tmp:
-        home = Path(tmp)
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
-        env.update(
-            DEMO_API_KEY=key,
-            DATABASE_URL=f"sqlite:///{home / 'service.db'}",
-            JOBS_DB_PATH=str(home / "jobs.db"),
-            BENTOML_HOME=str(home / "bentoml"),
-            BENTOML_DO_NOT_TRACK="true",
-        )
-        bentoml = Path(sys.executable).parent / "bentoml"
-        log_file = home / "serve.log"
-        command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
-        command += ["--port", str(port), "--host", "127.0.0.1"]
-        with log_file.open("wb") as log:
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
-            try:
-                base = f"http://127.0.0.1:{port}/v1/public"
-                _wait_ready(process, base, log_file)
-                yield base, home
-            finally:
-                _stop(process)
+    return serve_with_state(key, prefix="job-control-")
 
 
 def _until(what: str, check: Callable[[], Any]) -> tuple[float, Any]:

@@ -382,7 +382,17 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @contextlib.contextmanager
 def served(key: str, log_path: Path | None) -> Iterator[str]:
     """The service on a free loopback port, state in a temporary folder; yields its URL."""
-    with tempfile.TemporaryDirectory(prefix="load-serve-") as tmp:
+    with serve_with_state(key, log_path, "load-serve-") as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def serve_with_state(
+    key: str, log_path: Path | None = None, prefix: str = "serve-"
+) -> Iterator[tuple[str, Path]]:
+    """The service (SQLite store, SqliteHuey queue, demo ``key``) on a free loopback
+    port; yields its URL and its state folder (where the queue's file lives)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         home = Path(tmp)
         port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
@@ -405,7 +415,7 @@ def served(key: str, log_path: Path | None) -> Iterator[str]:
             try:
                 base = f"http://127.0.0.1:{port}/v1/public"
                 _wait_ready(process, base, log_file)
-                yield base
+                yield base, home
             finally:
                 _stop(process)
 
