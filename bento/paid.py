@@ -14,18 +14,29 @@ A paid request walks this order, and stops at the first fault:
    queued solve) and asks for at most 30 s (501);
 4. the payment requirements can be built from the settings (else 503);
 5. the payment pays this price (401), and is claimed in the database: a payment used
-   before, or in flight in a concurrent request, is refused (401);
+   before, or in flight in a concurrent request, is refused (401). A claim is held on a
+   lease (``PAYMENT_CLAIM_LEASE_SECONDS``): one left in flight by a request that died
+   is taken over once its lease has run out (``bento.store.payments``);
 6. the facilitator/provider verifies it (401 when it refuses, 503 when unreachable);
 7. the solve runs; a roster (or a diagnosed infeasibility, as on the key path) is
    *delivered* and the payment settled; otherwise the claim is given back unsettled, so
    the payer loses nothing and can retry with the same payment;
-8. a settlement that fails after delivery never withholds the roster: the response
-   carries ``X-Service-Settle-Status`` (failed, facilitator_error, internal_error).
+8. settlement decides what is delivered (``X-Service-Settle-Status`` names a failure):
+
+   * ``failed``: the facilitator/provider refused outright (``success: false``, a
+     refused capture), so no money moved. The result is withheld: 401 naming the scheme,
+     with the header, and the claim is given back. One payment never buys a result it
+     did not pay for, whatever the reason (a nonce already used elsewhere included);
+   * ``facilitator_error``, ``internal_error``: no verdict, so the money may have moved.
+     The result is delivered with the header, and the claim stays taken
+     (``settle_failed``, with the detail) so the payment cannot buy a second solve; the
+     payer is never the one who loses.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -62,6 +73,11 @@ X402_HEADERS = ("x-payment", "payment-signature")
 PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED"
 SETTLE_STATUS_HEADER = "X-Service-Settle-Status"
 UNITS_CONSUMED_HEADER = "X-Units-Consumed"
+ALREADY_USED = "this payment was already used (or is in use by another request)"
+LEASE_LOST = (
+    "this payment's claim ran out while the solve ran and another request took it over; "
+    "it was not settled here"
+)
 API_KEY_ENTRY = {
     "scheme": "api_key",
     "description": "Authorization: Bearer <API key>, issued in the account dashboard "
@@ -138,22 +154,39 @@ async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Resp
     except PaymentRejected as rejected:
         raise payment.refused(str(rejected), units) from None
     store: Store = request.app.state.store
-    if not await in_thread(store.claim_payment, key, header.scheme, amount, _request_id(request)):
-        message = "this payment was already used (or is in use by another request)"
-        raise payment.refused(message, units)
+    holder = _request_id(request)
+    lease = payment.lease_seconds
+    claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
+    if not claimed:
+        raise payment.refused(ALREADY_USED, units)
+    claim = _Claim(key, holder, lease)
     try:
         await payment.verify()
     except PaymentRejected as rejected:
-        await _release(request, key)
+        await _release(request, claim)
         raise payment.refused(str(rejected), units) from None
     except PaymentUnavailable as error:
-        await _release(request, key)
+        await _release(request, claim)
         raise _unavailable(str(error)) from None
-    return await _solve_and_settle(request, data, time_limit, key, payment.settle)
+    return await _solve_and_settle(request, data, time_limit, claim, payment, units)
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """A payment claim held by this request: its key, holder (the request id) and
+    lease, so that each later step changes the claim only while it is still ours."""
+
+    key: str
+    holder: str
+    lease_seconds: float
 
 
 class _Payment(Protocol):
     """One decoded payment, whatever its scheme."""
+
+    @property
+    def lease_seconds(self) -> float:
+        """How long this request may hold the payment's claim in flight."""
 
     def refused(self, message: str, units: int) -> PaymentRefused:
         """401 naming the scheme, with a fresh challenge priced for ``units``."""
@@ -195,6 +228,10 @@ class _X402Payment:
         self.request, self.gateway, self.payload = request, gateway, payload
         self.requirements: Requirements | None = None
 
+    @property
+    def lease_seconds(self) -> float:
+        return self.gateway.settings.claim_lease_seconds
+
     def refused(self, message: str, units: int) -> PaymentRefused:
         return _x402_refused(self.request, self.gateway, message, units)
 
@@ -225,6 +262,10 @@ class _MppPayment:
         self.request, self.gateway, self.credential = request, gateway, credential
         self.units = 1
 
+    @property
+    def lease_seconds(self) -> float:
+        return self.gateway.settings.claim_lease_seconds
+
     def refused(self, message: str, units: int) -> PaymentRefused:
         return _mpp_refused(self.request, self.gateway, message, units)
 
@@ -244,31 +285,42 @@ class _MppPayment:
 
 
 async def _solve_and_settle(
-    request: Request, data: Any, time_limit: float, key: str, settle: Any
+    request: Request, data: Any, time_limit: float, claim: _Claim, payment: _Payment, units: int
 ) -> Response:
-    """Solve; settle only what is delivered; give the claim back otherwise."""
+    """Solve; settle only what is delivered; give the claim back otherwise. A settlement
+    refused outright withholds the result (see the module docstring, step 8)."""
     store: Store = request.app.state.store
     try:
         result = await solve_in_pool(request, data, time_limit)
     except SolverBusy as busy:
-        await _release(request, key)
+        await _release(request, claim)
         raise solvers_busy(busy, "the payment was not settled") from None
     except SolveFailed as exc:
-        await _release(request, key)
+        await _release(request, claim)
         raise InternalError(f"{exc}; the payment was not settled") from None
     except BaseException:
-        await _release(request, key)
+        await _release(request, claim)
         raise
     if not delivered(result):
-        await _release(request, key)
+        await _release(request, claim)
         raise undelivered(result, "; the payment was not settled")
-    await _mark(store, key, "settling", None)
-    settlement, headers = await settle()
+    if not await _start_settling(store, claim):
+        raise payment.refused(LEASE_LOST, units)
+    settlement, headers = await payment.settle()
+    if settlement.status == "failed":
+        await _release(request, claim, settling=True)
+        refused = payment.refused(
+            f"the payment could not be settled ({settlement.detail or 'refused'}); the "
+            "result is withheld and nothing was charged",
+            units,
+        )
+        refused.headers.append((SETTLE_STATUS_HEADER, settlement.status))
+        raise refused
     if settlement.status == "settled":
-        await _mark(store, key, "settled", None)
+        await _mark(store, claim.key, "settled", None)
     else:
         headers[SETTLE_STATUS_HEADER] = settlement.status
-        await _mark(store, key, "settle_failed", settlement.detail)
+        await _mark(store, claim.key, "settle_failed", settlement.detail)
     headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
     return delivered_response(request, result, headers)
 
@@ -307,6 +359,19 @@ async def _check_bearer_beside(request: Request) -> None:
         )
 
 
+async def _start_settling(store: Store, claim: _Claim) -> bool:
+    """Move our claim to ``settling``; False when it is no longer ours (its lease ran
+    out and another request took it over), so this request must not settle. A store
+    outage here must not withhold the result the payment was verified for: a request
+    that later takes the claim over verifies the payment afresh, and the facilitator or
+    provider refuses one that was settled."""
+    try:
+        return await in_thread(store.start_settling, claim.key, claim.holder, claim.lease_seconds)
+    except StoreUnavailable:
+        logger.warning("payment %s: could not record state settling (store unavailable)", claim.key)
+        return True
+
+
 async def _mark(store: Store, key: str, state: PaymentState, detail: str | None) -> None:
     """Record how settlement went; a store outage here must not withhold the roster the
     payment was verified for (the claim stays taken, so it cannot be replayed)."""
@@ -316,9 +381,9 @@ async def _mark(store: Store, key: str, state: PaymentState, detail: str | None)
         logger.warning("payment %s: could not record state %s (store unavailable)", key, state)
 
 
-async def _release(request: Request, key: str) -> None:
+async def _release(request: Request, claim: _Claim, *, settling: bool = False) -> None:
     store: Store = request.app.state.store
-    await in_thread(store.release_payment, key)
+    await in_thread(store.release_payment, claim.key, claim.holder, settling=settling)
 
 
 def _x402_refused(
@@ -366,4 +431,5 @@ def _docs(request: Request) -> str:
 
 
 def _request_id(request: Request) -> str:
-    return str(getattr(request.state, "request_id", "")) or "unknown"
+    """The request's id, which also names it as the holder of a payment claim."""
+    return str(getattr(request.state, "request_id", "")) or uuid.uuid4().hex

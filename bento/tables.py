@@ -104,6 +104,9 @@ payments = sa.Table(
     sa.Column("detail", sa.String(500), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Until when the request holding the claim may keep it in flight (verifying,
+    # settling); NULL on rows written before leases existed (their updated_at counts).
+    sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(
         "state IN ('verifying', 'settling', 'settled', 'settle_failed')",
         name="ck_payments_state",

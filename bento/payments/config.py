@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from bento.store.payments import DEFAULT_LEASE_SECONDS
+
 DEFAULT_FACILITATOR_URL: Final = "https://x402.org/facilitator"
 DEFAULT_REALM: Final = "shiftsched"
 
@@ -23,6 +25,21 @@ _CAIP2 = re.compile(r"^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$")
 """CAIP-2 chain id (``eip155:84532``): the network form of x402 version 2."""
 _LEGACY_NETWORK = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 """Version 1 network names (``base-sepolia``)."""
+LEGACY_CHAIN_IDS: Final[dict[str, str]] = {
+    "base": "eip155:8453",
+    "base-sepolia": "eip155:84532",
+    "ethereum": "eip155:1",
+    "polygon": "eip155:137",
+    "polygon-amoy": "eip155:80002",
+    "avalanche": "eip155:43114",
+    "avalanche-fuji": "eip155:43113",
+    "sei": "eip155:1329",
+    "sei-testnet": "eip155:1328",
+    "iotex": "eip155:4689",
+    "celo": "eip155:42220",
+}
+"""Version 1 network names and their CAIP-2 ids (as the x402 package's EVM tables have
+them), so one chain has one name in payment claims whichever version paid."""
 _POSITIVE_INTEGER = re.compile(r"^[1-9][0-9]*$")
 _CURRENCY = re.compile(r"^[a-z]{3}$")
 
@@ -52,6 +69,7 @@ class X402Settings:
     asset_name: str = "USDC"
     asset_version: str = "2"
     network_v1: str | None = None
+    claim_lease_seconds: float = DEFAULT_LEASE_SECONDS
 
     def checked(self) -> X402Settings:
         """Itself, or PaymentMisconfigured naming the setting that cannot work."""
@@ -65,12 +83,19 @@ class X402Settings:
             )
         if self.network_v1 is not None and not _LEGACY_NETWORK.fullmatch(self.network_v1):
             raise PaymentMisconfigured(f"X402_NETWORK_V1 {self.network_v1!r} is not a name")
+        v1_chain = LEGACY_CHAIN_IDS.get(self.network_v1 or "")
+        if v1_chain is not None and _CAIP2.fullmatch(self.network) and v1_chain != self.network:
+            raise PaymentMisconfigured(
+                f"X402_NETWORK_V1 {self.network_v1!r} is {v1_chain}, another chain than "
+                f"X402_NETWORK {self.network!r}"
+            )
         if not _POSITIVE_INTEGER.fullmatch(self.price_per_unit):
             raise PaymentMisconfigured("X402_PRICE_PER_UNIT must be a positive integer")
         if not self.pay_to or not self.asset:
             raise PaymentMisconfigured("X402_PAY_TO and X402_ASSET must not be empty")
         if self.max_timeout_seconds <= 0:
             raise PaymentMisconfigured("X402_MAX_TIMEOUT_SECONDS must be positive")
+        _check_lease(self.claim_lease_seconds)
         return self
 
     def network_for(self, version: int) -> str:
@@ -82,6 +107,18 @@ class X402Settings:
     def price(self, units: int) -> str:
         """Atomic units of the asset for a solve of ``units`` units."""
         return str(units * int(self.price_per_unit))
+
+    @property
+    def chain(self) -> str:
+        """The one chain this offer is paid on, as a CAIP-2 id where it is known: what
+        a payment claim names, whichever protocol version (and so network form) paid."""
+        return caip2(self.network)
+
+
+def caip2(network: str) -> str:
+    """The CAIP-2 id of a network name or id (``base-sepolia`` -> ``eip155:84532``);
+    a name not in the table stays as it is."""
+    return LEGACY_CHAIN_IDS.get(network, network)
 
 
 @dataclass(frozen=True)
@@ -105,6 +142,7 @@ class MppSettings:
     realm: str = DEFAULT_REALM
     provider_timeout_seconds: float = 10.0
     challenge_ttl_seconds: int = 900
+    claim_lease_seconds: float = DEFAULT_LEASE_SECONDS
 
     def checked(self) -> MppSettings:
         if not _POSITIVE_INTEGER.fullmatch(self.price_per_unit_minor):
@@ -113,6 +151,7 @@ class MppSettings:
             raise PaymentMisconfigured("MPP_CURRENCY must be 3 lowercase letters, e.g. usd")
         if not self.provider_url.startswith(("http://", "https://")):
             raise PaymentMisconfigured("MPP_PROVIDER_URL must be an http(s) URL")
+        _check_lease(self.claim_lease_seconds)
         return self
 
     def price(self, units: int) -> str:
@@ -140,6 +179,7 @@ def x402_from_env(env: Mapping[str, str]) -> X402Settings | None:
         asset_name=env.get("X402_ASSET_NAME", defaults.asset_name),
         asset_version=env.get("X402_ASSET_VERSION", defaults.asset_version),
         network_v1=env.get("X402_NETWORK_V1") or None,
+        claim_lease_seconds=_lease(env),
     )
 
 
@@ -160,7 +200,25 @@ def mpp_from_env(env: Mapping[str, str]) -> MppSettings | None:
         provider_timeout_seconds=float(
             env.get("MPP_PROVIDER_TIMEOUT_SECONDS", defaults.provider_timeout_seconds)
         ),
+        claim_lease_seconds=_lease(env),
     )
+
+
+def _lease(env: Mapping[str, str]) -> float:
+    """``PAYMENT_CLAIM_LEASE_SECONDS``: how long a request may hold a payment in flight
+    before another request carrying the same payment may take it over."""
+    value = env.get("PAYMENT_CLAIM_LEASE_SECONDS")
+    if not value:
+        return DEFAULT_LEASE_SECONDS
+    try:
+        return float(value)
+    except ValueError:
+        return -1.0  # refused by checked(), with the variable's name, when first needed
+
+
+def _check_lease(seconds: float) -> None:
+    if not seconds > 0:
+        raise PaymentMisconfigured("PAYMENT_CLAIM_LEASE_SECONDS must be a positive number")
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -173,12 +173,26 @@ class X402Gateway:
                 f"{amount if amount is not None else 'no amount'}",
             )
 
-    @staticmethod
-    def replay_key(payload: Payload) -> str:
-        """What makes a payment unique: its authorization nonce, else the whole payload."""
+    def replay_key(self, payload: Payload) -> str:
+        """What makes a payment unique, the same whichever version carried it: the
+        chain (CAIP-2, from this offer's settings, which the payload was checked to pay),
+        the asset, the payer and the authorization nonce. Without a nonce, a digest of
+        the signed payload stands for the last two.
+
+        Why not the payload's own network field: version 1 names the chain
+        (``base-sepolia``) where version 2 gives its CAIP-2 id (``eip155:84532``), and
+        one authorization sent both ways must still buy one solve.
+        """
+        s = self.settings
         authorization = payload.payload.get("authorization")
         if isinstance(authorization, dict) and authorization.get("nonce"):
-            return f"x402:{payload.get_network()}:{authorization['nonce']}".lower()[:200]
+            payer = str(authorization.get("from") or "")
+            parts = [s.chain, s.asset, payer, str(authorization["nonce"])]
+            key = ("x402:" + ":".join(parts)).lower()
+            if len(key) <= 200:
+                return key
+            digest = hashlib.sha256(":".join(parts[1:]).lower().encode()).hexdigest()
+            return f"x402:{s.chain}:sha256:{digest}"[:200]
         canonical = json.dumps(payload.payload, sort_keys=True, separators=(",", ":"))
         return "x402:sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 

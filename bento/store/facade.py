@@ -23,7 +23,7 @@ from bento.store.accounts import DEFAULT_FREE_QUOTA, Accounts
 from bento.store.billing import Ledger
 from bento.store.database import Database, default_database_url
 from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
-from bento.store.payments import Payments, PaymentState
+from bento.store.payments import DEFAULT_LEASE_SECONDS, Payments, PaymentState
 from bento.store.rows import Account, Job, Reservation, Tier
 
 
@@ -219,14 +219,31 @@ class Store:
 
     # Payments ----------------------------------------------------------------------------
 
-    def claim_payment(self, key: str, scheme: str, amount: str, request_id: str) -> bool:
-        return self.payments.claim_payment(key, scheme, amount, request_id)
+    def claim_payment(
+        self,
+        key: str,
+        scheme: str,
+        amount: str,
+        request_id: str,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    ) -> bool:
+        return self.payments.claim_payment(key, scheme, amount, request_id, lease_seconds)
+
+    def start_settling(
+        self, key: str, request_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    ) -> bool:
+        return self.payments.start_settling(key, request_id, lease_seconds)
 
     def mark_payment(self, key: str, state: PaymentState, detail: str | None = None) -> bool:
         return self.payments.mark_payment(key, state, detail)
 
-    def release_payment(self, key: str) -> bool:
-        return self.payments.release_payment(key)
+    def release_payment(
+        self, key: str, request_id: str | None = None, *, settling: bool = False
+    ) -> bool:
+        return self.payments.release_payment(key, request_id, settling=settling)
 
     def payment_state(self, key: str) -> PaymentState | None:
         return self.payments.payment_state(key)
+
+    def stale_settlements(self, older_than: datetime) -> list[tuple[str, str, str]]:
+        return self.payments.stale_settlements(older_than)

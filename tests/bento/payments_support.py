@@ -224,7 +224,7 @@ def x402_v1(
     return encode_payment_signature_header(payload)
 
 
-def x402_v2(required_header: str, *, signature: str = "0xsigned") -> str:
+def x402_v2(required_header: str, *, signature: str = "0xsigned", nonce: str | None = None) -> str:
     """A ``PAYMENT-SIGNATURE`` value (version 2) paying the offer of a PAYMENT-REQUIRED."""
     offer = json.loads(base64.b64decode(required_header))
     accepted = PaymentRequirements.model_validate(offer["accepts"][0])
@@ -232,7 +232,7 @@ def x402_v2(required_header: str, *, signature: str = "0xsigned") -> str:
         accepted=accepted,
         payload={
             "signature": signature,
-            "authorization": authorization(int(accepted.amount), to=accepted.pay_to),
+            "authorization": authorization(int(accepted.amount), to=accepted.pay_to, nonce=nonce),
         },
     )
     return encode_payment_signature_header(payload)

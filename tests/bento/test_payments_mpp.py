@@ -295,20 +295,45 @@ def test_an_unreachable_provider_is_503(module_database_url: str, payment_standi
     problem_of(response, 503, "service-unavailable")
 
 
-@pytest.mark.parametrize(
-    ("mode", "status"),
-    [("fail", "failed"), ("drop", "facilitator_error"), ("slow", "facilitator_error")],
-)
-def test_a_failed_capture_still_delivers_the_roster_and_says_why(
-    impatient: TestClient, standin: StandIn, mode: str, status: str
+def test_a_refused_capture_withholds_the_roster_and_gives_the_payment_back(
+    client: TestClient, standin: StandIn
 ) -> None:
     data = minimal_request_dict()
-    credential = pay(impatient, standin, data, SMALL_PRICE)
+    payment_id = standin.add_payment(SMALL_PRICE)
+    credential = mpp_credential(challenge_for(client, data), payment_id)
+    standin.script(capture="fail")
+    refused = post_solve(client, data, {"Authorization": credential})
+    body = assert_mpp_refused(refused)
+    assert "refused the capture" in body["detail"] and "withheld" in body["detail"]
+    assert refused.headers["x-service-settle-status"] == "failed"
+    assert "payment-receipt" not in refused.headers
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(f"mpp:{payment_id}") is None
+    assert standin.payment(payment_id)["status"] == "authorized"  # no money moved
+    standin.script(capture="ok")
+    paid = post_solve(client, data, {"Authorization": credential})
+    assert_audited_roster(paid, data)
+    assert "payment-receipt" in paid.headers
+    assert standin.payment(payment_id)["status"] == "captured"
+
+
+@pytest.mark.parametrize("mode", ["drop", "slow"])
+def test_no_verdict_at_capture_delivers_the_roster_flagged_and_holds_the_payment(
+    impatient: TestClient, standin: StandIn, mode: str
+) -> None:
+    data = minimal_request_dict()
+    payment_id = standin.add_payment(SMALL_PRICE)
+    credential = mpp_credential(challenge_for(impatient, data), payment_id)
     standin.script(capture=mode, delay=SLOW_ANSWER_SECONDS)
     response = post_solve(impatient, data, {"Authorization": credential})
     assert_audited_roster(response, data)
-    assert response.headers["x-service-settle-status"] == status
+    assert response.headers["x-service-settle-status"] == "facilitator_error"
     assert "payment-receipt" not in response.headers
+    store = impatient.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(f"mpp:{payment_id}") == "settle_failed"
+    standin.script(capture="ok")
+    again = post_solve(impatient, data, {"Authorization": credential})
+    assert "already used" in assert_mpp_refused(again)["detail"]
 
 
 def test_an_unexpected_fault_while_settling_is_internal_error(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -64,6 +66,13 @@ def impatient(module_database_url: str, payment_standin: StandIn) -> Iterator[Te
     x402 = x402_settings(payment_standin, facilitator_timeout_seconds=SHORT_TIMEOUT_SECONDS)
     with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
         yield client
+
+
+def claim_key(header: str) -> str:
+    """The key under which the service claims the payment of an ``X-PAYMENT`` value."""
+    authorization = decoded(header)["payload"]["authorization"]
+    parts = [NETWORK, ASSET, authorization["from"], authorization["nonce"]]
+    return ("x402:" + ":".join(parts)).lower()
 
 
 def assert_x402_refused(response: Any) -> dict[str, Any]:
@@ -330,24 +339,43 @@ def test_an_unreachable_facilitator_is_503(
 # ----------------------------------------------------------------------------- settlement
 
 
-@pytest.mark.parametrize(
-    ("mode", "status"),
-    [
-        ("fail", "failed"),
-        ("drop", "facilitator_error"),
-        ("slow", "facilitator_error"),
-        ("error", "facilitator_error"),
-    ],
-)
-def test_a_failed_settlement_still_delivers_the_roster_and_says_why(
-    impatient: TestClient, standin: StandIn, mode: str, status: str
+def test_a_refused_settlement_withholds_the_roster_and_gives_the_payment_back(
+    client: TestClient, standin: StandIn
+) -> None:
+    header = x402_v1(SMALL_PRICE)
+    data = minimal_request_dict()
+    standin.script(settle="fail")
+    refused = post_solve(client, data, {"X-PAYMENT": header})
+    body = assert_x402_refused(refused)
+    assert "transaction_failed" in body["detail"] and "withheld" in body["detail"]
+    assert refused.headers["x-service-settle-status"] == "failed"
+    assert "x-payment-response" not in refused.headers
+    assert "solution" not in body
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(claim_key(header)) is None  # no money moved: given back
+    standin.script(settle="check")
+    paid = post_solve(client, data, {"X-PAYMENT": header})
+    assert_audited_roster(paid, data)
+    assert decoded(paid.headers["x-payment-response"])["success"] is True
+    assert store.payment_state(claim_key(header)) == "settled"
+
+
+@pytest.mark.parametrize("mode", ["drop", "slow", "error"])
+def test_no_verdict_at_settlement_delivers_the_roster_flagged_and_holds_the_payment(
+    impatient: TestClient, standin: StandIn, mode: str
 ) -> None:
     standin.script(settle=mode, delay=SLOW_ANSWER_SECONDS)
+    header = x402_v1(SMALL_PRICE)
     data = minimal_request_dict()
-    response = post_solve(impatient, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})
+    response = post_solve(impatient, data, {"X-PAYMENT": header})
     assert_audited_roster(response, data)
-    assert response.headers["x-service-settle-status"] == status
+    assert response.headers["x-service-settle-status"] == "facilitator_error"
     assert "x-payment-response" not in response.headers
+    store = impatient.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(claim_key(header)) == "settle_failed"
+    standin.script(settle="check")
+    again = post_solve(impatient, data, {"X-PAYMENT": header})
+    assert "already used" in assert_x402_refused(again)["detail"]
 
 
 def test_an_unexpected_fault_while_settling_is_internal_error(
@@ -395,6 +423,67 @@ def test_one_payment_sent_by_four_requests_at_once_pays_for_one(
     assert len(standin.calls("/settle")) == 1
 
 
+@pytest.fixture(scope="module")
+def dual(module_database_url: str, payment_standin: StandIn) -> Iterator[TestClient]:
+    """Version 1 clients sign for the network name, version 2 for its CAIP-2 id."""
+    x402 = x402_settings(payment_standin, network_v1="base-sepolia")
+    with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
+        yield client
+
+
+def one_authorization_both_ways(client: TestClient) -> tuple[str, str]:
+    """(X-PAYMENT, PAYMENT-SIGNATURE) carrying one authorization: same payer, nonce."""
+    nonce = "0x" + secrets.token_hex(32)
+    offer = post_solve(client, minimal_request_dict()).headers["payment-required"]
+    v1 = x402_v1(SMALL_PRICE, network="base-sepolia", nonce=nonce)
+    return v1, x402_v2(offer, nonce=nonce)
+
+
+def test_one_authorization_has_one_claim_key_in_both_versions(dual: TestClient) -> None:
+    gateway = dual.app.state.x402  # type: ignore[attr-defined]
+    v1, v2 = (gateway.decode(header) for header in one_authorization_both_ways(dual))
+    assert v1.get_network() == "base-sepolia" and v2.get_network() == NETWORK
+    key = gateway.replay_key(v1)
+    assert key == gateway.replay_key(v2)
+    nonce = v1.payload["authorization"]["nonce"]
+    payer = v1.payload["authorization"]["from"]
+    assert key == f"x402:{NETWORK}:{ASSET}:{payer}:{nonce}".lower()
+
+
+def test_one_authorization_sent_as_v1_then_v2_pays_for_one_solve(
+    dual: TestClient, standin: StandIn
+) -> None:
+    v1, v2 = one_authorization_both_ways(dual)
+    data = minimal_request_dict()
+    assert_audited_roster(post_solve(dual, data, {"X-PAYMENT": v1}), data)
+    again = post_solve(dual, data, {"PAYMENT-SIGNATURE": v2})
+    assert "already used" in assert_x402_refused(again)["detail"]
+    assert len(standin.calls("/settle")) == 1
+
+
+def test_one_authorization_sent_as_v1_and_v2_at_once_pays_for_one_solve(
+    dual: TestClient, standin: StandIn
+) -> None:
+    v1, v2 = one_authorization_both_ways(dual)
+    data = minimal_request_dict()
+    headers = [{"X-PAYMENT": v1}, {"PAYMENT-SIGNATURE": v2}]
+    barrier = threading.Barrier(len(headers))
+
+    def send(header: dict[str, str]) -> Any:
+        barrier.wait()
+        return post_solve(dual, data, header)
+
+    with ThreadPoolExecutor(len(headers)) as pool:
+        responses = list(pool.map(send, headers))
+    assert sorted(response.status_code for response in responses) == [200, 401]
+    for response in responses:
+        if response.status_code == 200:
+            assert_audited_roster(response, data)
+        else:
+            assert "already used" in assert_x402_refused(response)["detail"]
+    assert len(standin.calls("/settle")) == 1
+
+
 # ------------------------------------------------------------------------- configuration
 
 
@@ -422,3 +511,13 @@ def test_an_invalid_network_identifier_in_the_configuration_is_503(
         body = problem_of(response, 503, "service-unavailable")
         assert "X402_NETWORK" in body["detail"]
         assert response.headers["retry-after"] == "30"
+
+
+def test_a_version_1_network_name_of_another_chain_is_503(
+    module_database_url: str, payment_standin: StandIn
+) -> None:
+    x402 = x402_settings(payment_standin, network_v1="base")  # eip155:8453, not 84532
+    with paid_app(module_database_url, x402, None, DEMO_KEY) as client:
+        response = post_solve(client, minimal_request_dict())
+    body = problem_of(response, 503, "service-unavailable")
+    assert "X402_NETWORK_V1 'base' is eip155:8453" in body["detail"]

@@ -1,13 +1,17 @@
-"""Payment claims: a payment is taken once, by one request, and given back only unsettled."""
+"""Payment claims: a payment is taken once, by one request, and given back only unsettled;
+a claim left in flight by a request that died is taken over once its lease has run out.
+Every test runs on a SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bento.store import Store
+from bento.tables import payments
 
 THREADS = 8
 
@@ -54,3 +58,72 @@ def test_concurrent_claims_of_one_payment_have_one_winner(store: Store) -> None:
 def test_a_payment_key_has_at_most_200_characters(store: Store) -> None:
     with pytest.raises(ValueError, match="1 to 200"):
         store.claim_payment("k" * 201, "x402", "1", "req")
+
+
+# ------------------------------------------------------------------------------- leases
+
+EXPIRED = -1.0  # a lease that has already run out when it is written
+HOUR = 3600.0
+
+
+def test_a_claim_in_flight_past_its_lease_is_taken_over_once(store: Store) -> None:
+    assert store.claim_payment("mpp:pay_dead", "mpp", "5", "req-dead", EXPIRED)
+    assert store.claim_payment("mpp:pay_dead", "mpp", "5", "req-retry", HOUR)
+    assert store.payment_state("mpp:pay_dead") == "verifying"
+    assert not store.claim_payment("mpp:pay_dead", "mpp", "5", "req-third", HOUR)
+    # the first holder, if it was only slow, can neither settle nor give the claim back
+    assert not store.start_settling("mpp:pay_dead", "req-dead")
+    assert not store.release_payment("mpp:pay_dead", "req-dead")
+    assert store.start_settling("mpp:pay_dead", "req-retry")
+    assert store.payment_state("mpp:pay_dead") == "settling"
+
+
+def test_a_claim_within_its_lease_is_not_taken_over(store: Store) -> None:
+    assert store.claim_payment("mpp:pay_live", "mpp", "5", "req-1", HOUR)
+    assert not store.claim_payment("mpp:pay_live", "mpp", "5", "req-2", HOUR)
+    assert store.release_payment("mpp:pay_live", "req-1")
+
+
+@pytest.mark.parametrize("state", ["settling", "settled", "settle_failed"])
+def test_a_claim_past_verification_is_never_taken_over(store: Store, state: str) -> None:
+    assert store.claim_payment("mpp:pay_3", "mpp", "5", "req-1", EXPIRED)
+    assert store.start_settling("mpp:pay_3", "req-1", EXPIRED)
+    if state != "settling":
+        assert store.mark_payment("mpp:pay_3", state)  # type: ignore[arg-type]
+    assert not store.claim_payment("mpp:pay_3", "mpp", "5", "req-2", HOUR)
+    assert store.payment_state("mpp:pay_3") == state
+    expected = [("mpp:pay_3", "mpp", "req-1")] if state == "settling" else []
+    assert store.stale_settlements(datetime.now(UTC)) == expected
+
+
+def test_a_claim_written_before_leases_counts_from_its_last_change(store: Store) -> None:
+    assert store.claim_payment("mpp:pay_old", "mpp", "5", "req-1", HOUR)
+    with store.write() as conn:
+        conn.execute(
+            payments.update()
+            .where(payments.c.key == "mpp:pay_old")
+            .values(lease_until=None, updated_at=datetime.now(UTC) - timedelta(hours=2))
+        )
+    assert store.claim_payment("mpp:pay_old", "mpp", "5", "req-2", HOUR)
+    assert not store.claim_payment("mpp:pay_old", "mpp", "5", "req-3", HOUR)
+
+
+def test_a_stale_claim_taken_over_concurrently_has_one_winner(store: Store) -> None:
+    assert store.claim_payment("x402:sha256:stale", "x402", "1000", "req-dead", EXPIRED)
+    barrier = threading.Barrier(THREADS)
+
+    def claim(index: int) -> bool:
+        barrier.wait()
+        return store.claim_payment("x402:sha256:stale", "x402", "1000", f"req-{index}", HOUR)
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(claim, range(THREADS)))
+    assert results.count(True) == 1
+
+
+def test_a_settlement_refused_outright_gives_the_claim_back(store: Store) -> None:
+    assert store.claim_payment("mpp:pay_4", "mpp", "5", "req-1")
+    assert store.start_settling("mpp:pay_4", "req-1")
+    assert not store.release_payment("mpp:pay_4", "req-1")  # settling: only when told
+    assert store.release_payment("mpp:pay_4", "req-1", settling=True)
+    assert store.claim_payment("mpp:pay_4", "mpp", "5", "req-2")
