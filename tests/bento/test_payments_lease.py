@@ -1,0 +1,208 @@
+"""A paid request killed mid-way strands nothing: its claim's lease runs out, and the
+retry of the same payment is solved and captured once.
+
+The real thing end to end: `bentoml serve` in a subprocess, an mpp payment at the
+stand-in provider, and the service SIGKILLed (every process of it) while the payment is
+being verified, so its claim is left in ``verifying`` in the database. A fresh server on
+the same database then takes the payment once the claim's lease has run out. Each
+backend holds the claims in turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bento.store import Store
+from engine.audit import audit, compare_with_metrics
+from engine.contract import SolveResponse
+from engine.rules import parse_request
+from engine.size import request_size, units_for
+from tests.bento.payments_support import (
+    MPP_ACCOUNT,
+    MPP_PRICE_MINOR,
+    StandIn,
+    mpp_credential,
+    payment_challenge,
+)
+from tests.bento.processes import ROOT, free_port
+from tests.factories import minimal_request_dict
+
+LEASE_SECONDS = 2  # the claim of the killed request; the retries poll past it
+HANGING_PROVIDER_SECONDS = 120  # the provider holds the first verification this long
+STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
+WAIT_SECONDS = 120  # for a state the test waits on; only a broken service takes this long
+PRICE = units_for(request_size(parse_request(minimal_request_dict()))) * MPP_PRICE_MINOR
+JSON = {"Content-Type": "application/json"}
+
+
+def serve_env(home: Path, database_url: str, standin: StandIn) -> dict[str, str]:
+    keep = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("X402_", "MPP_", "PUBLIC_URL", "DATABASE_URL"))
+    }
+    return {
+        **keep,
+        "DATABASE_URL": database_url,
+        "SOLVE_PROCESSES": "1",
+        "CP_SAT_WORKERS": "1",
+        "BENTOML_HOME": str(home / "bentoml"),
+        "BENTOML_DO_NOT_TRACK": "true",
+        "MPP_PAYMENTS_ACCOUNT": MPP_ACCOUNT,
+        "MPP_PRICE_PER_UNIT_MINOR": str(MPP_PRICE_MINOR),
+        "MPP_PROVIDER_URL": standin.url,
+        "MPP_PROVIDER_TIMEOUT_SECONDS": str(HANGING_PROVIDER_SECONDS * 2),
+        "MPP_SECRET_KEY": "lease-secret-" + "s" * 32,
+        "PAYMENT_CLAIM_LEASE_SECONDS": str(LEASE_SECONDS),
+    }
+
+
+@contextmanager
+def served(env: dict[str, str], log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`bentoml serve` on a free port, in a session of its own; killed at the end."""
+    port = free_port()
+    with log.open("a") as out:
+        process = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "bentoml"),
+                "serve",
+                "bento.service:ShiftScheduler",
+                "--port",
+                str(port),
+                "--host",
+                "127.0.0.1",
+            ],
+            cwd=ROOT,
+            env={**env, "PORT": str(port)},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}/v1/public"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, log.read_text()[-2000:]
+            time.sleep(0.5)
+        else:
+            pytest.fail("bentoml serve did not answer within its start-up time")
+        yield process, base
+    finally:
+        kill_all(process)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux: /proc), whatever session it moved to."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_all(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the server and every process it started, as a lost host would."""
+    if process.poll() is not None:
+        return
+    victims = [process.pid, *descendants(process.pid)]
+    for pid in victims:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + WAIT_SECONDS
+    while any(Path(f"/proc/{pid}").exists() for pid in victims[1:]):
+        assert time.monotonic() < deadline, "a process of the server outlived SIGKILL"
+        time.sleep(0.05)
+
+
+def wait_for(condition: str, check: Callable[[], object]) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {condition}"
+        time.sleep(0.1)
+
+
+def test_a_killed_paid_request_strands_nothing(
+    database_url: str, standin: StandIn, tmp_path: Path
+) -> None:
+    env = serve_env(tmp_path, database_url, standin)
+    log = tmp_path / "serve.log"
+    body = json.dumps(minimal_request_dict())
+    payment_id = standin.add_payment(PRICE)
+    key = f"mpp:{payment_id}"
+    store = Store(database_url)
+    try:
+        with served(env, log) as (process, base):
+            offer = httpx.post(f"{base}/solve", content=body, headers=JSON, timeout=60)
+            credential = mpp_credential(payment_challenge(offer), payment_id)
+            paid = {**JSON, "Authorization": credential}
+            standin.script(provider="slow", delay=HANGING_PROVIDER_SECONDS)
+
+            def first() -> None:
+                with suppress(httpx.TransportError):  # the server is killed under it
+                    httpx.post(f"{base}/solve", content=body, headers=paid, timeout=300)
+
+            sender = threading.Thread(target=first, daemon=True)
+            sender.start()
+            wait_for("the provider to be asked", lambda: standin.calls(f"/payments/{payment_id}"))
+            assert store.payment_state(key) == "verifying"
+            kill_all(process)
+            sender.join(WAIT_SECONDS)
+        assert store.payment_state(key) == "verifying"  # stranded, until its lease runs out
+        standin.script(provider="ok")
+
+        with served(env, log) as (_, base):
+            answers: list[httpx.Response] = []
+            deadline = time.monotonic() + WAIT_SECONDS
+            while time.monotonic() < deadline:
+                answer = httpx.post(f"{base}/solve", content=body, headers=paid, timeout=120)
+                answers.append(answer)
+                if answer.status_code != 401:
+                    break
+                time.sleep(0.2)
+            *refused, retried = answers
+            for answer in refused:  # within the lease: the claim of the killed request holds
+                assert "already used" in answer.json()["detail"], answer.text
+            assert retried.status_code == 200, retried.text
+            result = SolveResponse.model_validate(retried.json())
+            assert result.status == "completed" and result.solution is not None
+            report = audit(parse_request(minimal_request_dict()), result.solution.assignments)
+            assert report.feasible
+            assert compare_with_metrics(report, result.solution.metrics) == []
+            assert "payment-receipt" in retried.headers
+            assert "x-service-settle-status" not in retried.headers
+            again = httpx.post(f"{base}/solve", content=body, headers=paid, timeout=120)
+            assert again.status_code == 401 and "already used" in again.json()["detail"]
+        assert store.payment_state(key) == "settled"
+        assert standin.payment(payment_id)["status"] == "captured"
+        captures = [call for call in standin.calls() if call["path"].endswith("/capture")]
+        assert len(captures) == 1
+    finally:
+        store.close()
