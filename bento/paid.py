@@ -28,9 +28,11 @@ A paid request walks this order, and stops at the first fault:
      with the header, and the claim is given back. One payment never buys a result it
      did not pay for, whatever the reason (a nonce already used elsewhere included);
    * ``facilitator_error``, ``internal_error``: no verdict, so the money may have moved.
-     The result is delivered with the header, and the claim stays taken
-     (``settle_failed``, with the detail) so the payment cannot buy a second solve; the
-     payer is never the one who loses.
+     The result is delivered with the header, and the claim is *held*
+     (``settle_failed``, with what settling needs): the payment cannot buy a second
+     solve, and its settlement is tried again from that durable record
+     (``bento.payments.resettle``) until the facilitator or provider answers. The payer
+     never pays for nothing, and the service is paid once it can be.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mpp import Credential
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -59,6 +62,7 @@ from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_
 from bento.payments.config import PaymentMisconfigured
 from bento.payments.mpp_gateway import MppGateway
 from bento.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
+from bento.payments.resettle import settle_held_quietly, settle_with
 from bento.payments.x402_gateway import Payload, Requirements, X402Gateway
 from bento.problems import API_ROOT, server_root
 from bento.store import PaymentState, Store, StoreUnavailable
@@ -159,7 +163,7 @@ async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Resp
     claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
     if not claimed:
         raise payment.refused(ALREADY_USED, units)
-    claim = _Claim(key, holder, lease)
+    claim = _Claim(key, holder, lease, settle_with(header.value, units, str(request.url)))
     try:
         await payment.verify()
     except PaymentRejected as rejected:
@@ -179,10 +183,15 @@ class _Claim:
     key: str
     holder: str
     lease_seconds: float
+    settle_with: str
 
 
 class _Payment(Protocol):
     """One decoded payment, whatever its scheme."""
+
+    @property
+    def gateway(self) -> X402Gateway | MppGateway:
+        """The scheme's gateway, which settles held payments too."""
 
     @property
     def lease_seconds(self) -> float:
@@ -316,13 +325,16 @@ async def _solve_and_settle(
         )
         refused.headers.append((SETTLE_STATUS_HEADER, settlement.status))
         raise refused
-    if settlement.status == "settled":
-        await _mark(store, claim.key, "settled", None)
-    else:
-        headers[SETTLE_STATUS_HEADER] = settlement.status
-        await _mark(store, claim.key, "settle_failed", settlement.detail)
     headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
-    return delivered_response(request, result, headers)
+    if settlement.status != "settled":
+        headers[SETTLE_STATUS_HEADER] = settlement.status
+        await _mark(store, claim.key, "settle_failed", settlement.detail)  # held
+        return delivered_response(request, result, headers)
+    await _mark(store, claim.key, "settled", None)
+    response = delivered_response(request, result, headers)
+    # The facilitator/provider answers again: settlements held earlier get another try.
+    response.background = BackgroundTask(settle_held_quietly, store, payment.gateway)
+    return response
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -366,7 +378,9 @@ async def _start_settling(store: Store, claim: _Claim) -> bool:
     that later takes the claim over verifies the payment afresh, and the facilitator or
     provider refuses one that was settled."""
     try:
-        return await in_thread(store.start_settling, claim.key, claim.holder, claim.lease_seconds)
+        return await in_thread(
+            store.start_settling, claim.key, claim.holder, claim.lease_seconds, claim.settle_with
+        )
     except StoreUnavailable:
         logger.warning("payment %s: could not record state settling (store unavailable)", claim.key)
         return True

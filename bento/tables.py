@@ -107,6 +107,9 @@ payments = sa.Table(
     # Until when the request holding the claim may keep it in flight (verifying,
     # settling); NULL on rows written before leases existed (their updated_at counts).
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
+    # What settling needs again (the credential as sent, the units and resource it paid):
+    # kept while a settlement is unsettled, so it can be retried after a restart.
+    sa.Column("settle_with", sa.Text, nullable=True),
     sa.CheckConstraint(
         "state IN ('verifying', 'settling', 'settled', 'settle_failed')",
         name="ck_payments_state",

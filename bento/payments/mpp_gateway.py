@@ -184,6 +184,24 @@ class MppGateway:
             return Settlement("internal_error", detail=f"{type(error).__name__}: {error}")
         return Settlement("settled", header=header)
 
+    async def settle_again(self, credential: Credential) -> Settlement:
+        """Try again a capture that got no verdict, straight with the provider (the
+        challenge may have expired since). A payment the provider already shows as
+        captured was captured by the earlier try. Never raises."""
+        payment_id = str(credential.payload["payment_id"])
+        try:
+            payment = await self._provider("GET", f"/payments/{payment_id}")
+            if payment is not None and payment.get("status") == "captured":
+                return Settlement("settled", detail="captured by an earlier try")
+            captured = await self._provider("POST", f"/payments/{payment_id}/capture")
+        except PaymentUnavailable as error:
+            return Settlement("facilitator_error", detail=str(error))
+        except Exception as error:
+            return Settlement("internal_error", detail=f"{type(error).__name__}: {error}")
+        if captured is None or captured.get("status") != "captured":
+            return Settlement("failed", detail="the payment provider refused the capture")
+        return Settlement("settled")
+
     # pympp hooks ----------------------------------------------------------------------
 
     async def _validate(self, context: VerifyContext) -> Validation:

@@ -35,7 +35,7 @@ from bento.store.database import (
 )
 from bento.store.facade import Store
 from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
-from bento.store.payments import Payments, PaymentState
+from bento.store.payments import HeldSettlement, Payments, PaymentState
 from bento.store.rows import (
     TIERS,
     Account,
@@ -69,6 +69,7 @@ __all__ = [
     "Account",
     "Accounts",
     "Database",
+    "HeldSettlement",
     "Job",
     "JobStatus",
     "Jobs",

@@ -23,7 +23,12 @@ from bento.store.accounts import DEFAULT_FREE_QUOTA, Accounts
 from bento.store.billing import Ledger
 from bento.store.database import Database, default_database_url
 from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
-from bento.store.payments import DEFAULT_LEASE_SECONDS, Payments, PaymentState
+from bento.store.payments import (
+    DEFAULT_LEASE_SECONDS,
+    HeldSettlement,
+    Payments,
+    PaymentState,
+)
 from bento.store.rows import Account, Job, Reservation, Tier
 
 
@@ -230,9 +235,13 @@ class Store:
         return self.payments.claim_payment(key, scheme, amount, request_id, lease_seconds)
 
     def start_settling(
-        self, key: str, request_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+        self,
+        key: str,
+        request_id: str,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        settle_with: str | None = None,
     ) -> bool:
-        return self.payments.start_settling(key, request_id, lease_seconds)
+        return self.payments.start_settling(key, request_id, lease_seconds, settle_with)
 
     def mark_payment(self, key: str, state: PaymentState, detail: str | None = None) -> bool:
         return self.payments.mark_payment(key, state, detail)
@@ -247,3 +256,14 @@ class Store:
 
     def stale_settlements(self, older_than: datetime) -> list[tuple[str, str, str]]:
         return self.payments.stale_settlements(older_than)
+
+    def held_settlements(self, scheme: str, limit: int) -> list[HeldSettlement]:
+        return self.payments.held_settlements(scheme, limit)
+
+    def take_held(self, key: str, holder: str, lease_seconds: float) -> bool:
+        return self.payments.take_held(key, holder, lease_seconds)
+
+    def finish_held(
+        self, key: str, holder: str, state: PaymentState, detail: str | None, *, again: bool
+    ) -> bool:
+        return self.payments.finish_held(key, holder, state, detail, again=again)

@@ -16,11 +16,17 @@ first holder is conditional on the claim still being its own (``request_id``), s
 holder that outlived its lease can neither settle nor give back a claim that is no
 longer its own. A claim in ``settling`` is never taken over: the facilitator or
 provider may have taken the money, and only a reconciliation with them can say.
+
+Why ``settle_with``: a settlement that got no verdict (facilitator unreachable) after
+the result was delivered stays *held* in ``settle_failed`` with what settling needs,
+and is retried (``bento.payments.resettle``) until the facilitator or provider answers;
+the retrier takes each held claim on a lease too, so two never settle one at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal, cast
 
@@ -36,6 +42,18 @@ PaymentState = Literal["verifying", "settling", "settled", "settle_failed"]
 DEFAULT_LEASE_SECONDS: Final = 300.0
 """How long a claim may stay in flight: covers verification (10 s by default), the wait
 for a solver and a synchronous solve (at most 30 s) many times over."""
+RETRY_SETTLE_AFTER_SECONDS: Final = 60.0
+"""How long a held settlement rests between two tries."""
+
+
+@dataclass(frozen=True)
+class HeldSettlement:
+    """A delivered solve whose payment is not settled yet, and what settling needs."""
+
+    key: str
+    scheme: str
+    settle_with: str
+    detail: str | None
 
 
 class Payments:
@@ -92,7 +110,8 @@ class Payments:
                 payments.c.updated_at < moment - timedelta(seconds=lease_seconds),
             ),
         )
-        update = {name: value for name, value in values.items() if name not in ("key",)}
+        update = {name: value for name, value in values.items() if name != "key"}
+        update["settle_with"] = None
         with self.db.write() as conn:
             changed = conn.execute(
                 payments.update()
@@ -107,16 +126,22 @@ class Payments:
         return False if exists is not None else None
 
     def start_settling(
-        self, key: str, request_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+        self,
+        key: str,
+        request_id: str,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        settle_with: str | None = None,
     ) -> bool:
         """Move this request's claim from ``verifying`` to ``settling`` with a fresh
-        lease; False when the claim is no longer this request's (its lease ran out and
-        another request took it), so this request must not settle."""
+        lease, recording what settling needs; False when the claim is no longer this
+        request's (its lease ran out and another request took it), so this request
+        must not settle."""
         moment = now()
         values = {
             "state": "settling",
             "updated_at": moment,
             "lease_until": moment + timedelta(seconds=lease_seconds),
+            "settle_with": settle_with,
         }
         with self.db.write() as conn:
             changed = conn.execute(
@@ -131,10 +156,80 @@ class Payments:
         return bool(changed.rowcount == 1)
 
     def mark_payment(self, key: str, state: PaymentState, detail: str | None = None) -> bool:
-        """Move a claimed payment on (settling, settled, settle_failed); False if unknown."""
-        values = {"state": state, "detail": (detail or "")[:500] or None, "updated_at": now()}
+        """Move a claimed payment on (settling, settled, settle_failed); False if unknown.
+        ``settle_failed`` keeps what settling needs, due for a retry at once; any other
+        state drops it."""
+        moment = now()
+        values: dict[str, object] = {
+            "state": state,
+            "detail": _detail(detail),
+            "updated_at": moment,
+        }
+        if state == "settle_failed":
+            values["lease_until"] = moment  # held: due for its first retry at once
+        else:
+            values["settle_with"] = None
         with self.db.write() as conn:
             changed = conn.execute(payments.update().where(payments.c.key == key).values(values))
+        return bool(changed.rowcount == 1)
+
+    def held_settlements(self, scheme: str, limit: int) -> list[HeldSettlement]:
+        """Delivered solves of ``scheme`` whose settlement is due for another try."""
+        moment = now()
+        with self.db.read() as conn:
+            rows = conn.execute(
+                sa.select(
+                    payments.c.key, payments.c.scheme, payments.c.settle_with, payments.c.detail
+                )
+                .where(
+                    payments.c.scheme == scheme,
+                    payments.c.state == "settle_failed",
+                    payments.c.settle_with.is_not(None),
+                    sa.or_(payments.c.lease_until.is_(None), payments.c.lease_until < moment),
+                )
+                .order_by(payments.c.updated_at)
+                .limit(limit)
+            ).all()
+        return [HeldSettlement(row.key, row.scheme, row.settle_with, row.detail) for row in rows]
+
+    def take_held(self, key: str, holder: str, lease_seconds: float) -> bool:
+        """Take a held settlement to try it; False when another retrier has it or it is
+        no longer held (settled meanwhile)."""
+        moment = now()
+        with self.db.write() as conn:
+            changed = conn.execute(
+                payments.update()
+                .where(
+                    payments.c.key == key,
+                    payments.c.state == "settle_failed",
+                    payments.c.settle_with.is_not(None),
+                    sa.or_(payments.c.lease_until.is_(None), payments.c.lease_until < moment),
+                )
+                .values(request_id=holder, lease_until=moment + timedelta(seconds=lease_seconds))
+            )
+        return bool(changed.rowcount == 1)
+
+    def finish_held(
+        self, key: str, holder: str, state: PaymentState, detail: str | None, *, again: bool
+    ) -> bool:
+        """Record a retried settlement: ``settled``, or ``settle_failed`` held for one
+        more try (``again``) or for good (refused outright: nothing left to retry)."""
+        moment = now()
+        values: dict[str, object] = {
+            "state": state,
+            "detail": _detail(detail),
+            "updated_at": moment,
+        }
+        if again:
+            values["lease_until"] = moment + timedelta(seconds=RETRY_SETTLE_AFTER_SECONDS)
+        else:
+            values["settle_with"] = None
+        with self.db.write() as conn:
+            changed = conn.execute(
+                payments.update()
+                .where(payments.c.key == key, payments.c.request_id == holder)
+                .values(values)
+            )
         return bool(changed.rowcount == 1)
 
     def release_payment(
@@ -177,3 +272,7 @@ class Payments:
                 .order_by(payments.c.key)
             ).all()
         return [(row.key, row.scheme, row.request_id) for row in rows]
+
+
+def _detail(detail: str | None) -> str | None:
+    return (detail or "")[:500] or None

@@ -370,7 +370,8 @@ def test_one_credential_sent_by_four_requests_at_once_pays_for_one(
     client: TestClient, standin: StandIn
 ) -> None:
     data = minimal_request_dict()
-    credential = pay(client, standin, data, SMALL_PRICE)
+    payment_id = standin.add_payment(SMALL_PRICE)
+    credential = mpp_credential(challenge_for(client, data), payment_id)
     with ThreadPoolExecutor(4) as pool:
         responses = list(
             pool.map(lambda _: post_solve(client, data, {"Authorization": credential}), range(4))
@@ -379,5 +380,5 @@ def test_one_credential_sent_by_four_requests_at_once_pays_for_one(
     for response in responses:
         if response.status_code == 200:
             assert_audited_roster(response, data)
-    captures = [call for call in standin.calls() if call["path"].endswith("/capture")]
+    captures = standin.calls(f"/payments/{payment_id}/capture")  # held ones may be retried
     assert len(captures) == 1
