@@ -89,11 +89,22 @@ PAYMENT_HEADERS = {
     ),
     "X-Service-Settle-Status": {
         "description": "set when a payment (x402 settlement or mpp capture) failed after "
-        "the roster was produced; the roster is delivered anyway: failed (the "
-        "facilitator/provider refused, e.g. a nonce collision), facilitator_error "
-        "(facilitator/provider unreachable or no valid answer), internal_error (an "
-        "unexpected gateway-side fault); absent on success",
+        "the roster was produced: failed (the facilitator/provider refused, e.g. a nonce "
+        "collision: no money moved, so the roster is withheld and the answer is 401 with "
+        "this header; the payment is given back and can pay a later try), "
+        "facilitator_error (facilitator/provider unreachable or no valid answer) or "
+        "internal_error (an unexpected gateway-side fault). With the last two the money "
+        "may have moved, so the roster is delivered with this header and the payment is "
+        "held: it cannot pay another solve, and its settlement is retried until it gets "
+        "an answer. Absent on success",
         "schema": {"type": "string", "enum": SETTLE_STATUSES},
+    },
+}
+SETTLE_REFUSED_HEADERS = {
+    "X-Service-Settle-Status": {
+        "description": "failed: the roster was produced but the facilitator/provider "
+        "refused the settlement outright, so it is withheld (nothing was charged)",
+        "schema": {"type": "string", "enum": ["failed"]},
     },
 }
 PAYMENT_REQUIRED_HEADERS = {
@@ -114,7 +125,8 @@ X402_DESCRIPTION = (
     "this request's requirements (scheme, network, pay_to, asset; price = units x the "
     "configured unit price, in the asset's atomic units), asks the facilitator to verify "
     "it before solving and to settle it after the roster is delivered. A payment is used "
-    "once: one used before, or in use by a concurrent request, is refused (401). The "
+    "once: one used before, or in use by a concurrent request, is refused (401); one "
+    "authorization (payer, nonce) is one payment in either header. The "
     "requirements are in the 402 answer's accepts[] and PAYMENT-REQUIRED header."
 )
 MPP_DESCRIPTION = (
@@ -178,7 +190,13 @@ def _operations() -> dict[str, Any]:
                         "refused by the facilitator/provider, or used before), or a payment "
                         "of a scheme not configured here; WWW-Authenticate names the "
                         "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
-                        "challenge"
+                        "challenge. A payment is used before when it paid a solve, or is "
+                        "held by a request in flight (until that request ends, or its claim's "
+                        "lease runs out if it died); one x402 authorization is one payment "
+                        "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment "
+                        "whose settlement the facilitator/provider refused after the solve "
+                        "(X-Service-Settle-Status: failed): the roster is withheld",
+                        SETTLE_REFUSED_HEADERS,
                     ),
                     "402": {
                         "description": "no credential: accepts[] lists every configured "

@@ -338,3 +338,12 @@ def test_solve_error_descriptions_name_the_payment_cases(document: dict[str, Any
     assert "misconfigured" in responses["503"]["description"]
     assert "tier-limit-exceeded" in responses["422"]["description"]
     assert "x402/mpp" in responses["422"]["description"]
+
+
+def test_solve_401_documents_a_withheld_roster_whose_settlement_was_refused(
+    document: dict[str, Any],
+) -> None:
+    refused = solve(document)["responses"]["401"]
+    assert refused["headers"]["X-Service-Settle-Status"]["schema"]["enum"] == ["failed"]
+    assert "withheld" in refused["description"]
+    assert "lease" in refused["description"]
