@@ -16,7 +16,8 @@ A paid request walks this order, and stops at the first fault:
 5. the payment pays this price (401), and is claimed in the database: a payment used
    before, or in flight in a concurrent request, is refused (401). A claim is held on a
    lease (``PAYMENT_CLAIM_LEASE_SECONDS``): one left in flight by a request that died
-   is taken over once its lease has run out (``bento.store.payments``);
+   is taken over once its lease has run out (``bento.store.payments``); one it left
+   while settling is given back if the provider shows no money moved (mpp);
 6. the facilitator/provider verifies it (401 when it refuses, 503 when unreachable);
 7. the solve runs; a roster (or a diagnosed infeasibility, as on the key path) is
    *delivered* and the payment settled; otherwise the claim is given back unsettled, so
@@ -161,6 +162,8 @@ async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Resp
     holder = _request_id(request)
     lease = payment.lease_seconds
     claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
+    if not claimed and await _given_back_after_death(store, payment, key):
+        claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
     if not claimed:
         raise payment.refused(ALREADY_USED, units)
     claim = _Claim(key, holder, lease, settle_with(header.value, units, str(request.url)))
@@ -209,6 +212,10 @@ class _Payment(Protocol):
 
     async def settle(self) -> tuple[Settlement, dict[str, str]]:
         """Settle after delivery: the outcome and the headers proving it. Never raises."""
+
+    async def money_moved(self) -> bool | None:
+        """Whether this payment's money has moved, as the facilitator/provider tells;
+        None when it cannot tell. Never raises."""
 
 
 def _decoded(request: Request, data: Any, header: PaymentHeader) -> _Payment:
@@ -265,6 +272,9 @@ class _X402Payment:
                 headers["PAYMENT-RESPONSE"] = settlement.header
         return settlement, headers
 
+    async def money_moved(self) -> bool | None:
+        return None  # a facilitator answers no such question: the chain would
+
 
 class _MppPayment:
     def __init__(self, request: Request, gateway: MppGateway, credential: Credential) -> None:
@@ -291,6 +301,9 @@ class _MppPayment:
         if settlement.header is None:
             return settlement, {}
         return settlement, {"Payment-Receipt": settlement.header}
+
+    async def money_moved(self) -> bool | None:
+        return await self.gateway.captured(self.credential)
 
 
 async def _solve_and_settle(
@@ -369,6 +382,22 @@ async def _check_bearer_beside(request: Request) -> None:
             "the API key sent beside the payment is unknown or disabled",
             headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
         )
+
+
+async def _given_back_after_death(store: Store, payment: _Payment, key: str) -> bool:
+    """A claim its request left in ``settling`` when it died (past the lease): where
+    the provider can tell, give it back when no money moved (True: the payment can pay
+    this request), or record it settled when money did (the result may not have gone
+    out: the claim's detail says so, for an operator to refund)."""
+    lease = payment.lease_seconds
+    if not await in_thread(store.stale_settling, key, lease):
+        return False
+    moved = await payment.money_moved()
+    if moved is None:
+        return False
+    detail = "captured, but its request died while settling: the result may not have gone out"
+    resolved = await in_thread(store.resolve_stale_settling, key, moved, detail, lease)
+    return resolved and not moved
 
 
 async def _start_settling(store: Store, claim: _Claim) -> bool:

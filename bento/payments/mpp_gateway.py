@@ -184,6 +184,17 @@ class MppGateway:
             return Settlement("internal_error", detail=f"{type(error).__name__}: {error}")
         return Settlement("settled", header=header)
 
+    async def captured(self, credential: Credential) -> bool | None:
+        """Whether the provider shows the payment captured (True) or still only
+        authorized (False); None when it cannot tell (unreachable, another status)."""
+        payment_id = str(credential.payload["payment_id"])
+        try:
+            payment = await self._provider("GET", f"/payments/{payment_id}")
+        except PaymentUnavailable:
+            return None
+        status = payment.get("status") if payment is not None else None
+        return {"captured": True, PAYABLE_STATUS: False}.get(str(status))
+
     async def settle_again(self, credential: Credential) -> Settlement:
         """Try again a capture that got no verdict, straight with the provider (the
         challenge may have expired since). A payment the provider already shows as

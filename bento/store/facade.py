@@ -254,6 +254,14 @@ class Store:
     def payment_state(self, key: str) -> PaymentState | None:
         return self.payments.payment_state(key)
 
+    def stale_settling(self, key: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> bool:
+        return self.payments.stale_settling(key, lease_seconds)
+
+    def resolve_stale_settling(
+        self, key: str, moved: bool, detail: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    ) -> bool:
+        return self.payments.resolve_stale_settling(key, moved, detail, lease_seconds)
+
     def stale_settlements(self, older_than: datetime) -> list[tuple[str, str, str]]:
         return self.payments.stale_settlements(older_than)
 

@@ -15,7 +15,10 @@ SELECT then an INSERT), and the payment is verified afresh. Every later step of 
 first holder is conditional on the claim still being its own (``request_id``), so a
 holder that outlived its lease can neither settle nor give back a claim that is no
 longer its own. A claim in ``settling`` is never taken over: the facilitator or
-provider may have taken the money, and only a reconciliation with them can say.
+provider may have taken the money, and only they can say. Where one can (the mpp
+provider shows a payment captured or still authorized), a claim left there past its
+lease is resolved: given back when no money moved, recorded ``settled`` when it did
+(:meth:`Payments.resolve_stale_settling`); otherwise it waits for an operator.
 
 Why ``settle_with``: a settlement that got no verdict (facilitator unreachable) after
 the result was delivered stays *held* in ``settle_failed`` with what settling needs,
@@ -103,13 +106,7 @@ class Payments:
     ) -> bool | None:
         """Take the claim of ``key`` if it is in ``verifying`` past its lease: True when
         taken, False when the claim stands, None when there is no claim any more."""
-        stale = sa.or_(
-            payments.c.lease_until < moment,
-            sa.and_(
-                payments.c.lease_until.is_(None),
-                payments.c.updated_at < moment - timedelta(seconds=lease_seconds),
-            ),
-        )
+        stale = _past_lease(moment, lease_seconds)
         update = {name: value for name, value in values.items() if name != "key"}
         update["settle_with"] = None
         with self.db.write() as conn:
@@ -256,6 +253,41 @@ class Payments:
             ).scalar_one_or_none()
         return cast(PaymentState | None, state)
 
+    def stale_settling(self, key: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> bool:
+        """Whether the claim of ``key`` was left in ``settling`` past its lease: its
+        holder died while settling."""
+        moment = now()
+        with self.db.read() as conn:
+            found = conn.execute(
+                sa.select(payments.c.key).where(
+                    payments.c.key == key,
+                    payments.c.state == "settling",
+                    _past_lease(moment, lease_seconds),
+                )
+            ).scalar_one_or_none()
+        return found is not None
+
+    def resolve_stale_settling(
+        self, key: str, moved: bool, detail: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    ) -> bool:
+        """Close a claim left in ``settling`` past its lease, once the provider has said
+        whether its money moved: given back when it did not (the payment can pay a
+        retry), ``settled`` with ``detail`` when it did. False when the claim is no
+        longer stale (another request resolved it first)."""
+        moment = now()
+        stale = (
+            payments.c.key == key,
+            payments.c.state == "settling",
+            _past_lease(moment, lease_seconds),
+        )
+        with self.db.write() as conn:
+            if moved:
+                values = {"state": "settled", "detail": _detail(detail), "updated_at": moment}
+                changed = conn.execute(payments.update().where(*stale).values(values))
+            else:
+                changed = conn.execute(payments.delete().where(*stale))
+        return bool(changed.rowcount == 1)
+
     def stale_settlements(self, older_than: datetime) -> list[tuple[str, str, str]]:
         """(key, scheme, request_id) of claims left in ``settling`` past their lease (or
         last touched before ``older_than`` when they have none): their holder died while
@@ -276,3 +308,15 @@ class Payments:
 
 def _detail(detail: str | None) -> str | None:
     return (detail or "")[:500] or None
+
+
+def _past_lease(moment: datetime, lease_seconds: float) -> sa.ColumnElement[bool]:
+    """The claim's lease has run out at ``moment``; a claim written before leases
+    existed has none, and counts ``lease_seconds`` from its last change."""
+    return sa.or_(
+        payments.c.lease_until < moment,
+        sa.and_(
+            payments.c.lease_until.is_(None),
+            payments.c.updated_at < moment - timedelta(seconds=lease_seconds),
+        ),
+    )

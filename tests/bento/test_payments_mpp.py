@@ -22,6 +22,7 @@ from mpp import Challenge, Credential, Receipt
 from starlette.testclient import TestClient
 
 from bento.payments.mpp_gateway import MppGateway
+from bento.tables import payments
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from engine.synthetic import synthetic_request
@@ -382,3 +383,53 @@ def test_one_credential_sent_by_four_requests_at_once_pays_for_one(
             assert_audited_roster(response, data)
     captures = standin.calls(f"/payments/{payment_id}/capture")  # held ones may be retried
     assert len(captures) == 1
+
+
+# ------------------------------------------------------------- a request that died settling
+
+
+def left_settling(client: TestClient, payment_id: str) -> None:
+    """The claim as a request leaves it when it dies while capturing: in settling, its
+    lease run out."""
+    store = client.app.state.store  # type: ignore[attr-defined]
+    key = f"mpp:{payment_id}"
+    assert store.claim_payment(key, "mpp", str(SMALL_PRICE), "req-dead", -1.0)
+    assert store.start_settling(key, "req-dead", -1.0)
+
+
+def test_a_payment_left_settling_uncaptured_is_given_back_and_pays_the_retry(
+    client: TestClient, standin: StandIn
+) -> None:
+    data = minimal_request_dict()
+    payment_id = standin.add_payment(SMALL_PRICE)
+    left_settling(client, payment_id)
+    retry = post_solve(
+        client, data, {"Authorization": mpp_credential(challenge_for(client, data), payment_id)}
+    )
+    assert_audited_roster(retry, data)
+    assert "payment-receipt" in retry.headers
+    assert standin.payment(payment_id)["status"] == "captured"
+    assert len(standin.calls(f"/payments/{payment_id}/capture")) == 1
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(f"mpp:{payment_id}") == "settled"
+
+
+def test_a_payment_left_settling_but_captured_is_recorded_and_not_used_again(
+    client: TestClient, standin: StandIn
+) -> None:
+    data = minimal_request_dict()
+    payment_id = standin.add_payment(SMALL_PRICE, status="captured")
+    left_settling(client, payment_id)
+    credential = mpp_credential(challenge_for(client, data), payment_id)
+    body = assert_mpp_refused(post_solve(client, data, {"Authorization": credential}))
+    assert "already used" in body["detail"]
+    assert standin.calls(f"/payments/{payment_id}/capture") == []
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert store.payment_state(f"mpp:{payment_id}") == "settled"
+    with store.read() as conn:
+        detail = conn.execute(
+            payments.select()
+            .with_only_columns(payments.c.detail)
+            .where(payments.c.key == f"mpp:{payment_id}")
+        ).scalar_one()
+    assert "may not have gone out" in detail

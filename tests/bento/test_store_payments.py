@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 
-from bento.store import Store
+from bento.store import Database, Store
 from bento.tables import payments
 
 THREADS = 8
@@ -62,6 +63,7 @@ def test_a_payment_key_has_at_most_200_characters(store: Store) -> None:
 
 # ------------------------------------------------------------------------------- leases
 
+NEW_COLUMNS = {"lease_until", "settle_with"}
 EXPIRED = -1.0  # a lease that has already run out when it is written
 HOUR = 3600.0
 
@@ -127,3 +129,66 @@ def test_a_settlement_refused_outright_gives_the_claim_back(store: Store) -> Non
     assert not store.release_payment("mpp:pay_4", "req-1")  # settling: only when told
     assert store.release_payment("mpp:pay_4", "req-1", settling=True)
     assert store.claim_payment("mpp:pay_4", "mpp", "5", "req-2")
+
+
+def test_a_claim_left_settling_past_its_lease_is_resolved_once(store: Store) -> None:
+    for key in ("mpp:pay_moved", "mpp:pay_unmoved"):
+        assert store.claim_payment(key, "mpp", "5", "req-dead", EXPIRED)
+        assert store.start_settling(key, "req-dead", EXPIRED)
+        assert store.stale_settling(key)
+    assert store.resolve_stale_settling("mpp:pay_moved", True, "captured")
+    assert store.payment_state("mpp:pay_moved") == "settled"
+    assert store.resolve_stale_settling("mpp:pay_unmoved", False, "not captured")
+    assert store.payment_state("mpp:pay_unmoved") is None  # given back
+    assert not store.resolve_stale_settling("mpp:pay_moved", False, "twice")
+    assert store.payment_state("mpp:pay_moved") == "settled"
+
+
+def test_a_claim_settling_within_its_lease_is_not_stale(store: Store) -> None:
+    assert store.claim_payment("mpp:pay_busy", "mpp", "5", "req-1")
+    assert store.start_settling("mpp:pay_busy", "req-1", HOUR)
+    assert not store.stale_settling("mpp:pay_busy")
+    assert not store.resolve_stale_settling("mpp:pay_busy", False, "in flight")
+    assert store.payment_state("mpp:pay_busy") == "settling"
+
+
+def test_an_old_payments_table_gains_the_lease_columns(database_url: str) -> None:
+    """A database created before leases: migrate adds the columns, and a claim left in
+    verifying back then is taken over once its last change is older than the lease."""
+    old = sa.MetaData()
+    sa.Table(  # the table as releases before leases created it
+        "payments",
+        old,
+        sa.Column("key", sa.String(200), primary_key=True),
+        sa.Column("scheme", sa.String(16), nullable=False),
+        sa.Column("amount", sa.String(80), nullable=False),
+        sa.Column("request_id", sa.String(64), nullable=False),
+        sa.Column("state", sa.String(16), nullable=False),
+        sa.Column("detail", sa.String(500), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    database = Database(database_url)
+    try:
+        with database.write() as conn:
+            old.create_all(conn)
+            conn.execute(
+                payments.insert().values(
+                    key="mpp:pay_legacy",
+                    scheme="mpp",
+                    amount="5",
+                    request_id="req-old",
+                    state="verifying",
+                    created_at=datetime.now(UTC) - timedelta(hours=2),
+                    updated_at=datetime.now(UTC) - timedelta(hours=2),
+                )
+            )
+    finally:
+        database.close()
+    with Store(database_url) as store:
+        store.migrate()
+        with store.read() as conn:
+            columns = {column["name"] for column in sa.inspect(conn).get_columns("payments")}
+        assert columns >= NEW_COLUMNS
+        assert store.claim_payment("mpp:pay_legacy", "mpp", "5", "req-new", HOUR)
+        assert store.start_settling("mpp:pay_legacy", "req-new")
