@@ -165,6 +165,9 @@ oauth_codes = sa.Table(
     sa.Column("connection_id", sa.ForeignKey("connections.id"), nullable=False),
     sa.Column("params_json", sa.JSON, nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    # Set when the code buys its tokens; the row is kept while they may live, so that a
+    # replay of the code is recognised and revokes them (RFC 6749 §4.1.2).
+    sa.Column("spent_at", sa.DateTime(timezone=True), nullable=True),
 )
 
 oauth_tokens = sa.Table(
@@ -177,5 +180,8 @@ oauth_tokens = sa.Table(
     sa.Column("resource", sa.String(500), nullable=True),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked", sa.Boolean, nullable=False, default=False),
+    # The authorization code the token descends from (through refreshes); None for tokens
+    # issued before this was recorded.
+    sa.Column("code_hash", sa.String(64), nullable=True),
     sa.CheckConstraint("kind IN ('access', 'refresh')", name="ck_oauth_tokens_kind"),
 )
