@@ -20,7 +20,7 @@ import pytest
 from starlette.testclient import TestClient
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from bento.dashboard.security import SIGN_UPS_PER_ADDRESS_PER_HOUR
+from bento.dashboard.security import SIGN_UPS_PER_ADDRESS_PER_HOUR, SignInLimiter, SignUpLimiter
 from tests.bento.site import site_app, site_settings
 
 BASE = "http://localhost"
@@ -31,7 +31,11 @@ SIGN_INS_PER_ADDRESS_PER_MINUTE = 20  # SignInLimiter's default
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'limits.db'}"
-    app = site_app(site_settings(url, BASE, trusted_proxy_hops=1))
+    app = site_app(
+        site_settings(url, BASE, trusted_proxy_hops=1),
+        sign_in_limiter=SignInLimiter(),  # the service's defaults
+        sign_up_limiter=SignUpLimiter(),
+    )
     served = ProxyHeadersMiddleware(app, trusted_hosts="*")  # type: ignore[arg-type]
     with TestClient(served, base_url=BASE, follow_redirects=False) as client:
         yield client
