@@ -109,7 +109,12 @@ def new_visitor_id() -> str:
 def limit_storage(storage_uri: str | None) -> Storage:
     """The ``limits`` storage named by ``storage_uri`` (``redis://host:6379/1``), so that
     every replica shares the counts; this process's memory without one."""
-    return storage_from_string(storage_uri) if storage_uri else MemoryStorage()
+    if not storage_uri:
+        return MemoryStorage()
+    storage = storage_from_string(storage_uri)
+    if not isinstance(storage, Storage):  # an async:// URI: the limiters here are sync
+        raise ValueError("SIGN_IN_LIMIT_STORAGE must name a synchronous storage (redis://)")
+    return storage
 
 
 class SignInLimiter:
