@@ -670,6 +670,25 @@ def test_registration_takes_https_and_loopback_redirect_uris(browser: TestClient
     assert response.status_code == 201, response.text
 
 
+def test_a_client_registered_before_the_rule_is_not_sent_an_unsafe_redirect(
+    browser: TestClient,
+) -> None:
+    sign_up(browser)
+    identity = Identity(store_of(browser))
+    client_id = f"legacy-{secrets.token_hex(4)}"
+    identity.save_client(client_id, {"client_id": client_id, "redirect_uris": ["javascript:x"]})
+    params = {"redirect_uri": "javascript:x", "scopes": ["solve"], "state": "s"}
+    request_id = identity.save_request(client_id, params)
+    page = browser.get(f"/dashboard/oauth/approve?request={request_id}")
+    assert page.status_code == 400 and "Unsafe app address" in page.text
+    answer = browser.post(
+        "/dashboard/oauth/approve",
+        data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "approve"},
+    )
+    assert answer.status_code == 400 and "location" not in answer.headers
+    assert identity.connections(_account_id(browser)) == []
+
+
 def test_forms_post_only_to_the_site_and_approval_to_the_apps_origin_too(
     browser: TestClient,
 ) -> None:
