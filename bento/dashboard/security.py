@@ -127,10 +127,8 @@ class SignInLimiter:
         per_email: int = 5,
         per_address: int = 20,
         storage_uri: str | None = None,
-        *,
-        storage: Storage | None = None,
     ) -> None:
-        self._limiter = MovingWindowRateLimiter(storage or limit_storage(storage_uri))
+        self._limiter = MovingWindowRateLimiter(limit_storage(storage_uri))
         self._per_email = RateLimitItemPerMinute(per_email)
         self._per_address = RateLimitItemPerMinute(per_address)
 
@@ -156,10 +154,8 @@ class SignUpLimiter:
         per_address: int = SIGN_UPS_PER_ADDRESS_PER_HOUR,
         total: int = SIGN_UPS_PER_HOUR,
         storage_uri: str | None = None,
-        *,
-        storage: Storage | None = None,
     ) -> None:
-        self._limiter = MovingWindowRateLimiter(storage or limit_storage(storage_uri))
+        self._limiter = MovingWindowRateLimiter(limit_storage(storage_uri))
         self._per_address = RateLimitItemPerHour(per_address)
         self._total = RateLimitItemPerHour(total)
 

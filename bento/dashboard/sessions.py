@@ -69,7 +69,7 @@ async def sign_up(request: Request) -> Response:
     wait = deps.sign_up_limiter.allow(address_of(request))
     if wait is not None:
         minutes = max(1, round(wait / 60))
-        message = f"Too many new accounts from here. Try again in about {minutes} min."
+        message = f"Too many new accounts at the moment. Try again in about {minutes} min."
         response = render(request, "sign_up.html", status=429, email=email, error=message)
         response.headers["Retry-After"] = str(wait)
         return response
