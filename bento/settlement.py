@@ -30,6 +30,7 @@ import logging
 import os
 import threading
 import uuid
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -109,7 +110,8 @@ class Outbox:
             partial.replace(target)
         except OSError:
             log.exception("%s: a failed capture could not be kept for later", name)
-            partial.unlink(missing_ok=True)
+            with suppress(OSError):
+                partial.unlink(missing_ok=True)
             return False
         return True
 

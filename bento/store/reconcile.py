@@ -129,9 +129,24 @@ def settle_hold(
 
 
 def _past_lease(moment: datetime) -> sa.ColumnElement[bool]:
+    """Past its lease; or, without one, old and held by no running queued job (whose
+    sweep governs it)."""
+    held_by_queued_job = (
+        sa.exists()
+        .where(
+            jobs.c.reservation_id == ledger.c.reservation_id,
+            jobs.c.status == "running",
+            jobs.c.kind.is_(None),
+        )
+        .correlate(ledger)
+    )
     return sa.or_(
         ledger.c.expires_at < moment,
-        sa.and_(ledger.c.expires_at.is_(None), ledger.c.created_at < moment - UNLEASED_HOLD_AGE),
+        sa.and_(
+            ledger.c.expires_at.is_(None),
+            ledger.c.created_at < moment - UNLEASED_HOLD_AGE,
+            ~held_by_queued_job,
+        ),
     )
 
 
@@ -194,6 +209,8 @@ def audit(db: Database, moment: datetime | None = None) -> Audit:
     moment = moment or now()
     found = Audit()
     with db.read() as conn:
+        if db.postgres:  # one snapshot for every query, while the service writes
+            conn.execution_options(isolation_level="REPEATABLE READ")
         _audit_jobs(conn, found)
         _audit_holds(conn, found, moment)
         _audit_accounts(conn, found)
