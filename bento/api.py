@@ -56,13 +56,7 @@ from bento.planning_routes import recommend_route, replan_route
 from bento.problems import API_ROOT, render, request_id, server_root, service_error
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
-from bento.settlement import (
-    RECORD_JOB_LEASE_SECONDS,
-    Outbox,
-    Reconciler,
-    outbox_folder,
-    sync_lease_seconds,
-)
+from bento.settlement import RECORD_JOB_LEASE_SECONDS, Lease, Outbox, Reconciler, outbox_folder
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
@@ -129,19 +123,19 @@ async def _solve_now(
     units = units_for(size)
     reservation_id = uuid.uuid4().hex
     job_id = uuid.uuid4().hex
-    lease = sync_lease_seconds(request.app.state.settings, time_limit)
+    lease = Lease(store, reservation_id, request.app.state.settings, time_limit)
     async with hold_units(
         store,
         account.id,
         units,
         reservation_id,
-        lease_seconds=lease,
+        lease_seconds=lease.seconds,
         purpose="solve",
         sync_job_id=job_id,
     ):
         await _keep(request, account, data, size, units, reservation_id, job_id)
         try:
-            result = await solve_in_pool(request, data, time_limit)
+            result = await solve_in_pool(request, data, time_limit, lease.renew)
         except SolverBusy as busy:
             raise solvers_busy(busy, "nothing was charged") from None
         except SolveFailed as exc:

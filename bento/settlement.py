@@ -5,9 +5,11 @@ the end (``bento.api``); this module covers the two ways that can fail.
 
 - The request never ends (the service killed mid-solve): the hold carries a lease of
   :func:`sync_lease_seconds`, the longest the solve can take (the wait for a solver
-  process, its time limit, the diagnosis budget and the pool's grace) plus a margin. Past
-  it the reconciler (``bento.store.reconcile``) fails the job ``interrupted`` and releases
-  the units.
+  process, its time limit, the diagnosis budget and the pool's grace) plus a margin;
+  once a solver process is taken the wait is over, so the lease is cut to what is left
+  (:class:`Lease`). Past it the reconciler (``bento.store.reconcile``) fails the job
+  ``interrupted`` and releases the units: with the default diagnosis budget, within
+  60 s of a crash for any synchronous solve that had started (30 s at most).
 - The store is away when the solve ends (database down, disk full): the roster is still
   the caller's (the v1 contract flags it with ``X-Service-Billing-Status: failed``), and
   how the job ended is written to a small local outbox (:class:`Outbox`, one JSON file a
@@ -40,7 +42,7 @@ from bento.store import Store, StoreUnavailable
 from bento.store.reconcile import settle_stale_holds
 from bento.workers import DEADLINE_GRACE_SECONDS
 
-LEASE_MARGIN_SECONDS: Final = 10.0
+LEASE_MARGIN_SECONDS: Final = 5.0
 """Past the solve's deadline, for the request to write its end (a slow or busy store)."""
 RECORD_JOB_LEASE_SECONDS: Final = 60.0
 """A queued job's hold between its reservation and its job row (then the job governs it)."""
@@ -51,15 +53,31 @@ OUTBOX_FOLDER: Final = "billing-outbox"
 log = logging.getLogger(__name__)
 
 
-def sync_lease_seconds(settings: Settings, time_limit: float) -> float:
-    """A synchronous solve's lease: how long its request can possibly hold its units."""
-    deadline = (
-        settings.solve_queue_wait_seconds
-        + time_limit
-        + settings.diagnosis_budget_seconds
-        + DEADLINE_GRACE_SECONDS
-    )
-    return deadline + LEASE_MARGIN_SECONDS
+def sync_lease_seconds(settings: Settings, time_limit: float, *, started: bool = False) -> float:
+    """A synchronous solve's lease: how long its request can possibly hold its units
+    (``started``: from the moment a solver process was taken)."""
+    deadline = time_limit + settings.diagnosis_budget_seconds + DEADLINE_GRACE_SECONDS
+    wait = 0.0 if started else settings.solve_queue_wait_seconds
+    return wait + deadline + LEASE_MARGIN_SECONDS
+
+
+class Lease:
+    """A synchronous solve's lease: :attr:`seconds` when its units are reserved, cut by
+    :meth:`renew` once its solve starts."""
+
+    def __init__(self, store: Store, reservation_id: str, settings: Settings, time_limit: float):
+        self.store = store
+        self.reservation_id = reservation_id
+        self.seconds = sync_lease_seconds(settings, time_limit)
+        self.started_seconds = sync_lease_seconds(settings, time_limit, started=True)
+
+    def renew(self) -> None:
+        """Called as the solve starts (in its waiting thread): the wait is over. A store
+        away now only leaves the longer lease in place; the solve goes on."""
+        try:
+            self.store.renew_lease(self.reservation_id, self.started_seconds)
+        except StoreUnavailable:
+            log.warning("the lease of %s could not be cut at its start", self.reservation_id)
 
 
 class Outbox:

@@ -83,6 +83,16 @@ class Ledger:
         with self.db.write() as conn:
             return settle(conn, reservation_id, "released")
 
+    def renew_lease(self, reservation_id: str, seconds: float) -> bool:
+        """Set a hold's lease to end ``seconds`` from now; False if it is no longer held."""
+        query = (
+            ledger.update()
+            .where(ledger.c.reservation_id == reservation_id, ledger.c.state == "reserved")
+            .values(expires_at=now() + timedelta(seconds=seconds))
+        )
+        with self.db.write() as conn:
+            return bool(conn.execute(query).rowcount == 1)
+
     def get_reservation(self, reservation_id: str) -> Reservation | None:
         with self.db.read() as conn:
             return _fetch_reservation(conn, reservation_id)

@@ -132,6 +132,9 @@ class Store:
     def release(self, reservation_id: str) -> bool:
         return self.ledger.release(reservation_id)
 
+    def renew_lease(self, reservation_id: str, seconds: float) -> bool:
+        return self.ledger.renew_lease(reservation_id, seconds)
+
     def get_reservation(self, reservation_id: str) -> Reservation | None:
         return self.ledger.get_reservation(reservation_id)
 

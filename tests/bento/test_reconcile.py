@@ -61,6 +61,16 @@ def test_a_sync_solve_that_never_came_back_is_interrupted_and_released(store: St
     assert audit(store.db, now() + LATER).ok
 
 
+def test_a_lease_cut_at_the_solves_start_runs_out_sooner(store: Store) -> None:
+    account = store.create_account("Started", free_quota=10)
+    _, reservation_id = sync_solve(store, account.id)
+    assert store.renew_lease(reservation_id, 5)
+    assert settle_stale_holds(store.db, now() + timedelta(seconds=6)) == {
+        reservation_id: "interrupted"
+    }
+    assert not store.renew_lease(reservation_id, LEASE)  # settled: no lease to renew
+
+
 def test_a_delivered_sync_solve_is_charged_and_a_late_reconciler_changes_nothing(
     store: Store,
 ) -> None:
