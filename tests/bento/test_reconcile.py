@@ -245,3 +245,48 @@ def test_admin_reconcile_settles_then_proves_the_ledger(
     assert report["ok"] is False
     assert report["violations"] == {"job_hold_mismatch": 1}
     assert report["listed"][0]["job_id"] == job_id
+
+
+def test_an_older_ledger_gains_leases_and_its_leaked_hold_is_released(database_url: str) -> None:
+    """A database from before leases: its tables gain the new columns and indexes at
+    start, and a hold it leaked (no lease, no job) is released once stale."""
+    serial = "SERIAL" if database_url.startswith("postgresql") else "INTEGER"
+    old_schema = [
+        """CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, name VARCHAR(200) NOT NULL,
+           tier VARCHAR(16) NOT NULL, free_quota_remaining BIGINT NOT NULL,
+           balance_units BIGINT NOT NULL, created_at TIMESTAMP NOT NULL)""",
+        f"""CREATE TABLE ledger (id {serial} PRIMARY KEY, account_id VARCHAR(64) NOT NULL
+           REFERENCES accounts(id), reservation_id VARCHAR(128) NOT NULL UNIQUE,
+           units BIGINT NOT NULL, free_part BIGINT NOT NULL, balance_part BIGINT NOT NULL,
+           state VARCHAR(16) NOT NULL, created_at TIMESTAMP NOT NULL, settled_at TIMESTAMP)""",
+        """CREATE TABLE jobs (id VARCHAR(32) PRIMARY KEY, account_id VARCHAR(64) NOT NULL
+           REFERENCES accounts(id), status VARCHAR(16) NOT NULL, units_reserved BIGINT NOT
+           NULL, reservation_id VARCHAR(128), request_json JSON NOT NULL, response_json JSON,
+           error_code VARCHAR(64), created_at TIMESTAMP NOT NULL,
+           updated_at TIMESTAMP NOT NULL)""",
+        "INSERT INTO accounts VALUES ('a1', 'Old Co', 'basic', 3, 0, CURRENT_TIMESTAMP)",
+        """INSERT INTO ledger (account_id, reservation_id, units, free_part, balance_part,
+           state, created_at) VALUES ('a1', 'leaked', 2, 2, 0, 'reserved', CURRENT_TIMESTAMP)""",
+    ]
+    engine = sa.create_engine(database_url)
+    with engine.begin() as conn:
+        for statement in old_schema:
+            conn.execute(sa.text(statement))
+    engine.dispose()
+    with Store(database_url) as store:
+        store.migrate()
+        store.migrate()  # idempotent
+        with store.read() as conn:
+            inspector = sa.inspect(conn)
+            assert {"expires_at", "purpose"} <= {c["name"] for c in inspector.get_columns("ledger")}
+            assert "kind" in {c["name"] for c in inspector.get_columns("jobs")}
+            assert "ix_ledger_state_expires_at" in {
+                i["name"] for i in inspector.get_indexes("ledger")
+            }
+            assert "ix_jobs_reservation_id" in {i["name"] for i in inspector.get_indexes("jobs")}
+        assert audit(store.db).violations == {"hold_without_lease": 1}
+        assert settle_stale_holds(store.db) == {}  # not stale yet: it may still be in use
+        stale = now() + UNLEASED_HOLD_AGE + LATER
+        assert settle_stale_holds(store.db, stale) == {"leaked": "released"}
+        assert available(store, "a1") == 5
+        assert audit(store.db, stale).ok
