@@ -7,10 +7,19 @@ the dashboard; balances and tiers are the operator's).
     python -m bento.admin set-tier ACCOUNT_ID basic|pro
     python -m bento.admin add-balance ACCOUNT_ID UNITS
     python -m bento.admin show ACCOUNT_ID_OR_EMAIL      # usage as JSON
+    python -m bento.admin reconcile                     # settle stale holds, audit, JSON
 
 The database is DATABASE_URL (or --database-url), else var/shiftsched.db; its tables are
 created when missing. Exit status: 0 done, 1 refused (unknown account, bad value, no such
-key), 2 bad usage, 3 database unreachable.
+key) or, for ``reconcile``, a check that does not hold, 2 bad usage, 3 database
+unreachable.
+
+``reconcile`` first settles what the service's reconciler would (holds past their lease,
+``bento.store.reconcile``), then audits the whole database and prints what it found: the
+units captured and what they were captured for, the holds by state, the paid requests by
+the state of their claim (they are paid in money, not units), and every violation: a
+hold past its lease or without one, a job whose hold disagrees with how it ended, an
+account below zero. Safe while the service runs.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from bento.store import DEFAULT_FREE_QUOTA, TIERS, Account, Store, StoreUnavailable, Tier
+from bento.store.reconcile import audit, settle_stale_holds
 
 EXIT_REFUSED = 1
 EXIT_UNAVAILABLE = 3
@@ -86,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument(
         "account_id", metavar="ACCOUNT", help="an account id, or the email a person signed up with"
     )
+    _command(commands, "reconcile", "settle stale holds, then audit the ledger (JSON)", _reconcile)
     return parser
 
 
@@ -152,6 +163,16 @@ def _show(store: Store, args: argparse.Namespace, out: TextIO) -> int:
     if account is None:
         raise LookupError(args.account_id)
     return _print_account(account, out)
+
+
+def _reconcile(store: Store, args: argparse.Namespace, out: TextIO) -> int:
+    settled: dict[str, str] = {}
+    while batch := settle_stale_holds(store.db):  # every stale hold, a batch at a time
+        settled.update(batch)
+    found = audit(store.db)
+    report = {**found.as_json(), "settled_now": dict(sorted(settled.items()))}
+    print(json.dumps(report, indent=2), file=out)
+    return 0 if found.ok else EXIT_REFUSED
 
 
 def _print_account(account: Account, out: TextIO) -> int:

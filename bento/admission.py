@@ -4,7 +4,8 @@ One policy for every way in. The key path and the paid path ask :func:`admit` (t
 path never queues); a queued job is admitted on the key path before it is enqueued; the
 MCP tools call the HTTP operations in-process, so they pass here too. Units held for a
 keyed solve go through :func:`hold_units`, which releases them when the solve does not
-happen, so no failure path can forget to.
+happen, so no failure path can forget to; and every hold it takes is bounded in time (a
+lease, or its job), so neither can a crash (``bento.settlement``).
 """
 
 from __future__ import annotations
@@ -62,17 +63,37 @@ def admit(solve_request: SolveRequest, *, may_queue: bool, why_not: str = "") ->
 
 @asynccontextmanager
 async def hold_units(
-    store: Store, account_id: str, units: int, reservation_id: str
+    store: Store,
+    account_id: str,
+    units: int,
+    reservation_id: str,
+    *,
+    lease_seconds: float,
+    purpose: str,
+    sync_job_id: str | None = None,
 ) -> AsyncIterator[None]:
     """Hold ``units`` of the account for the block; QuotaExceeded when it cannot cover
     them. Any exception out of the block releases the hold (nothing is charged) and goes
-    on; settling a solve that did happen (capture or release) is the block's business."""
-    reservation = await in_thread(store.reserve, account_id, units, reservation_id)
+    on; settling a solve that did happen (capture or release) is the block's business.
+
+    ``lease_seconds``: how long the hold may go unsettled before the reconciler settles
+    it, longer than the block can take. ``sync_job_id``: the synchronous solve's record,
+    which the block writes; a failure out of the block forgets it with the hold."""
+    reservation = await in_thread(
+        store.reserve,
+        account_id,
+        units,
+        reservation_id,
+        lease_seconds=lease_seconds,
+        purpose=purpose,
+    )
     if reservation is None:
         metrics.units_refused(units)
         raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
     try:
         yield
     except BaseException:
+        if sync_job_id is not None:
+            await in_thread(store.abandon_sync_job, sync_job_id)
         await in_thread(store.release, reservation_id)
         raise

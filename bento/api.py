@@ -18,9 +18,9 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from starlette.applications import Starlette
@@ -56,6 +56,7 @@ from bento.planning_routes import recommend_route, replan_route
 from bento.problems import API_ROOT, render, request_id, server_root, service_error
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
+from bento.settlement import RECORD_JOB_LEASE_SECONDS, Lease, Outbox, Reconciler, outbox_folder
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
@@ -121,42 +122,59 @@ async def _solve_now(
     store: Store = request.app.state.store
     units = units_for(size)
     reservation_id = uuid.uuid4().hex
-    async with hold_units(store, account.id, units, reservation_id):
+    job_id = uuid.uuid4().hex
+    lease = Lease(store, reservation_id, request.app.state.settings, time_limit)
+    async with hold_units(
+        store,
+        account.id,
+        units,
+        reservation_id,
+        lease_seconds=lease.seconds,
+        purpose="solve",
+        sync_job_id=job_id,
+    ):
+        await _keep(request, account, data, size, units, reservation_id, job_id)
         try:
-            result = await solve_in_pool(request, data, time_limit)
+            result = await solve_in_pool(request, data, time_limit, lease.renew)
         except SolverBusy as busy:
             raise solvers_busy(busy, "nothing was charged") from None
         except SolveFailed as exc:
             raise InternalError(f"{exc}; nothing was charged") from None
+    result["job_id"] = job_id
     response = await _deliver(request, account, result, reservation_id, units)
-    if result["status"] == "completed":
-        await _keep(request, account, data, result, size)
-        if time.monotonic() >= request.app.state.next_purge:  # after the response is sent
-            request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-            store, settings = request.app.state.store, request.app.state.settings
-            response.background = BackgroundTask(in_thread, _purge, store, settings)
+    if result["status"] == "completed" and time.monotonic() >= request.app.state.next_purge:
+        request.app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS  # after the answer
+        store, settings = request.app.state.store, request.app.state.settings
+        response.background = BackgroundTask(in_thread, _purge, store, settings)
     return response
 
 
 async def _keep(
-    request: Request, account: Account, data: Any, result: dict[str, Any], size: int
+    request: Request,
+    account: Account,
+    data: Any,
+    size: int,
+    units: int,
+    reservation_id: str,
+    job_id: str,
 ) -> None:
-    """Keep a completed synchronous solve, so its job_id can be polled for the retention
-    time like a queued job's. It is written before the answer goes out, so the id can be
-    polled as soon as the answer arrives. The roster is already the caller's: a store
-    that fails here costs only the lookup."""
+    """Record the synchronous solve as a running job holding its reservation, before it
+    solves: every charge then traces to a job, a crash leaves a record the reconciler
+    settles once the lease runs out (``bento.settlement``), and the delivered answer is
+    kept under the same id, so its ``job_id`` can be polled for the retention time like
+    a queued job's. A store that fails here fails the request (503, nothing charged)."""
     store: Store = request.app.state.store
-    with suppress(StoreUnavailable):
-        await in_thread(
-            store.record_solve,
-            account.id,
-            result["job_id"],
-            data,
-            result,
-            units_for(size),
-            key_id=account.key_id,
-            size=size,
-        )
+    await in_thread(
+        store.create_job,
+        account.id,
+        data,
+        units_reserved=units,
+        reservation_id=reservation_id,
+        key_id=account.key_id,
+        size=size,
+        kind="sync",
+        job_id=job_id,
+    )
 
 
 def _purge(store: Store, settings: Settings) -> int:
@@ -172,7 +190,10 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
     units = units_for(size)
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
-    async with hold_units(store, account.id, units, reservation_id):
+    lease, purpose = RECORD_JOB_LEASE_SECONDS, "job"  # until the job row holds it
+    async with hold_units(
+        store, account.id, units, reservation_id, lease_seconds=lease, purpose=purpose
+    ):
         job = await in_thread(
             store.create_job,
             account.id,
@@ -200,21 +221,44 @@ async def _enqueue(request: Request, account: Account, data: Any, size: int) -> 
 async def _deliver(
     request: Request, account: Account, result: Any, reservation_id: str, units: int
 ) -> Response:
+    """End the solve's job and settle its units together: captured when delivered (a
+    roster, or a diagnosed infeasibility), else the record is forgotten and the units
+    released. A store that fails now never withholds a delivered answer: the headers say
+    billing failed, the end is kept in the outbox and written (and the units captured)
+    once the store is back; no units remaining are claimed then, since none are known
+    (docs/semantics.md, "When a solve is charged")."""
     store: Store = request.app.state.store
+    job_id = result["job_id"]
     if not delivered(result):
-        await in_thread(store.release, reservation_id)
+        await in_thread(store.abandon_sync_job, job_id)
+        await in_thread(store.release, reservation_id)  # a hold whose record is missing
         raise undelivered(result)
-    billing_failed = False
+    status: Literal["completed", "failed"] = (
+        "completed" if result["status"] == "completed" else "failed"
+    )
+    code = None if status == "completed" else (result.get("error") or {}).get("code")
+    headers = {"X-Units-Consumed": str(units)}
     try:
-        await in_thread(store.capture, reservation_id)
-        _, _, remaining = await in_thread(store.usage, account.id)
+        _, _, remaining = await in_thread(store.usage, account.id)  # the units are held
+        if status == "completed":
+            result["usage"] = {"units_consumed": units, "units_remaining": remaining}
+        ended = await in_thread(
+            store.finish_job, job_id, status, response_json=result, error_code=code, charged=True
+        )
+        if not ended:  # the lease ran out first: the reconciler released the units
+            log.warning("job %s: delivered after its lease; not charged", job_id)
+            _, _, remaining = await in_thread(store.usage, account.id)
+            headers["X-Units-Consumed"] = "0"
+            if status == "completed":
+                result["usage"] = {"units_consumed": 0, "units_remaining": remaining}
+        headers["X-Units-Remaining"] = str(remaining)
     except StoreUnavailable:
-        billing_failed, remaining = True, 0
-    headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}
-    if billing_failed:
+        result.pop("usage", None)
+        outbox: Outbox = request.app.state.outbox
+        kept = await in_thread(outbox.put, job_id, status, result, error_code=code, charged=True)
+        if not kept:  # the lease will release the units: nothing is consumed
+            headers["X-Units-Consumed"] = "0"
         headers["X-Service-Billing-Status"] = "failed"
-    if result["status"] == "completed":
-        result["usage"] = {"units_consumed": units, "units_remaining": remaining}
     return delivered_response(request, result, headers)
 
 
@@ -310,6 +354,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             print(f"Demo account ready. API key (shown once): {key}", flush=True)
         app.state.store = store
         app.state.settings = settings
+        app.state.outbox = Outbox(outbox_folder(settings))
+        reconciler = Reconciler(store, app.state.outbox)
         app.state.errors_base = settings.errors_base
         app.state.pool = pool
         # Threads for synchronous solves: one per process plus the waiting line.
@@ -326,12 +372,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
         gateways = [g for g in (app.state.x402, app.state.mpp) if g is not None]
         for gateway in gateways:
             await gateway.http.open()
+        reconciler.start()  # settles stale holds at start, then every few seconds
         try:
             yield
         finally:
             for gateway in gateways:
                 await gateway.http.aclose()
             await in_thread(queue.stop_consumer, store)
+            reconciler.stop()
             pool.close()
             store.close()
 

@@ -127,6 +127,17 @@ class TokenRecord:
 
 
 @dataclass(frozen=True)
+class CodeRecord:
+    """An authorization code of a live connection; ``spent`` once it bought its tokens."""
+
+    client_id: str
+    account_id: str
+    params: dict[str, Any]
+    expires_at: datetime
+    spent: bool
+
+
+@dataclass(frozen=True)
 class IssuedTokens:
     access_token: str
     refresh_token: str
@@ -386,14 +397,15 @@ class Identity:
 
     # Codes and tokens --------------------------------------------------------------------
 
-    def code(self, code: str) -> tuple[str, str, dict[str, Any], datetime] | None:
-        """(client_id, account_id, params, expires_at) of an unused code of a live connection."""
+    def code(self, code: str) -> CodeRecord | None:
+        """The code, spent or not, of a live connection; None for an unknown one."""
         query = (
             sa.select(
                 connections.c.client_id,
                 connections.c.account_id,
                 oauth_codes.c.params_json,
                 oauth_codes.c.expires_at,
+                oauth_codes.c.spent_at,
             )
             .join(connections, connections.c.id == oauth_codes.c.connection_id)
             .where(oauth_codes.c.code_hash == hash_key(code), connections.c.revoked_at.is_(None))
@@ -402,19 +414,52 @@ class Identity:
             row = conn.execute(query).first()
         if row is None:
             return None
-        return row.client_id, row.account_id, dict(row.params_json), aware(row.expires_at)
+        return CodeRecord(
+            client_id=row.client_id,
+            account_id=row.account_id,
+            params=dict(row.params_json),
+            expires_at=aware(row.expires_at),
+            spent=row.spent_at is not None,
+        )
 
     def exchange_code(self, code: str, resource: str | None) -> IssuedTokens | None:
-        """Spend a code once for a token pair; None if it was spent or revoked meanwhile."""
+        """Spend a code once for a token pair; None if it was spent or revoked meanwhile.
+
+        The spent code is kept (it cannot buy anything more) for a refresh token's
+        lifetime, so that a replay is recognised and ``revoke_code_grant`` called."""
+        code_hash = hash_key(code)
+        moment = now()
         with self.store.write() as conn:
             row = conn.execute(
-                sa.select(oauth_codes).where(oauth_codes.c.code_hash == hash_key(code))
+                sa.select(oauth_codes).where(
+                    oauth_codes.c.code_hash == code_hash, oauth_codes.c.spent_at.is_(None)
+                )
             ).first()
             if row is None:
                 return None
-            conn.execute(oauth_codes.delete().where(oauth_codes.c.code_hash == hash_key(code)))
+            spent = conn.execute(
+                oauth_codes.update()
+                .where(oauth_codes.c.code_hash == code_hash, oauth_codes.c.spent_at.is_(None))
+                .values(spent_at=moment, expires_at=moment + REFRESH_TOKEN_LIFETIME)
+            )
+            if spent.rowcount != 1:
+                return None
             scopes = list(dict(row.params_json).get("scopes") or [])
-            return _issue_tokens(conn, row.connection_id, scopes, resource)
+            return _issue_tokens(conn, row.connection_id, scopes, resource, code_hash)
+
+    def revoke_code_grant(self, code: str) -> int:
+        """Revoke every token descended from ``code`` (a replayed code, RFC 6749 §4.1.2):
+        its first pair and every pair refreshed from them. The number of tokens revoked."""
+        with self.store.write() as conn:
+            changed = conn.execute(
+                oauth_tokens.update()
+                .where(
+                    oauth_tokens.c.code_hash == hash_key(code),
+                    oauth_tokens.c.revoked.is_(False),
+                )
+                .values(revoked=True)
+            )
+        return int(changed.rowcount)
 
     def token(self, token: str) -> TokenRecord | None:
         """A live token of a connection not revoked whose key is enabled."""
@@ -466,11 +511,11 @@ class Identity:
                     oauth_tokens.c.revoked.is_(False),
                 )
                 .values(revoked=True)
-                .returning(oauth_tokens.c.connection_id)
+                .returning(oauth_tokens.c.connection_id, oauth_tokens.c.code_hash)
             ).first()
             if changed is None:
                 return None
-            return _issue_tokens(conn, changed.connection_id, scopes, resource)
+            return _issue_tokens(conn, changed.connection_id, scopes, resource, changed.code_hash)
 
     def revoke_token_family(self, token: str) -> None:
         """Revoke every token of the token's connection (access and refresh alike)."""
@@ -579,8 +624,13 @@ def _connect(conn: Any, account_id: str, client_id: str, scopes: list[str]) -> s
 
 
 def _issue_tokens(
-    conn: Any, connection_id: str, scopes: list[str], resource: str | None
+    conn: Any,
+    connection_id: str,
+    scopes: list[str],
+    resource: str | None,
+    code_hash: str | None,
 ) -> IssuedTokens:
+    """A new access and refresh token, marked with the code they descend from."""
     access = ACCESS_TOKEN_PREFIX + secrets.token_urlsafe(32)
     refresh = REFRESH_TOKEN_PREFIX + secrets.token_urlsafe(32)
     moment = now()
@@ -597,6 +647,7 @@ def _issue_tokens(
                 resource=resource,
                 expires_at=moment + lifetime,
                 revoked=False,
+                code_hash=code_hash,
             )
         )
     return IssuedTokens(access, refresh, int(ACCESS_TOKEN_LIFETIME.total_seconds()), scopes)

@@ -46,6 +46,10 @@ reservation: the client was told its units are held until the job ends; they sta
 and are captured or released once, when the job ends, however many runs that took, so a
 re-run is never charged twice (docs/semantics.md, "When a solve is charged").
 
+The same sweep settles the ledger's holds past their lease (``bento.store.reconcile``):
+those of synchronous solves whose service died. A queued job's own hold has no lease, so
+the sweep below alone decides its fate.
+
 How a dead run is found (every consumer looks, every :data:`ORPHAN_SWEEP_SECONDS`):
 
 - solving: the solving process writes the job's progress about every second, its
@@ -91,6 +95,7 @@ from bento import metrics
 from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
 from bento.store import Job, OrphanOutcome, Store
+from bento.store.reconcile import settle_stale_holds
 from bento.store.rows import now
 from bento.workers import DEADLINE_GRACE_SECONDS, JobLink, SolveFailed, SolverBusy
 from engine.rules import parse_request
@@ -411,7 +416,11 @@ class JobQueue:
     def _sweep(self) -> None:
         while not self._sweep_stop.wait(ORPHAN_SWEEP_SECONDS):
             try:
-                self.sweep_orphans(self._context().store)
+                store = self._context().store
+                self.sweep_orphans(store)
+                # Holds past their lease too (bento.store.reconcile): consumers run beside
+                # web replicas that may be down, and settling is safe from any number.
+                settle_stale_holds(store.db)
             except Exception:  # the store away, say: the next sweep tries again
                 log.exception("the sweep for dead job runs failed")
 

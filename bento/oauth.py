@@ -12,12 +12,19 @@ storage and policy behind them:
   (30 days, rotated on use);
 * an access token authenticates exactly like the account's connection key, so the MCP
   tools call the v1 API with it and billing is the account's; Bearer API keys keep
-  working on ``/mcp`` as before.
+  working on ``/mcp`` as before;
+* a client registers only redirect URIs a browser can safely be sent to with a code
+  (``redirect_uri_problem``), and a code presented a second time revokes every token
+  issued from it (RFC 6749 §4.1.2): whoever replays it may be the thief, or the thief
+  may have been first.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -25,6 +32,7 @@ from mcp.server.auth.provider import (
     AuthorizationParams,
     AuthorizeError,
     RefreshToken,
+    RegistrationError,
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -37,6 +45,55 @@ from bento.store import ACCESS_TOKEN_PREFIX, Store
 
 SCOPE: Final = "solve"
 APPROVAL_PATH: Final = "/dashboard/oauth/approve"
+LOOPBACK_NAMES: Final = frozenset({"localhost"})
+_HOST: Final = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
+
+
+def redirect_uri_problem(uri: str) -> str | None:
+    """Why ``uri`` cannot be a redirect URI, or None when it can.
+
+    A code travels in the redirect, so it goes only where the network keeps it private:
+    ``https`` to a named host, or ``http`` to this machine's loopback interface, which a
+    native app listens on (RFC 8252 §7.3; ``localhost`` too, as clients write it). Any
+    other scheme (``javascript:``, ``data:``, ``file:``, an app's private scheme) is
+    refused, as are a fragment (RFC 6749 §3.1.2) and user info, which makes a host look
+    like another on the approval page.
+    """
+    try:
+        parts = urlsplit(uri)
+        _ = parts.port  # a malformed port raises here
+    except ValueError:
+        return f"{uri!r} is not a URL"
+    host = parts.hostname or ""
+    if parts.scheme not in ("https", "http") or not host:
+        return f"{uri!r} is neither an https URL nor an http URL on the loopback interface"
+    if parts.fragment or uri.endswith("#"):
+        return f"{uri!r} has a fragment"
+    if parts.username is not None or parts.password is not None:
+        return f"{uri!r} has user info before its host"
+    loopback = _is_loopback(host)
+    if not loopback and not _HOST.fullmatch(host):
+        return f"{uri!r} has no valid host name"
+    if parts.scheme == "http" and not loopback:
+        return f"{uri!r} is plain http to a host other than the loopback interface"
+    return None
+
+
+def redirect_origin(uri: str) -> str:
+    """The origin (scheme, host, port) of an accepted redirect URI, as CSP writes it."""
+    parts = urlsplit(uri)
+    host = parts.hostname or ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown}" + (f":{parts.port}" if parts.port else "")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class OAuthProvider:
@@ -58,6 +115,15 @@ class OAuthProvider:
         return OAuthClientInformationFull.model_validate(info) if info is not None else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        """Saved when every redirect URI is one a code may be sent to (RFC 7591 §3.2.2:
+        ``invalid_redirect_uri`` otherwise, answered 400 by the SDK)."""
+        uris = [str(uri) for uri in client_info.redirect_uris or []]
+        if not uris:
+            raise RegistrationError("invalid_redirect_uri", "give at least one redirect URI")
+        for uri in uris:
+            problem = redirect_uri_problem(uri)
+            if problem is not None:
+                raise RegistrationError("invalid_redirect_uri", problem)
         info = client_info.model_dump(mode="json", exclude_none=True)
         await in_thread(self.identity.save_client, str(client_info.client_id), info)
 
@@ -79,19 +145,22 @@ class OAuthProvider:
         found = await in_thread(self.identity.code, authorization_code)
         if found is None:
             return None
-        client_id, account_id, params, expires_at = found
-        if client_id != client.client_id:
+        if found.spent:  # replayed: the SDK answers invalid_grant for a code it cannot load
+            await in_thread(self.identity.revoke_code_grant, authorization_code)
             return None
+        if found.client_id != client.client_id:
+            return None
+        params = found.params
         return AuthorizationCode(
             code=authorization_code,
             scopes=list(params.get("scopes") or [SCOPE]),
-            expires_at=expires_at.timestamp(),
-            client_id=client_id,
+            expires_at=found.expires_at.timestamp(),
+            client_id=found.client_id,
             code_challenge=params["code_challenge"],
             redirect_uri=AnyUrl(params["redirect_uri"]),
             redirect_uri_provided_explicitly=bool(params["redirect_uri_provided_explicitly"]),
             resource=params.get("resource"),
-            subject=account_id,
+            subject=found.account_id,
         )
 
     async def exchange_authorization_code(
@@ -100,7 +169,8 @@ class OAuthProvider:
         issued = await in_thread(
             self.identity.exchange_code, authorization_code.code, authorization_code.resource
         )
-        if issued is None:
+        if issued is None:  # spent by a request racing this one: both are a replay
+            await in_thread(self.identity.revoke_code_grant, authorization_code.code)
             raise TokenError("invalid_grant", "the authorization code was already used")
         return _oauth_token(issued)
 

@@ -51,8 +51,14 @@ def _header(description: str, kind: str = "integer") -> dict[str, Any]:
 
 
 UNITS_HEADERS = {
-    "X-Units-Consumed": _header("units consumed by this request (0 when none)"),
-    "X-Units-Remaining": _header("units available after the request"),
+    "X-Units-Consumed": _header(
+        "units consumed by this request (0 when none); with X-Service-Billing-Status "
+        "failed, the units that will be captured once usage can be recorded"
+    ),
+    "X-Units-Remaining": _header(
+        "units available after the request; absent with X-Service-Billing-Status failed "
+        "(the balance could not be read)"
+    ),
     "X-Service-Billing-Status": _header(
         "'failed' when the result was delivered but recording the usage failed", "string"
     ),

@@ -8,6 +8,7 @@ is answered (200, or 422 solver-infeasible) is decided here once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -22,8 +23,14 @@ from bento.settings import Settings
 from bento.workers import SolvePool, SolverBusy
 
 
-async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[str, Any]:
-    """The worker pool's result for ``data``.
+async def solve_in_pool(
+    request: Request,
+    data: Any,
+    time_limit: float,
+    on_start: Callable[[], None] | None = None,
+) -> dict[str, Any]:
+    """The worker pool's result for ``data``; ``on_start`` is called (in the waiting
+    thread) once a solver process is taken, just before it solves.
 
     Raises ``SolverBusy`` when no solver process came free within the configured wait,
     or when the waiting line is full, and ``SolveFailed`` if the worker died or overran.
@@ -41,6 +48,7 @@ async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[
         time_limit,
         settings.diagnosis_budget_seconds,
         wait_seconds=settings.solve_queue_wait_seconds,
+        on_start=on_start,
     )
     with metrics.solving("sync") as seen:
         result: dict[str, Any] = seen(await anyio.to_thread.run_sync(solve, limiter=line))

@@ -38,6 +38,7 @@ from bento.gate import REALM, bearer, json_body
 from bento.outcome import delivered, delivered_response, solvers_busy, undelivered
 from bento.planning_worker import replan_in_worker
 from bento.settings import Settings
+from bento.settlement import Outbox, sync_lease_seconds
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolvePool, SolverBusy
 from engine.contract import SolveRequest
@@ -47,6 +48,8 @@ from engine.recommend import recommend
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 
 RECOMMEND_UNITS: Final = 1
+RECOMMEND_LEASE_SECONDS: Final = 60.0
+"""A recommendation's hold: it runs no solver (milliseconds), so a minute is ample."""
 
 
 async def replan_route(request: Request) -> Response:
@@ -59,7 +62,11 @@ async def replan_route(request: Request) -> Response:
     admitted = _admit(ask.request)
     store: Store = request.app.state.store
     reservation_id = uuid.uuid4().hex
-    async with hold_units(store, account.id, admitted.units, reservation_id):
+    settings: Settings = request.app.state.settings
+    lease = sync_lease_seconds(settings, admitted.time_limit)  # as a synchronous solve's
+    async with hold_units(
+        store, account.id, admitted.units, reservation_id, lease_seconds=lease, purpose="replan"
+    ):
         try:
             result = await _replan_in_pool(request, data, admitted.time_limit)
         except SolverBusy as busy:
@@ -69,9 +76,10 @@ async def replan_route(request: Request) -> Response:
     if not delivered(result):
         await in_thread(store.release, reservation_id)
         raise undelivered(result)
-    headers, remaining = await _capture(store, account, reservation_id, admitted.units)
-    if result["status"] == "completed":
-        result["usage"] = {"units_consumed": admitted.units, "units_remaining": remaining}
+    headers, remaining = await _capture(request, account, reservation_id, admitted.units)
+    if result["status"] == "completed" and remaining is not None:
+        consumed = int(headers["X-Units-Consumed"])
+        result["usage"] = {"units_consumed": consumed, "units_remaining": remaining}
     return delivered_response(request, result, headers)
 
 
@@ -84,9 +92,12 @@ async def recommend_route(request: Request) -> Response:
         raise ValidationFailed(exc.errors) from None
     store: Store = request.app.state.store
     reservation_id = uuid.uuid4().hex
-    async with hold_units(store, account.id, RECOMMEND_UNITS, reservation_id):
+    lease = RECOMMEND_LEASE_SECONDS
+    async with hold_units(
+        store, account.id, RECOMMEND_UNITS, reservation_id, lease_seconds=lease, purpose="recommend"
+    ):
         answer = await in_thread(recommend, ask)
-    headers, _ = await _capture(store, account, reservation_id, RECOMMEND_UNITS)
+    headers, _ = await _capture(request, account, reservation_id, RECOMMEND_UNITS)
     return JSONResponse(answer.model_dump(mode="json", exclude_none=True), headers=headers)
 
 
@@ -144,14 +155,20 @@ async def _replan_in_pool(request: Request, data: Any, time_limit: float) -> dic
 
 
 async def _capture(
-    store: Store, account: Account, reservation_id: str, units: int
-) -> tuple[dict[str, str], int]:
-    """Capture a delivered answer's units: the units headers and the units left. A store
-    that fails now never withholds the answer; the headers then say billing failed."""
+    request: Request, account: Account, reservation_id: str, units: int
+) -> tuple[dict[str, str], int | None]:
+    """Capture a delivered answer's units: the units headers and the units left (None when
+    unknown). A store that fails now never withholds the answer: the headers then say
+    billing failed and claim no units remaining, and the capture is kept in the outbox
+    until the store takes it (``bento.settlement``)."""
+    store: Store = request.app.state.store
     try:
-        await in_thread(store.capture, reservation_id)
+        captured = await in_thread(store.capture, reservation_id)
         _, _, remaining = await in_thread(store.usage, account.id)
     except StoreUnavailable:
-        headers = {"X-Units-Consumed": str(units), "X-Units-Remaining": "0"}
-        return {**headers, "X-Service-Billing-Status": "failed"}, 0
-    return {"X-Units-Consumed": str(units), "X-Units-Remaining": str(remaining)}, remaining
+        outbox: Outbox = request.app.state.outbox
+        kept = await in_thread(outbox.put_capture, reservation_id)
+        consumed = units if kept else 0  # not kept: the lease releases the units
+        return {"X-Units-Consumed": str(consumed), "X-Service-Billing-Status": "failed"}, None
+    consumed = units if captured else 0  # not captured: the lease ran out first
+    return {"X-Units-Consumed": str(consumed), "X-Units-Remaining": str(remaining)}, remaining

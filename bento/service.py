@@ -20,7 +20,7 @@ import bentoml
 from bento import logs
 from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
-from bento.dashboard.security import SignInLimiter
+from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.front import serve_front_page
 from bento.gauges import StateGauges
 from bento.health import Readiness, check_app
@@ -37,6 +37,7 @@ dashboard_app = create_dashboard_app(
     settings.dashboard_secret,
     secure_cookies=settings.public_url.startswith("https://"),
     sign_in_limiter=SignInLimiter(storage_uri=settings.sign_in_limit_storage),
+    sign_up_limiter=SignUpLimiter(storage_uri=settings.sign_in_limit_storage),
 )
 # Both read what the public API's lifespan opened; before it has, they answer not ready
 # and leave the gauges out.

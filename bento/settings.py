@@ -58,6 +58,9 @@ class Settings:
     public_url: str = f"http://localhost:{DEFAULT_PORT}"
     dashboard_secret: str | None = None  # signs dashboard cookies; None: random per start
     sign_in_limit_storage: str | None = None  # limits storage URI; None: per-process memory
+    # Proxies of ours in front of the service, each appending to X-Forwarded-For: the
+    # sign-in and sign-up limits count the address the outermost one saw. 0: the peer.
+    trusted_proxy_hops: int = 0
     # Finished jobs (queued, and completed synchronous solves) can be polled this long.
     job_retention_days: float = 30.0
 
@@ -95,5 +98,6 @@ class Settings:
             public_url=public_url_from_env(env),
             dashboard_secret=env.get("DASHBOARD_SECRET") or None,
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
+            trusted_proxy_hops=int(env.get("TRUSTED_PROXY_HOPS") or 0),
             job_retention_days=float(env.get("JOB_RETENTION_DAYS", cls.job_retention_days)),
         )

@@ -57,11 +57,19 @@ ledger = sa.Table(
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True),
+    # The hold's lease (added later, so nullable): past it, a hold still reserved is settled
+    # by the reconciler (bento.store.reconcile). NULL: a queued job's hold, which follows its
+    # job (bento.jobs), or a row written before leases existed.
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+    # What the units were held for: solve (a synchronous solve, with its job row), job (a
+    # queued job), replan or recommend; NULL on rows written before it was recorded.
+    sa.Column("purpose", sa.String(16), nullable=True),
     sa.CheckConstraint("state IN ('reserved', 'captured', 'released')", name="ck_ledger_state"),
     sa.CheckConstraint(
         "free_part >= 0 AND balance_part >= 0 AND units = free_part + balance_part",
         name="ck_ledger_parts",
     ),
+    sa.Index("ix_ledger_state_expires_at", "state", "expires_at"),  # the reconciler's query
 )
 
 jobs = sa.Table(
@@ -90,7 +98,12 @@ jobs = sa.Table(
     # (its heartbeat); added later, so nullable.
     sa.Column("attempt", sa.Integer, nullable=True),
     sa.Column("progress_at", sa.DateTime(timezone=True), nullable=True),
+    # How the job runs: NULL for a queued job (the queue's consumers run it and their sweep
+    # settles it), "sync" for a synchronous solve recorded before it solves, so its charge
+    # traces to a job and a crash leaves a record the reconciler settles; added later.
+    sa.Column("kind", sa.String(8), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
+    sa.Index("ix_jobs_reservation_id", "reservation_id"),
 )
 
 payments = sa.Table(
@@ -171,6 +184,9 @@ oauth_codes = sa.Table(
     sa.Column("connection_id", sa.ForeignKey("connections.id"), nullable=False),
     sa.Column("params_json", sa.JSON, nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    # Set when the code buys its tokens; the row is kept while they may live, so that a
+    # replay of the code is recognised and revokes them (RFC 6749 §4.1.2).
+    sa.Column("spent_at", sa.DateTime(timezone=True), nullable=True),
 )
 
 oauth_tokens = sa.Table(
@@ -183,5 +199,8 @@ oauth_tokens = sa.Table(
     sa.Column("resource", sa.String(500), nullable=True),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked", sa.Boolean, nullable=False, default=False),
+    # The authorization code the token descends from (through refreshes); None for tokens
+    # issued before this was recorded.
+    sa.Column("code_hash", sa.String(64), nullable=True),
     sa.CheckConstraint("kind IN ('access', 'refresh')", name="ck_oauth_tokens_kind"),
 )

@@ -171,6 +171,23 @@ def test_the_load_balancer_fronts_the_web_replicas() -> None:
     assert all("ports" not in service(name) for name in APP_SERVICES)
 
 
+def test_client_addresses_come_from_nginx_alone() -> None:
+    """Sign-in and sign-up limits count per client address: nginx must replace any
+    X-Forwarded-For the client sent (appending keeps the client's text leftmost), and the
+    replicas must believe forwarded headers only from the network nginx reaches them on."""
+    conf = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
+    forwarded = re.findall(r"^\s*proxy_set_header\s+X-Forwarded-For\s+(\S+);", conf, re.MULTILINE)
+    assert forwarded == ["$remote_addr"]
+    stack = stack_with_example_values()
+    subnet = stack["networks"]["front"]["ipam"]["config"][0]["subnet"]
+    assert subnet == env_example()["FRONT_SUBNET"]
+    web = stack["services"]["web"]["environment"]
+    assert web["FORWARDED_ALLOW_IPS"] == subnet != "*"
+    assert str(web["TRUSTED_PROXY_HOPS"]) == "1"  # nginx, the one proxy
+    assert stack["services"]["lb"]["networks"] == ["front"]
+    assert "front" in stack["services"]["web"]["networks"]
+
+
 def test_env_example_names_every_variable_the_stack_uses_and_holds_no_secret() -> None:
     text = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
     example = env_example()
@@ -238,7 +255,7 @@ def settings_seen_by(env: dict[str, Any]) -> dict[str, Any]:
         "s.jobs_redis_url, 'jobs_consumer': s.jobs_consumer, 'solve_processes': "
         "s.solve_processes, 'job_threads': s.job_threads, 'public_url': s.public_url, "
         "'dashboard_secret': s.dashboard_secret, 'x402': s.x402 is not None, "
-        "'mpp': s.mpp is not None}))"
+        "'mpp': s.mpp is not None, 'trusted_proxy_hops': s.trusted_proxy_hops}))"
     )
     clean = {k: v for k, v in os.environ.items() if k not in settings_read()}
     given = {name: str(value) for name, value in env.items() if value is not None}
@@ -272,6 +289,7 @@ def test_the_settings_read_from_the_example_stack_are_the_intended_ones() -> Non
         assert seen["public_url"] == "http://localhost:8080"
         assert not seen["x402"] and not seen["mpp"]  # payments stay off unless configured
     assert not web["jobs_consumer"] and web["solve_processes"] == 1
+    assert web["trusted_proxy_hops"] == 1
     assert consumer["solve_processes"] == 1 and consumer["job_threads"] == 1
     # The published port and the advertised address agree.
     assert stack["services"]["lb"]["ports"] == ["8080:80"]

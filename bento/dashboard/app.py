@@ -23,7 +23,7 @@ from starlette.templating import Jinja2Templates
 
 from bento.dashboard import account, approval, exports, sessions
 from bento.dashboard.deps import DashboardDeps
-from bento.dashboard.security import CookieSigner, SignInLimiter
+from bento.dashboard.security import CookieSigner, SignInLimiter, SignUpLimiter
 from bento.dashboard.web import unavailable
 from bento.store import StoreUnavailable
 
@@ -37,6 +37,7 @@ def create_dashboard_app(
     *,
     secure_cookies: bool = False,
     sign_in_limiter: SignInLimiter | None = None,
+    sign_up_limiter: SignUpLimiter | None = None,
 ) -> Starlette:
     """The dashboard over the store of ``public_api`` (started by its lifespan). Without
     a ``secret``, cookies are signed with a random one, so sessions end on restart."""
@@ -63,5 +64,6 @@ def create_dashboard_app(
         templates=Jinja2Templates(directory=HERE / "templates"),
         signer=CookieSigner(secret or secrets.token_hex(32), secure=secure_cookies),
         limiter=sign_in_limiter or SignInLimiter(),
+        sign_up_limiter=sign_up_limiter or SignUpLimiter(),
     )
     return app

@@ -1,6 +1,10 @@
 """The OAuth approval page: ``bento.oauth`` parks an app's authorization request and sends
 the browser here; the signed-in user approves or denies it, and the browser goes back to
 the app's redirect URI with a code or with ``access_denied``.
+
+The page's CSP lets its form lead to that redirect URI's origin and no other (browsers
+check the redirect after the POST against ``form-action``). A request whose redirect URI
+the registration rules now refuse (a client registered before they held) is not shown.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from bento.blocking import in_thread
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, render, signed_in
 from bento.identity import User, client_name
-from bento.oauth import SCOPE
+from bento.oauth import SCOPE, redirect_origin, redirect_uri_problem
 
 SCOPE_DESCRIPTIONS: Final = {
     SCOPE: [
@@ -42,14 +46,19 @@ async def _ask(request: Request, user: User) -> Response:
     if pending is None:
         return _expired_request(request, user)
     client_id, params = pending
+    redirect_uri = str(params["redirect_uri"])
+    if redirect_uri_problem(redirect_uri) is not None:
+        message = "This app asks to be sent back to an address this service does not allow."
+        return error_page(request, 400, "Unsafe app address", message, user)
     info = await in_thread(identity.client, client_id) or {}
     return render(
         request,
         "approve.html",
         user=user,
+        form_targets=[redirect_origin(redirect_uri)],
         request_id=request_id,
         client=client_name(info),
-        redirect_host=urlsplit(params["redirect_uri"]).netloc,
+        redirect_host=urlsplit(redirect_uri).netloc,
         abilities=[line for s in params["scopes"] for line in SCOPE_DESCRIPTIONS[s]],
     )
 
@@ -60,6 +69,9 @@ async def _answer(request: Request, user: User) -> Response:
         return csrf_failed(request, user)
     identity = deps_of(request).identity
     request_id = form.get("request", "")
+    pending = await in_thread(identity.pending_request, request_id)
+    if pending is not None and redirect_uri_problem(str(pending[1]["redirect_uri"])):
+        return _expired_request(request, user)
     if form.get("decision") == "approve":
         approved = await in_thread(identity.approve, request_id, user.account_id)
         if approved is None:

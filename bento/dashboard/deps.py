@@ -15,7 +15,14 @@ from starlette.requests import Request
 from starlette.templating import Jinja2Templates
 
 from bento.blocking import in_thread
-from bento.dashboard.security import ANONYMOUS_COOKIE, SESSION_COOKIE, CookieSigner, SignInLimiter
+from bento.dashboard.security import (
+    ANONYMOUS_COOKIE,
+    SESSION_COOKIE,
+    CookieSigner,
+    SignInLimiter,
+    SignUpLimiter,
+    client_address,
+)
 from bento.identity import Identity, User
 from bento.settings import Settings
 from bento.store import Store
@@ -29,6 +36,7 @@ class DashboardDeps:
     templates: Jinja2Templates
     signer: CookieSigner
     limiter: SignInLimiter
+    sign_up_limiter: SignUpLimiter
 
     @property
     def store(self) -> Store:
@@ -66,3 +74,10 @@ async def current_user(request: Request) -> User | None:
     if session_id is None:
         return None
     return await in_thread(deps_of(request).identity.session_user, session_id)
+
+
+def address_of(request: Request) -> str:
+    """The client address the sign-in and sign-up limits count (``client_address``)."""
+    peer = request.client.host if request.client else None
+    hops = deps_of(request).settings.trusted_proxy_hops
+    return client_address(peer, request.headers.getlist("x-forwarded-for"), hops)

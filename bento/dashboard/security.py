@@ -9,16 +9,22 @@
   reached by a top-level redirect) and Secure when the public URL is https.
 * CSRF: every form carries a token that is an HMAC of the visitor's cookie id (the
   session id when signed in, an anonymous id before), checked on every POST.
-* Sign-in attempts are rate-limited per email and per client address (``limits``,
-  moving window; in Redis with ``SIGN_IN_LIMIT_STORAGE``), so passwords cannot be
-  guessed quickly.
+* Sign-in attempts are rate-limited per email and per client address, and sign-ups per
+  client address and for the whole service (``limits``, moving windows; in Redis with
+  ``SIGN_IN_LIMIT_STORAGE``), so passwords cannot be guessed quickly and free quotas
+  cannot be farmed.
+* The client address those limits count is the one a trusted proxy saw, never what the
+  client wrote in ``X-Forwarded-For`` (see ``client_address``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
@@ -26,8 +32,8 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeSerializer
-from limits import RateLimitItemPerMinute
-from limits.storage import MemoryStorage, storage_from_string
+from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
+from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 SESSION_COOKIE: Final = "shiftsched_session"
@@ -100,16 +106,29 @@ def new_visitor_id() -> str:
     return secrets.token_urlsafe(24)
 
 
+def limit_storage(storage_uri: str | None) -> Storage:
+    """The ``limits`` storage named by ``storage_uri`` (``redis://host:6379/1``), so that
+    every replica shares the counts; this process's memory without one."""
+    if not storage_uri:
+        return MemoryStorage()
+    storage = storage_from_string(storage_uri)
+    if not isinstance(storage, Storage):  # an async:// URI: the limiters here are sync
+        raise ValueError("SIGN_IN_LIMIT_STORAGE must name a synchronous storage (redis://)")
+    return storage
+
+
 class SignInLimiter:
     """At most ``per_email`` attempts a minute for one email, ``per_address`` for one
     client address. Counted in this process's memory, or in the ``limits`` storage named
     by ``storage_uri`` (``redis://host:6379/1``) so that every replica shares the count."""
 
     def __init__(
-        self, per_email: int = 5, per_address: int = 20, storage_uri: str | None = None
+        self,
+        per_email: int = 5,
+        per_address: int = 20,
+        storage_uri: str | None = None,
     ) -> None:
-        storage = storage_from_string(storage_uri) if storage_uri else MemoryStorage()
-        self._limiter = MovingWindowRateLimiter(storage)
+        self._limiter = MovingWindowRateLimiter(limit_storage(storage_uri))
         self._per_email = RateLimitItemPerMinute(per_email)
         self._per_address = RateLimitItemPerMinute(per_address)
 
@@ -117,6 +136,66 @@ class SignInLimiter:
         email_ok = self._limiter.hit(self._per_email, "email", email.strip().lower())
         address_ok = self._limiter.hit(self._per_address, "address", address)
         return email_ok and address_ok
+
+
+SIGN_UPS_PER_ADDRESS_PER_HOUR: Final = 10
+SIGN_UPS_PER_HOUR: Final = 200
+
+
+class SignUpLimiter:
+    """At most ``per_address`` sign-ups an hour from one client address, and ``total`` an
+    hour for the whole service. Every account starts with a free quota of units, so
+    unlimited sign-ups would hand out unlimited units; the ceiling for the service bounds
+    what many addresses together can take (and what a sign-up flood costs in password
+    hashing), at the price of refusing honest sign-ups while one is under way."""
+
+    def __init__(
+        self,
+        per_address: int = SIGN_UPS_PER_ADDRESS_PER_HOUR,
+        total: int = SIGN_UPS_PER_HOUR,
+        storage_uri: str | None = None,
+    ) -> None:
+        self._limiter = MovingWindowRateLimiter(limit_storage(storage_uri))
+        self._per_address = RateLimitItemPerHour(per_address)
+        self._total = RateLimitItemPerHour(total)
+
+    def allow(self, address: str) -> int | None:
+        """None when this sign-up may go ahead (and it is counted); otherwise the seconds
+        until it could."""
+        for item, keys in ((self._per_address, ("sign-up", address)), (self._total, ("sign-up",))):
+            if not self._limiter.hit(item, *keys):
+                return self._seconds_until_free(item, keys)
+        return None
+
+    def _seconds_until_free(self, item: RateLimitItem, keys: Sequence[str]) -> int:
+        reset_at = self._limiter.get_window_stats(item, *keys).reset_time
+        return max(1, math.ceil(reset_at - time.time()))
+
+
+def client_address(peer: str | None, forwarded_for: Sequence[str], trusted_hops: int) -> str:
+    """The address the sign-in and sign-up limits count for a request.
+
+    ``peer`` is the address the HTTP server reports (the socket's peer, or what the server
+    itself took from ``X-Forwarded-For`` for a proxy it trusts); ``forwarded_for`` are the
+    request's ``X-Forwarded-For`` headers; ``trusted_hops`` is how many proxies of ours
+    stand in front of the service (``TRUSTED_PROXY_HOPS``).
+
+    Each proxy appends the address it saw to ``X-Forwarded-For``, and whatever a client
+    sent comes first, so only the last ``trusted_hops`` entries were written by us: the
+    entry ``trusted_hops`` from the right is the address our outermost proxy saw. The
+    leftmost entry is the client's own text and would let anyone pick a fresh address for
+    each try. With no proxy (``trusted_hops`` 0) or no header, the peer is used.
+    """
+    peer = peer or "unknown"
+    if trusted_hops <= 0:
+        return peer
+    entries = [item.strip() for header in forwarded_for for item in header.split(",")]
+    entries = [item for item in entries if item]
+    if not entries:
+        return peer
+    # Fewer entries than proxies: the request passed fewer proxies than configured (it
+    # came in behind the outermost one), so all of them were written by ours.
+    return entries[-trusted_hops] if len(entries) >= trusted_hops else entries[0]
 
 
 def safe_next(target: str | None, default: str) -> str:

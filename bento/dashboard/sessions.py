@@ -1,18 +1,31 @@
 """Signing up, in and out: the only pages open without a session.
 
-A successful sign-up or sign-in always starts a new session id and drops whatever the
-browser held before, so an id planted before sign-in is worthless (no session fixation).
+A successful sign-in always starts a new session id and drops whatever the browser held
+before, so an id planted before sign-in is worthless (no session fixation).
+
+Sign-up does not sign in. Its answer must not tell whether an email already has an
+account, or anyone could list the registered emails one sign-up at a time: a new email
+and a taken one get the same 303 to the sign-in page, with no cookie, and that page says
+what is true in both cases (the account is ready to sign in with; an email that had one
+keeps its password). Signing in with the password just chosen is what tells the person,
+and sign-in is limited per email and per address. Without email delivery, that is as
+little as an open sign-up can give away; the price is typing the password once more.
+
+Both are limited per client address (``deps.address_of``): sign-in per minute, sign-up
+per hour and for the whole service, answered 429 with Retry-After.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Final
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bento.blocking import in_thread
-from bento.dashboard.deps import current_user, deps_of, visitor
+from bento.dashboard.deps import address_of, current_user, deps_of, visitor
 from bento.dashboard.security import (
     ANONYMOUS_COOKIE,
     SESSION_COOKIE,
@@ -26,6 +39,10 @@ from bento.dashboard.web import csrf_failed, form_with_csrf, go, local, render, 
 from bento.identity import EmailTaken, User, normalize_email
 
 AFTER_SIGN_IN: Final = "/keys"
+# The sign-in page with the note for both kinds of sign-up, then the first page's welcome.
+AFTER_SIGN_UP: Final = "/sign-in?" + urlencode(
+    {"signed_up": 1, "next": AFTER_SIGN_IN + "?welcome=1"}
+)
 
 
 async def home(request: Request) -> Response:
@@ -34,6 +51,7 @@ async def home(request: Request) -> Response:
 
 
 async def sign_up(request: Request) -> Response:
+    """A new account, or, for a taken email, nothing; both answer alike (module doc)."""
     if request.method == "GET":
         return render(request, "sign_up.html", email="")
     form = await form_with_csrf(request)
@@ -47,27 +65,33 @@ async def sign_up(request: Request) -> Response:
         problem = problem or f"{str(error).capitalize()}."
     if problem:
         return render(request, "sign_up.html", status=400, email=email, error=problem)
+    deps = deps_of(request)
+    wait = deps.sign_up_limiter.allow(address_of(request))
+    if wait is not None:
+        minutes = max(1, round(wait / 60))
+        message = f"Too many new accounts at the moment. Try again in about {minutes} min."
+        response = render(request, "sign_up.html", status=429, email=email, error=message)
+        response.headers["Retry-After"] = str(wait)
+        return response
     hashed = await in_thread(hash_password, password)
-    try:
-        user = await in_thread(deps_of(request).identity.create_user, email, hashed)
-    except EmailTaken:
-        message = "An account with this email exists. Sign in instead."
-        return render(request, "sign_up.html", status=409, email=email, error=message)
-    return await _start_session(request, user, AFTER_SIGN_IN + "?welcome=1")
+    # A taken email is answered exactly as a new account: the answer must not tell them apart.
+    with suppress(EmailTaken):
+        await in_thread(deps.identity.create_user, email, hashed)
+    return go(request, AFTER_SIGN_UP)
 
 
 async def sign_in(request: Request) -> Response:
     target = safe_next(request.query_params.get("next"), AFTER_SIGN_IN)
     if request.method == "GET":
-        return render(request, "sign_in.html", email="", next=target)
+        signed_up = request.query_params.get("signed_up") == "1"
+        return render(request, "sign_in.html", email="", next=target, signed_up=signed_up)
     form = await form_with_csrf(request)
     if form is None:
         return csrf_failed(request)
     email, password = form.get("email", ""), form.get("password", "")
     target = safe_next(form.get("next"), AFTER_SIGN_IN)
-    address = request.client.host if request.client else "unknown"
     deps = deps_of(request)
-    if not deps.limiter.allow(email, address):
+    if not deps.limiter.allow(email, address_of(request)):
         response = render(
             request,
             "sign_in.html",

@@ -5,7 +5,7 @@ kept under the dashboard's mount path, and pages that need a session sent to sig
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import wraps
 from typing import Any, Final
 from urllib.parse import urlencode
@@ -25,11 +25,19 @@ SECURITY_HEADERS: Final = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
-    "Content-Security-Policy": (
-        "default-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "form-action 'self' http: https:; frame-ancestors 'none'"
-    ),
 }
+
+
+def content_security_policy(form_targets: Sequence[str] = ()) -> str:
+    """The pages' CSP. Forms post only to the dashboard itself; ``form_targets`` are
+    exact origins a form's answer may redirect to, because browsers apply ``form-action``
+    to the redirects after a POST as well: the OAuth approval page names the one app it
+    sends the browser back to, and no other page names any."""
+    form_action = " ".join(["'self'", *form_targets])
+    return (
+        "default-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"form-action {form_action}; frame-ancestors 'none'"
+    )
 
 
 def render(
@@ -37,10 +45,12 @@ def render(
     template: str,
     status: int = 200,
     user: User | None = None,
+    form_targets: Sequence[str] = (),
     **context: Any,
 ) -> Response:
     """The page, with a CSRF token for its forms; a first-time visitor gets an anonymous
-    id cookie so the token has something to be bound to before sign-in."""
+    id cookie so the token has something to be bound to before sign-in. ``form_targets``:
+    see ``content_security_policy``."""
     deps = deps_of(request)
     session_id, anonymous_id = visitor(request)
     fresh_anonymous = None
@@ -60,6 +70,7 @@ def render(
         status_code=status,
     )
     response.headers.update(SECURITY_HEADERS)
+    response.headers["Content-Security-Policy"] = content_security_policy(form_targets)
     if fresh_anonymous is not None:
         set_cookie(request, response, ANONYMOUS_COOKIE, deps.signer.sign(fresh_anonymous))
     return response

@@ -10,6 +10,8 @@ why it stands apart:
   reads and writes several concerns share;
 * ``accounts``: accounts and API keys; ``billing``: the unit ledger (reserve, capture,
   release, usage); ``jobs``: job records; ``payments``: payment claims;
+* ``reconcile``: settling holds past their lease, and the audit that proves the ledger
+  agrees with the jobs;
 * ``facade``: ``Store``, which opens the database and carries all of them.
 
 Every method raises ``StoreUnavailable`` when the database cannot be reached (nothing has
@@ -40,6 +42,7 @@ from bento.store.rows import (
     TIERS,
     Account,
     Job,
+    JobKind,
     JobStatus,
     Reservation,
     ReservationState,
@@ -71,6 +74,7 @@ __all__ = [
     "Database",
     "HeldSettlement",
     "Job",
+    "JobKind",
     "JobStatus",
     "Jobs",
     "Ledger",

@@ -7,9 +7,16 @@ both parts back. A reservation locks the account row before reading it (SELECT .
 UPDATE on PostgreSQL, BEGIN IMMEDIATE on SQLite), so concurrent requests can never
 overspend; settling is a conditional state change of the ledger row, so a unit is never
 charged or refunded twice. Balances also carry CHECK (>= 0) as a last line of defence.
+
+A hold is bounded in time: a synchronous solve's carries a lease (``expires_at``, its
+deadline plus a margin), a queued job's follows its job once recorded; a hold past its
+lease is settled by the reconciler (``bento.store.reconcile``), so a crash or an outage
+never keeps units held for good.
 """
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -35,8 +42,20 @@ class Ledger:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def reserve(self, account_id: str, units: int, reservation_id: str) -> Reservation | None:
+    def reserve(
+        self,
+        account_id: str,
+        units: int,
+        reservation_id: str,
+        *,
+        lease_seconds: float | None = None,
+        purpose: str | None = None,
+    ) -> Reservation | None:
         """Hold `units` (free quota first, then balance); None, changing nothing, if short.
+
+        ``lease_seconds``: how long the hold may stay unsettled before the reconciler
+        settles it (None: no lease, the hold follows a job); ``purpose`` says what it is
+        for (solve, job, replan, recommend), for the reconciliation report.
 
         Reserving an id again for the same account and units returns the existing
         reservation instead of charging twice (a retried request); otherwise ValueError.
@@ -44,9 +63,10 @@ class Ledger:
         if units <= 0:
             raise ValueError("units must be a positive integer")
         _check_reservation_id(reservation_id)
+        expires_at = None if lease_seconds is None else now() + timedelta(seconds=lease_seconds)
         try:
             with self.db.write() as conn:
-                return _reserve(conn, account_id, units, reservation_id)
+                return _reserve(conn, account_id, units, reservation_id, expires_at, purpose)
         except exc.IntegrityError as error:
             if self.get_reservation(reservation_id) is None:
                 raise
@@ -62,6 +82,16 @@ class Ledger:
         """Give the free and balance parts back; True only the first time, never after capture."""
         with self.db.write() as conn:
             return settle(conn, reservation_id, "released")
+
+    def renew_lease(self, reservation_id: str, seconds: float) -> bool:
+        """Set a hold's lease to end ``seconds`` from now; False if it is no longer held."""
+        query = (
+            ledger.update()
+            .where(ledger.c.reservation_id == reservation_id, ledger.c.state == "reserved")
+            .values(expires_at=now() + timedelta(seconds=seconds))
+        )
+        with self.db.write() as conn:
+            return bool(conn.execute(query).rowcount == 1)
 
     def get_reservation(self, reservation_id: str) -> Reservation | None:
         with self.db.read() as conn:
@@ -114,7 +144,12 @@ def _fetch_reservation(
 
 
 def _reserve(
-    conn: Connection, account_id: str, units: int, reservation_id: str
+    conn: Connection,
+    account_id: str,
+    units: int,
+    reservation_id: str,
+    expires_at: datetime | None,
+    purpose: str | None,
 ) -> Reservation | None:
     account = require_account(conn, account_id, lock=True)
     existing = _fetch_reservation(conn, reservation_id)
@@ -143,6 +178,8 @@ def _reserve(
             balance_part=balance_part,
             state="reserved",
             created_at=now(),
+            expires_at=expires_at,
+            purpose=purpose,
         )
     )
     return Reservation(reservation_id, account_id, units, free_part, balance_part, "reserved")
@@ -151,3 +188,14 @@ def _reserve(
 def _check_reservation_id(reservation_id: str) -> None:
     if not 1 <= len(reservation_id) <= 128:
         raise ValueError("a reservation id has 1 to 128 characters")
+
+
+def follow_job(conn: Connection, reservation_id: str) -> None:
+    """A queued job now holds the reservation (in the caller's transaction, which records
+    the job): its lease goes, and the job's own sweep for dead runs (``bento.jobs``)
+    settles it from now on, so the reconciler and the sweep never both judge one hold."""
+    conn.execute(
+        ledger.update()
+        .where(ledger.c.reservation_id == reservation_id, ledger.c.state == "reserved")
+        .values(expires_at=None)
+    )

@@ -71,6 +71,7 @@ class Database:
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATE_LOCK_ID)))
             metadata.create_all(conn)
             _add_missing_columns(conn)
+            _add_missing_indexes(conn)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -153,3 +154,14 @@ def _add_missing_columns(conn: Connection) -> None:
                 continue
             kind = column.type.compile(dialect=conn.dialect)
             conn.execute(sa.text(f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'))
+
+
+def _add_missing_indexes(conn: Connection) -> None:
+    """Create the named indexes a newer release defined on tables an older one created
+    (``create_all`` makes them only with a new table); run after the missing columns."""
+    inspector = sa.inspect(conn)
+    for table in metadata.sorted_tables:
+        present = {index["name"] for index in inspector.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name is not None and index.name not in present:
+                index.create(conn)

@@ -29,7 +29,7 @@ from bento.store.payments import (
     Payments,
     PaymentState,
 )
-from bento.store.rows import Account, Job, Reservation, Tier
+from bento.store.rows import Account, Job, JobKind, Reservation, Tier
 
 
 class Store:
@@ -118,14 +118,27 @@ class Store:
 
     # The unit ledger ---------------------------------------------------------------------
 
-    def reserve(self, account_id: str, units: int, reservation_id: str) -> Reservation | None:
-        return self.ledger.reserve(account_id, units, reservation_id)
+    def reserve(
+        self,
+        account_id: str,
+        units: int,
+        reservation_id: str,
+        *,
+        lease_seconds: float | None = None,
+        purpose: str | None = None,
+    ) -> Reservation | None:
+        return self.ledger.reserve(
+            account_id, units, reservation_id, lease_seconds=lease_seconds, purpose=purpose
+        )
 
     def capture(self, reservation_id: str) -> bool:
         return self.ledger.capture(reservation_id)
 
     def release(self, reservation_id: str) -> bool:
         return self.ledger.release(reservation_id)
+
+    def renew_lease(self, reservation_id: str, seconds: float) -> bool:
+        return self.ledger.renew_lease(reservation_id, seconds)
 
     def get_reservation(self, reservation_id: str) -> Reservation | None:
         return self.ledger.get_reservation(reservation_id)
@@ -144,6 +157,8 @@ class Store:
         reservation_id: str | None = None,
         key_id: str | None = None,
         size: int | None = None,
+        kind: JobKind | None = None,
+        job_id: str | None = None,
     ) -> Job:
         return self.jobs.create_job(
             account_id,
@@ -152,6 +167,8 @@ class Store:
             reservation_id=reservation_id,
             key_id=key_id,
             size=size,
+            kind=kind,
+            job_id=job_id,
         )
 
     def record_solve(
@@ -189,10 +206,19 @@ class Store:
         response_json: Any = None,
         error_code: str | None = None,
         attempt: int | None = None,
+        charged: bool | None = None,
     ) -> bool:
         return self.jobs.finish_job(
-            job_id, status, response_json=response_json, error_code=error_code, attempt=attempt
+            job_id,
+            status,
+            response_json=response_json,
+            error_code=error_code,
+            attempt=attempt,
+            charged=charged,
         )
+
+    def abandon_sync_job(self, job_id: str) -> bool:
+        return self.jobs.abandon_sync_job(job_id)
 
     def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
         return self.jobs.record_progress(job_id, progress, attempt)

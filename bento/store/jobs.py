@@ -28,10 +28,11 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from bento.store.billing import settle
+from bento.store.billing import follow_job, settle
 from bento.store.database import Database
 from bento.store.rows import (
     Job,
+    JobKind,
     JobStatus,
     aware,
     job_from_row,
@@ -67,18 +68,27 @@ class Jobs:
         reservation_id: str | None = None,
         key_id: str | None = None,
         size: int | None = None,
+        kind: JobKind | None = None,
+        job_id: str | None = None,
     ) -> Job:
-        """Record a queued solve as running; its units were reserved under `reservation_id`.
-        ``key_id`` and ``size`` are for people (the dashboard's list of jobs)."""
+        """Record a solve as running; its units were reserved under `reservation_id`.
+        ``key_id`` and ``size`` are for people (the dashboard's list of jobs).
+
+        ``kind`` None is a queued job: its hold loses its lease here, in the same
+        transaction, and follows the job (the consumers' sweep settles it). ``"sync"`` is a
+        synchronous solve recorded before it solves: its hold keeps its lease, and the
+        reconciler (``bento.store.reconcile``) ends the job if the solve never comes back.
+        """
         return self._insert_job(
             account_id,
-            uuid.uuid4().hex,
+            job_id or uuid.uuid4().hex,
             "running",
             units_reserved,
             reservation_id,
             request_json,
             key_id=key_id,
             size=size,
+            kind=kind,
         )
 
     def record_solve(
@@ -129,7 +139,8 @@ class Jobs:
         return job_from_row(row) if row is not None else None
 
     def running_jobs(self, *, bodies: bool = True) -> list[Job]:
-        """Every job still running, oldest first: what a restarted service must account for.
+        """Every queued job still running, oldest first: what a restarted service must
+        account for. A synchronous solve's record is not one (its lease governs it).
 
         ``bodies=False`` leaves the request, answer and progress records out (None): a
         caller that looks at every running job every few seconds (the consumers' sweep for
@@ -139,7 +150,11 @@ class Jobs:
             column if bodies or column.name not in _BODIES else sa.null().label(column.name)
             for column in jobs.c
         ]
-        query = sa.select(*columns).where(jobs.c.status == "running").order_by(jobs.c.created_at)
+        query = (
+            sa.select(*columns)
+            .where(jobs.c.status == "running", jobs.c.kind.is_(None))
+            .order_by(jobs.c.created_at)
+        )
         with self.db.read() as conn:
             return [job_from_row(row) for row in conn.execute(query)]
 
@@ -151,15 +166,34 @@ class Jobs:
         response_json: Any = None,
         error_code: str | None = None,
         attempt: int | None = None,
+        charged: bool | None = None,
     ) -> bool:
         """End a running job once and settle its reservation in the same transaction:
-        captured when completed, released when failed. False if it was not running, or
-        (``attempt`` given) if it is no longer on that run: a run given up on never ends
-        the job that was handed to another."""
+        captured when completed, released when failed (``charged`` overrides that: a
+        synchronous solve's diagnosed infeasibility is failed yet charged). False if it
+        was not running, or (``attempt`` given) if it is no longer on that run: a run
+        given up on never ends the job that was handed to another."""
         if status not in ("completed", "failed"):
             raise ValueError(f"a job ends completed or failed, not {status!r}")
         with self.db.write() as conn:
-            return _finish(conn, job_id, status, response_json, error_code, attempt)
+            return end_job(conn, job_id, status, response_json, error_code, attempt, charged)
+
+    def abandon_sync_job(self, job_id: str) -> bool:
+        """Forget a synchronous solve that delivered nothing (the solvers were busy, the
+        process died, it ran out of time): its record goes and its units are released, in
+        one transaction. Only a charge needs a job to trace to; an undelivered solve is an
+        error answer, as before it was recorded. False if there was no such running record."""
+        query = sa.select(jobs.c.reservation_id).where(
+            jobs.c.id == job_id, jobs.c.status == "running", jobs.c.kind == "sync"
+        )
+        with self.db.write() as conn:
+            row = conn.execute(query.with_for_update()).first()
+            if row is None:
+                return False
+            conn.execute(jobs.delete().where(jobs.c.id == job_id))
+            if row.reservation_id is not None:
+                settle(conn, row.reservation_id, "released")
+            return True
 
     def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
         """Replace a running job's progress record (JSON data) and stamp its heartbeat;
@@ -221,7 +255,7 @@ class Jobs:
                 code: OrphanOutcome = (
                     "cancelled" if row.stop_requested_at is not None else "interrupted"
                 )
-                _finish(conn, job_id, "failed", failed_response(code), code, attempt)
+                end_job(conn, job_id, "failed", failed_response(code), code, attempt)
                 return code
             conn.execute(
                 jobs.update()
@@ -248,8 +282,9 @@ class Jobs:
             if row is None:
                 return None
             outcome: StopOutcome = "finished"
-            if row.status == "running" and row.progress_json is None:
-                _finish(conn, job_id, "failed", cancelled_response, "cancelled")
+            if row.status == "running" and row.progress_json is None and row.kind is None:
+                # A synchronous solve's record is never cancelled: it is being delivered.
+                end_job(conn, job_id, "failed", cancelled_response, "cancelled")
                 outcome = "cancelled"
             elif row.status == "running":
                 if row.stop_requested_at is None:
@@ -271,9 +306,11 @@ class Jobs:
         *,
         key_id: str | None = None,
         size: int | None = None,
+        kind: JobKind | None = None,
     ) -> Job:
         moment = now()
         values = {
+            "kind": kind,
             "key_id": key_id,
             "size": size,
             "objective": objective_of(response_json),
@@ -290,19 +327,22 @@ class Jobs:
         with self.db.write() as conn:
             require_account(conn, account_id)
             conn.execute(jobs.insert().values(values))
+            if reservation_id is not None and status == "running" and kind is None:
+                follow_job(conn, reservation_id)
             return _require_job(conn, account_id, job_id)
 
 
-def _finish(
+def end_job(
     conn: Connection,
     job_id: str,
     status: Literal["completed", "failed"],
     response_json: Any,
     error_code: str | None,
     attempt: int | None = None,
+    charged: bool | None = None,
 ) -> bool:
     """End a running job (on run ``attempt``, when given) and settle its reservation, in
-    the caller's transaction."""
+    the caller's transaction: captured if ``charged`` (by default: if completed)."""
     values = {
         "status": status,
         "response_json": response_json,
@@ -320,8 +360,10 @@ def _finish(
     reservation_id = conn.execute(
         sa.select(jobs.c.reservation_id).where(jobs.c.id == job_id)
     ).scalar_one()
+    if charged is None:
+        charged = status == "completed"
     if reservation_id is not None:
-        settle(conn, reservation_id, "captured" if status == "completed" else "released")
+        settle(conn, reservation_id, "captured" if charged else "released")
     return True
 
 

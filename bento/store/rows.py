@@ -23,6 +23,8 @@ from bento.tables import DISPLAY_PREFIX_LENGTH, accounts, api_keys
 Tier = Literal["basic", "pro"]
 ReservationState = Literal["reserved", "captured", "released"]
 JobStatus = Literal["running", "completed", "failed"]
+JobKind = Literal["sync"]
+"""A job's kind when it is not a queued job (NULL): a synchronous solve's record."""
 
 TIERS: Final[tuple[Tier, ...]] = ("basic", "pro")
 
@@ -80,6 +82,7 @@ class Job:
     stop_requested_at: datetime | None = None
     attempt: int = 1  # which run of the job is under way (a dead consumer's job runs again)
     progress_at: datetime | None = None  # the run's last progress record (its heartbeat)
+    kind: JobKind | None = None  # None: queued; "sync": a synchronous solve's record
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -124,6 +127,20 @@ def reservation_from_row(row: sa.Row[Any]) -> Reservation:
     )
 
 
+def charged_for(kind: str | None, status: str, response_json: Any) -> bool:
+    """Whether a job that ended was paid for (docs/semantics.md, "When a solve is
+    charged"): a queued job when it completed; a synchronous solve when it delivered a
+    roster or a diagnosed infeasibility (``bento.outcome.delivered``)."""
+    if status == "completed":
+        return True
+    if kind != "sync" or status != "failed" or not isinstance(response_json, dict):
+        return False
+    error = response_json.get("error") or {}
+    return isinstance(error, dict) and (
+        error.get("code") == "no_solution" and error.get("diagnosis") is not None
+    )
+
+
 def objective_of(response_json: Any) -> float | None:
     """The roster's objective in a stored SolveResponse, when it has one."""
     try:
@@ -153,6 +170,7 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         stop_requested_at=None if row.stop_requested_at is None else aware(row.stop_requested_at),
         attempt=1 if row.attempt is None else int(row.attempt),
         progress_at=None if row.progress_at is None else aware(row.progress_at),
+        kind=cast(JobKind | None, row.kind),
     )
 
 

@@ -22,7 +22,7 @@ from starlette.routing import Mount
 
 from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
-from bento.dashboard.security import SignInLimiter
+from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.front import serve_front_page
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
@@ -31,11 +31,21 @@ from tests.bento.processes import free_port
 DASHBOARD_SECRET = "test-dashboard-secret-" + "d" * 32
 
 
-def site_app(settings: Settings, *, sign_in_limiter: SignInLimiter | None = None) -> Starlette:
+def site_app(
+    settings: Settings,
+    *,
+    sign_in_limiter: SignInLimiter | None = None,
+    sign_up_limiter: SignUpLimiter | None = None,
+) -> Starlette:
     public_api = create_app(settings)
     mcp_app = serve_front_page(create_mcp_app(create_mcp_server(public_api, settings.public_url)))
     dashboard = create_dashboard_app(
-        public_api, settings.dashboard_secret or DASHBOARD_SECRET, sign_in_limiter=sign_in_limiter
+        public_api,
+        settings.dashboard_secret or DASHBOARD_SECRET,
+        sign_in_limiter=sign_in_limiter,
+        # Test modules sign up many accounts from one address; the real limit is probed
+        # with the service's defaults in test_access_limits.py.
+        sign_up_limiter=sign_up_limiter or SignUpLimiter(per_address=100_000, total=100_000),
     )
 
     @asynccontextmanager

@@ -1,16 +1,24 @@
 """The dashboard and OAuth over HTTP, in-process on the whole site, on SQLite and PostgreSQL.
 
 Covers the security rules of the dashboard (CSRF on every form, no session fixation,
-rate-limited sign-in, pages need a session, accounts see only their own things) and the
+rate-limited sign-in, a sign-up that does not tell whether an email has an account, a CSP
+whose forms post only to the site, pages need a session, accounts see only their own
+things) and the
 OAuth flow an MCP client runs (discovery, registration, authorize with PKCE S256,
 sign-in, approval, token, refresh, MCP call, revocation), with the credential checks
-that go with it: a revoked app or a disabled key is refused on HTTP and on MCP.
+that go with it: a revoked app or a disabled key is refused on HTTP and on MCP, a
+replayed code revokes what it bought, and only safe redirect URIs can be registered.
+
+The limits themselves (per address, behind a proxy) are probed in test_access_limits.py;
+here every test signs up and in from one address, so the shared site counts per address
+generously.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 import secrets
@@ -21,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from starlette.testclient import TestClient
 
-from bento.dashboard.security import SESSION_COOKIE, SignInLimiter
+from bento.dashboard.security import SESSION_COOKIE, SignInLimiter, SignUpLimiter
 from bento.identity import Identity
 from bento.store import Store
 from bento.tables import DISPLAY_PREFIX_LENGTH
@@ -45,7 +53,11 @@ def site(
         url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'site.db'}"
     else:
         url = request.getfixturevalue("postgres_server").new_database()
-    app = site_app(site_settings(url, BASE), sign_in_limiter=SignInLimiter(per_email=3))
+    app = site_app(
+        site_settings(url, BASE),
+        sign_in_limiter=SignInLimiter(per_email=3, per_address=100_000),
+        sign_up_limiter=SignUpLimiter(per_address=100_000, total=100_000),
+    )
     with TestClient(app, base_url=BASE, follow_redirects=False) as client:
         yield client
 
@@ -73,17 +85,27 @@ def form(client: TestClient, page: str, action: str, **fields: str) -> Any:
     return client.post(action, data={"csrf_token": token, **fields})
 
 
-def sign_up(client: TestClient, email: str | None = None) -> str:
-    email = email or f"user-{secrets.token_hex(4)}@example.com"
-    response = form(
+def sign_up_only(client: TestClient, email: str, password: str = PASSWORD) -> Any:
+    return form(
         client,
         "/dashboard/sign-up",
         "/dashboard/sign-up",
         email=email,
-        password=PASSWORD,
-        confirm=PASSWORD,
+        password=password,
+        confirm=password,
     )
+
+
+def sign_up(client: TestClient, email: str | None = None) -> str:
+    """A new account, signed in (sign-up leads to the sign-in page)."""
+    email = email or f"user-{secrets.token_hex(4)}@example.com"
+    response = sign_up_only(client, email)
     assert response.status_code == 303, response.text
+    assert response.headers["location"].startswith("/dashboard/sign-in?signed_up=1")
+    signed_in = form(
+        client, response.headers["location"], "/dashboard/sign-in", email=email, password=PASSWORD
+    )
+    assert signed_in.status_code == 303, signed_in.text
     return email
 
 
@@ -143,15 +165,20 @@ def test_a_disabled_key_is_refused_on_http_and_mcp(browser: TestClient) -> None:
 def test_email_is_unique_and_passwords_are_checked(browser: TestClient) -> None:
     email = sign_up(browser)
     browser.cookies.clear()
-    again = form(
+    again = sign_up_only(browser, email.upper(), "another password, longer")
+    assert again.status_code == 303  # answered as a new account (next test)...
+    identity = Identity(store_of(browser))
+    user = identity.user_by_email(email)
+    assert user is not None and user.email == email  # ...but one account, password kept
+    browser.cookies.clear()
+    taken = form(
         browser,
-        "/dashboard/sign-up",
-        "/dashboard/sign-up",
-        email=email.upper(),
-        password=PASSWORD,
-        confirm=PASSWORD,
+        "/dashboard/sign-in",
+        "/dashboard/sign-in",
+        email=email,
+        password="another password, longer",
     )
-    assert again.status_code == 409
+    assert taken.status_code == 401
     short = form(
         browser,
         "/dashboard/sign-up",
@@ -170,6 +197,52 @@ def test_email_is_unique_and_passwords_are_checked(browser: TestClient) -> None:
         confirm=PASSWORD + "!",
     )
     assert differ.status_code == 400
+
+
+def test_a_taken_email_and_a_new_one_get_the_same_sign_up_answer(browser: TestClient) -> None:
+    """No account enumeration: status, redirect, body and cookies are alike, and the page
+    the redirect leads to is the same."""
+    taken = sign_up(browser)
+    answers = []
+    for email in (taken, f"fresh-{secrets.token_hex(4)}@example.com"):
+        browser.cookies.clear()
+        response = sign_up_only(browser, email)
+        landing = browser.get(response.headers["location"])
+        answers.append(
+            (
+                response.status_code,
+                response.headers["location"],
+                response.content,
+                sorted(name for name, _ in _cookies_set_by(response)),
+                landing.status_code,
+                re.sub(r'value="[0-9a-f]{64}"', "", landing.text),  # the CSRF token
+            )
+        )
+    assert answers[0] == answers[1]
+    status, location, _, cookies, landing_status, landing = answers[0]
+    assert status == 303 and cookies == [] and landing_status == 200
+    assert location.startswith("/dashboard/sign-in?signed_up=1")
+    assert 'id="signed-up"' in landing
+    browser.cookies.clear()
+    assert sign_up_only(browser, taken).headers.get_list("set-cookie") == []
+
+
+def test_after_sign_up_signing_in_leads_to_the_welcome(browser: TestClient) -> None:
+    email = f"welcome-{secrets.token_hex(4)}@example.com"
+    page = browser.get(sign_up_only(browser, email).headers["location"]).text
+    hidden_next = re.search(r'name="next" value="([^"]+)"', page)
+    assert hidden_next
+    signed_in = browser.post(
+        "/dashboard/sign-in",
+        data={
+            "csrf_token": csrf_of(page),
+            "next": html.unescape(hidden_next.group(1)),
+            "email": email,
+            "password": PASSWORD,
+        },
+    )
+    assert signed_in.headers["location"] == "/dashboard/keys?welcome=1"
+    assert "Welcome!" in browser.get(signed_in.headers["location"]).text
 
 
 def test_passwords_are_stored_as_argon2id_hashes(browser: TestClient) -> None:
@@ -254,11 +327,11 @@ def test_signing_in_always_starts_a_new_session(browser: TestClient) -> None:
 
 
 def test_session_cookies_are_httponly_samesite_and_signed(browser: TestClient) -> None:
-    email = f"cookie-{secrets.token_hex(3)}@example.com"
-    token = csrf_of(browser.get("/dashboard/sign-up").text)
+    email = sign_up(browser)
+    browser.cookies.clear()
+    token = csrf_of(browser.get("/dashboard/sign-in").text)
     response = browser.post(
-        "/dashboard/sign-up",
-        data={"csrf_token": token, "email": email, "password": PASSWORD, "confirm": PASSWORD},
+        "/dashboard/sign-in", data={"csrf_token": token, "email": email, "password": PASSWORD}
     )
     cookie = next(
         v for v in response.headers.get_list("set-cookie") if v.startswith(SESSION_COOKIE)
@@ -280,9 +353,9 @@ def test_sign_in_is_rate_limited_per_email(browser: TestClient) -> None:
             email=email,
             password="wrong password!",
         ).status_code
-        for _ in range(3)
+        for _ in range(2)  # the sign-in after sign-up was the first of three
     ]
-    assert statuses == [401, 401, 401]
+    assert statuses == [401, 401]
     blocked = form(
         browser, "/dashboard/sign-in", "/dashboard/sign-in", email=email, password=PASSWORD
     )
@@ -507,6 +580,134 @@ def test_a_code_is_single_use_and_needs_the_pkce_verifier(browser: TestClient) -
     assert again.status_code == 400
 
 
+def test_a_replayed_code_revokes_every_token_it_bought(browser: TestClient) -> None:
+    """RFC 6749 §4.1.2: the second exchange fails, and the first one's tokens (and those
+    refreshed from them) stop working; another connection of the account keeps its own."""
+    sign_up(browser)
+    other = connect(browser, "Other Assistant")
+    tokens = connect(browser)
+    renewed = browser.post(
+        "/token",
+        data={
+            "grant_type": "refresh_token",
+            "client_id": tokens["client_id"],
+            "refresh_token": tokens["refresh_token"],
+        },
+    ).json()
+    assert mcp_call(browser, renewed["access_token"], "get_usage").status_code == 200
+    replay = browser.post(
+        "/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": tokens["code"],
+            "redirect_uri": REDIRECT_URI,
+            "client_id": tokens["client_id"],
+            "code_verifier": tokens["verifier"],
+        },
+    )
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    for access in (tokens["access_token"], renewed["access_token"]):
+        assert mcp_call(browser, access, "get_usage").status_code == 401
+        assert solve(browser, access).status_code == 401
+    refreshed = browser.post(
+        "/token",
+        data={
+            "grant_type": "refresh_token",
+            "client_id": tokens["client_id"],
+            "refresh_token": renewed["refresh_token"],
+        },
+    )
+    assert refreshed.status_code == 400
+    assert mcp_call(browser, other["access_token"], "get_usage").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "http://evil.example/callback",
+        "https://user@evil.example/callback",
+        "https://app.example/callback#fragment",
+        "com.example.app:/callback",
+    ],
+)
+def test_registration_refuses_unsafe_redirect_uris(browser: TestClient, uri: str) -> None:
+    response = browser.post(
+        "/register",
+        json={
+            "redirect_uris": [REDIRECT_URI, uri],
+            "client_name": "Unsafe",
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+        },
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == "invalid_redirect_uri"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://assistant.example/oauth/callback",
+        "http://127.0.0.1:33418/callback",
+        "http://[::1]:8080/cb",
+        "http://localhost/cb",
+    ],
+)
+def test_registration_takes_https_and_loopback_redirect_uris(browser: TestClient, uri: str) -> None:
+    response = browser.post(
+        "/register",
+        json={
+            "redirect_uris": [uri],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+        },
+    )
+    assert response.status_code == 201, response.text
+
+
+def test_a_client_registered_before_the_rule_is_not_sent_an_unsafe_redirect(
+    browser: TestClient,
+) -> None:
+    sign_up(browser)
+    identity = Identity(store_of(browser))
+    client_id = f"legacy-{secrets.token_hex(4)}"
+    identity.save_client(client_id, {"client_id": client_id, "redirect_uris": ["javascript:x"]})
+    params = {"redirect_uri": "javascript:x", "scopes": ["solve"], "state": "s"}
+    request_id = identity.save_request(client_id, params)
+    page = browser.get(f"/dashboard/oauth/approve?request={request_id}")
+    assert page.status_code == 400 and "Unsafe app address" in page.text
+    answer = browser.post(
+        "/dashboard/oauth/approve",
+        data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "approve"},
+    )
+    assert answer.status_code == 400 and "location" not in answer.headers
+    assert identity.connections(_account_id(browser)) == []
+
+
+def test_forms_post_only_to_the_site_and_approval_to_the_apps_origin_too(
+    browser: TestClient,
+) -> None:
+    def form_action(response: Any) -> list[str]:
+        policy = response.headers["content-security-policy"]
+        [directive] = [d.strip() for d in policy.split(";") if "form-action" in d]
+        return directive.split()[1:]
+
+    for page in ("/dashboard/sign-in", "/dashboard/sign-up"):
+        assert form_action(browser.get(page)) == ["'self'"]
+    sign_up(browser)
+    assert form_action(browser.get("/dashboard/keys")) == ["'self'"]
+    client_id = register(browser)
+    _, challenge = pkce()
+    approval = browser.get(authorize(browser, client_id, challenge, "s").headers["location"])
+    assert approval.status_code == 200
+    assert form_action(approval) == ["'self'", "http://localhost:7777"]
+
+
 def test_denying_sends_access_denied_back_and_connects_nothing(browser: TestClient) -> None:
     sign_up(browser)
     client_id = register(browser)
@@ -594,6 +795,14 @@ def test_disabling_the_connection_key_stops_every_app(browser: TestClient) -> No
     key = Identity(store_of(browser)).keys(_account_id(browser))[0]
     form(browser, "/dashboard/keys", f"/dashboard/keys/{key.id}/disable")
     assert mcp_call(browser, tokens["access_token"], "get_usage").status_code == 401
+
+
+def _cookies_set_by(response: Any) -> list[tuple[str, str]]:
+    found = []
+    for header in response.headers.get_list("set-cookie"):
+        name, _, value = header.split(";", 1)[0].partition("=")
+        found.append((name, value))
+    return found
 
 
 def _cookie_set_by(response: Any, name: str) -> str | None:

@@ -167,6 +167,12 @@ async def sign_up(page: Page, base: str, screenshot: bool = False) -> str:
     if screenshot:
         await shot(page, "sign-up")
     await submit(page, page.get_by_role("button", name="Create account"))
+    # Sign-up does not sign in (it must not tell whether the email had an account).
+    assert urlsplit(page.url).path == "/dashboard/sign-in", page.url
+    assert await page.locator("#signed-up").count() == 1
+    await page.fill("#email", email)
+    await page.fill("#password", PASSWORD)
+    await submit(page, page.get_by_role("button", name="Sign in"))
     assert urlsplit(page.url).path == "/dashboard/keys", page.url
     return email
 

@@ -10,7 +10,8 @@ its port while the jobs are polled through the other. Every job ends and both re
 give the same final answer for each. Then a consumer is frozen (SIGSTOP) while solving:
 its job runs again on a fresh consumer, and the frozen one, woken afterwards, ends its
 own run without touching the job. At the end the ledger shows each job's units settled
-once: the account paid for the completed jobs and nothing else.
+once: the account paid for the completed jobs and nothing else, and the reconciliation
+command (``python -m bento.admin reconcile``) finds the whole ledger consistent.
 
 Every wait is a polling loop with a deadline only a broken system reaches; the figures
 printed (how long finding the dead run and re-running it took) are for people, never
@@ -435,6 +436,22 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
     assert captured == charged
     usage = client.call("GET", "/usage")
     assert usage.json()["available_units"] == available_before - sum(charged.values())
+
+    # The reconciliation command, as an operator runs it after the kills: every hold
+    # settled, each job's units captured or released as it ended, no balance below zero.
+    url = store.db.url.render_as_string(hide_password=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "bento.admin", "--database-url", url, "reconcile"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["violations"] == {}
+    assert report["units_captured"] == sum(charged.values())
+    assert report["units_captured_by_cause"] == {"queued_jobs": sum(charged.values())}
 
 
 def attempt(store: Store, job_id: str) -> int | None:

@@ -7,6 +7,7 @@ PostgreSQL server in turn; every roster returned is checked by the independent a
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -285,18 +286,23 @@ def test_openapi_describes_every_operation(client: TestClient) -> None:
 
 
 class _CaptureFails(Store):
-    """The real store, except that recording a debit fails (the database went away)."""
+    """The real store, except that ending a job (the capture of its units) fails: the
+    database went away between the solve's start and its end."""
 
-    def capture(self, reservation_id: str) -> bool:
+    def finish_job(self, job_id: str, *args: Any, **kwargs: Any) -> bool:
         raise StoreUnavailable("the database went away")
 
 
-def test_delivered_solution_with_failed_billing_says_so(
+SETTLE_TIMEOUT_SECONDS = 60  # the service's reconciler runs every few seconds
+
+
+def test_delivered_solution_with_failed_billing_says_so_and_is_captured_later(
     app_and_db: tuple[TestClient, str],
 ) -> None:
     client, url = app_and_db
     app: Any = client.app
     working = app.state.store
+    before = client.get("/usage", headers=bearer(DEMO_KEY)).json()["available_units"]
     app.state.store = _CaptureFails(url)
     try:
         response = post(client, "/solve", minimal_request_dict(), bearer(DEMO_KEY))
@@ -304,8 +310,28 @@ def test_delivered_solution_with_failed_billing_says_so(
         app.state.store.close()
         app.state.store = working
     assert response.status_code == 200
-    assert response.json()["status"] == "completed"
+    body = response.json()
+    assert body["status"] == "completed"
     assert response.headers["x-service-billing-status"] == "failed"
+    # Units remaining are not known: none are claimed (never a false 0).
+    assert "x-units-remaining" not in response.headers
+    assert "usage" not in body
+    assert response.headers["x-units-consumed"] == "1"
+    # The kept end is written once the store takes it: the roster can be polled, and the
+    # unit is captured, once.
+    deadline = time.monotonic() + SETTLE_TIMEOUT_SECONDS
+    while True:
+        polled = client.get(f"/solve/jobs/{body['job_id']}", headers=bearer(DEMO_KEY))
+        assert polled.status_code == 200, polled.text
+        if polled.json()["status"] != "running" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert polled.json()["status"] == "completed"
+    assert polled.json()["solution"] == body["solution"]
+    after = client.get("/usage", headers=bearer(DEMO_KEY)).json()["available_units"]
+    assert after == before - 1
+    job = working.get_job(working.authenticate(DEMO_KEY).id, body["job_id"])
+    assert working.get_reservation(job.reservation_id).state == "captured"
 
 
 def too_big_for_one_second() -> dict[str, Any]:
