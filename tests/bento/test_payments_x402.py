@@ -532,3 +532,18 @@ def test_a_version_1_network_name_of_another_chain_is_503(
         response = post_solve(client, minimal_request_dict())
     body = problem_of(response, 503, "service-unavailable")
     assert "X402_NETWORK_V1 'base' is eip155:8453" in body["detail"]
+
+
+def test_a_payment_left_settling_by_a_dead_request_stays_refused(
+    client: TestClient, standin: StandIn
+) -> None:
+    """No facilitator says whether an authorization was settled, so a claim its request
+    left while settling waits for an operator (the chain would tell), past its lease too."""
+    header = x402_v1(SMALL_PRICE)
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert store.claim_payment(claim_key(header), "x402", str(SMALL_PRICE), "req-dead", -1.0)
+    assert store.start_settling(claim_key(header), "req-dead", -1.0)
+    refused = post_solve(client, minimal_request_dict(), {"X-PAYMENT": header})
+    assert "already used" in assert_x402_refused(refused)["detail"]
+    assert store.payment_state(claim_key(header)) == "settling"
+    assert standin.calls() == []
