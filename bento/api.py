@@ -56,6 +56,7 @@ from bento.planning_routes import recommend_route, replan_route
 from bento.problems import API_ROOT, render, request_id, server_root, service_error
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
+from bento.stopping import GracefulStop, take_sigterm
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
@@ -326,6 +327,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         gateways = [g for g in (app.state.x402, app.state.mpp) if g is not None]
         for gateway in gateways:
             await gateway.http.open()
+        app.state.stop = GracefulStop(pool, queue.stop_taking_jobs, settings.shutdown_grace_seconds)
+        take_sigterm(app.state.stop)  # served: SIGTERM stops gracefully (bento.stopping)
         try:
             yield
         finally:

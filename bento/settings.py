@@ -60,6 +60,8 @@ class Settings:
     sign_in_limit_storage: str | None = None  # limits storage URI; None: per-process memory
     # Finished jobs (queued, and completed synchronous solves) can be polled this long.
     job_retention_days: float = 30.0
+    # How long running solves may go on after SIGTERM before they are cut off with 503.
+    shutdown_grace_seconds: float = 20.0
 
     @property
     def job_threads(self) -> int:
@@ -96,4 +98,7 @@ class Settings:
             dashboard_secret=env.get("DASHBOARD_SECRET") or None,
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
             job_retention_days=float(env.get("JOB_RETENTION_DAYS", cls.job_retention_days)),
+            shutdown_grace_seconds=float(
+                env.get("SHUTDOWN_GRACE_SECONDS", cls.shutdown_grace_seconds)
+            ),
         )
