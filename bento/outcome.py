@@ -26,7 +26,9 @@ async def solve_in_pool(request: Request, data: Any, time_limit: float) -> dict[
     """The worker pool's result for ``data``.
 
     Raises ``SolverBusy`` when no solver process came free within the configured wait,
-    or when the waiting line is full, and ``SolveFailed`` if the worker died or overran.
+    or when the waiting line is full; ``SolverLost`` (a ``SolverBusy`` too, answered 503
+    the same way) when the process was lost or the service is stopping; and
+    ``SolveFailed`` if the worker overran or failed otherwise.
     A request waits in a thread of its own line (``app.state.solve_line``), so waiting
     solves never hold the threads the store and the rest of the service run on.
     """
