@@ -110,14 +110,16 @@ def take_sigterm(stop: GracefulStop) -> bool:
         await stop.drain()
         _pass_on(server_handler, signum)
 
-    def start(signum: int) -> None:
-        task = loop.create_task(drain_then_stop(signum))
-        tasks.add(task)  # keep a reference: the loop holds tasks weakly
-        task.add_done_callback(tasks.discard)
+    def begin(signum: int) -> None:
+        if stop.begin():
+            task = loop.create_task(drain_then_stop(signum))
+            tasks.add(task)  # keep a reference: the loop holds tasks weakly
+            task.add_done_callback(tasks.discard)
 
     def on_sigterm(signum: int, _frame: FrameType | None) -> None:
-        if stop.begin():
-            loop.call_soon_threadsafe(start, signum)
+        # Only a hand-over: the handler interrupts the main thread anywhere, perhaps while
+        # it holds a lock that beginning the stop takes; the loop runs it in the clear.
+        loop.call_soon_threadsafe(begin, signum)
 
     signal.signal(signal.SIGTERM, on_sigterm)
     return True
