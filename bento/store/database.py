@@ -73,6 +73,11 @@ class Database:
             self._engine = _sqlite_engine(self.url, self._connect_sqlite_file)
             event.listen(self._engine, "checkout", self._on_checkout)
 
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for code that listens to its connection events."""
+        return self._engine
+
     def describe(self) -> str:
         """The URL with its password hidden, for logs and reprs."""
         return self.url.render_as_string(hide_password=True)

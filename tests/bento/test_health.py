@@ -96,7 +96,7 @@ def refuse_writes(store: Store) -> None:
     """Every connection the store opens from now on refuses writes, as a database on a
     read-only disk does: SQLite's query_only, PostgreSQL's read-only transactions."""
     store.close()  # pooled connections are opened again, through the hook below
-    engine = store.db._engine
+    engine = store.db.engine
 
     @sa.event.listens_for(engine, "connect")
     def read_only(dbapi_connection: Any, _record: Any) -> None:
