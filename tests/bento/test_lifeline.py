@@ -24,15 +24,25 @@ ROOT = Path(__file__).parent.parent.parent
 GONE_SECONDS = 60.0  # a process told to go is gone long before; only a bug waits this long
 
 
+def children() -> set[int]:
+    return {child.pid for child in multiprocessing.active_children() if child.pid is not None}
+
+
+OTHERS: set[int] = set()  # processes of pools other tests in this process keep open
+
+
 @pytest.fixture
 def pool() -> Iterator[SolvePool]:
+    OTHERS.clear()
+    OTHERS.update(children())
     opened = SolvePool(processes=1, memory_mb=0, cp_sat_workers=1)
     yield opened
     opened.close()
 
 
 def solver_pids() -> list[int]:
-    return [child.pid for child in multiprocessing.active_children() if child.pid is not None]
+    """The processes of the test's own pool."""
+    return sorted(children() - OTHERS)
 
 
 def alive(pid: int) -> bool:
