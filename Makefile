@@ -41,16 +41,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# exec (here and in consumer): the server replaces the recipe's shell, so the SIGTERM make
+# passes on to its child on a stop reaches the server itself; a shell in between would die
+# and leave the server running, orphaned, on its port.
+
 ## The HTTP service on its embedded default: a SQLite file under var/, a demo account
 ## whose API key is printed on start. PORT (default 3000), DEMO_API_KEY, DATABASE_URL.
 serve: $(STAMP)
-	BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
+	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
 
 ## A separate job consumer, to scale queued solves out: start the service with
 ## JOBS_CONSUMER=external and run this (as often as wanted) with the same DATABASE_URL and
 ## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
 consumer: $(STAMP)
-	SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
+	exec env SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
 
 ## The Bento (bentofile.yaml) in the local Bento store; prints its tag.
 bento: $(STAMP)

@@ -57,6 +57,7 @@ from bento.problems import API_ROOT, render, request_id, server_root, service_er
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
 from bento.settlement import RECORD_JOB_LEASE_SECONDS, Lease, Outbox, Reconciler, outbox_folder
+from bento.stopping import GracefulStop, take_sigterm
 from bento.store import Account, Store, StoreUnavailable
 from bento.workers import SolveFailed, SolverBusy
 from engine.errors import InvalidRequest
@@ -373,6 +374,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         for gateway in gateways:
             await gateway.http.open()
         reconciler.start()  # settles stale holds at start, then every few seconds
+        app.state.stop = GracefulStop(pool, queue.stop_taking_jobs, settings.shutdown_grace_seconds)
+        take_sigterm(app.state.stop)  # served: SIGTERM stops gracefully (bento.stopping)
         try:
             yield
         finally:

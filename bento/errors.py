@@ -22,8 +22,8 @@ single exception handler answers it. Nothing here knows HTTP beyond header names
     ├── MethodNotAllowed           405 the path exists with other methods
     ├── SolverInfeasible           422 the hard rules admit no roster (a delivered answer)
     ├── SolverTimeout              504 no roster within the time limit
-    ├── ServiceUnavailable         503 solvers busy or a dependency unreachable
-    └── InternalError              500 a bug, or a solver process that died
+    ├── ServiceUnavailable         503 solvers busy, lost or stopping, a dependency down
+    └── InternalError              500 a bug, or a solve that failed (overran its deadline)
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ class SolverTimeout(ServiceError):
 
 
 class ServiceUnavailable(ServiceError):
-    """Solvers busy, or a store, queue or payment provider unreachable; retry later."""
+    """Solvers busy, a solver process lost, the service stopping, or a store, queue or
+    payment provider unreachable; retry later."""
 
     slug = "service-unavailable"
 
@@ -169,6 +170,7 @@ class ServiceUnavailable(ServiceError):
 
 
 class InternalError(ServiceError):
-    """A bug, or a solver process that died; nothing was charged."""
+    """A bug, or a solve that failed for good (it overran its deadline); nothing was
+    charged."""
 
     slug = "internal-error"

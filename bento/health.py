@@ -1,12 +1,18 @@
-"""Readiness: can this replica serve right now, i.e. reach its database and its job queue?
+"""Readiness: can this replica serve right now, i.e. write to its database and reach its
+job queue, and is it not stopping?
 
 Why beside BentoML's own probes: BentoML answers ``/readyz`` 200 as soon as the worker
 has started, and asks the service's ``__is_ready__`` first (``bento.service``); this
 module is that answer. ``/livez`` stays BentoML's cheap answer with no I/O, so a database
 outage takes a replica out of the load balancer without getting it restarted.
 
-The check is a ``SELECT 1`` on the store and a ping of the queue's backend (Redis PING
-with short socket timeouts, or opening SqliteHuey's file). Probes may come often and from
+The check writes the store's one probe row (``Database.probe_write``): a database that
+answers reads but takes no write (disk full, read-only, the SQLite file deleted) refuses
+every solve, so it must not count as ready; on SQLite the free space beside the file is
+checked too, since SQLite reuses the room it already has and may take a small write on
+a full disk. The queue's backend gets a ping (Redis PING with short socket timeouts, or
+opening SqliteHuey's file). A graceful stop (``bento.stopping``) makes the replica not
+ready at once, without waiting for a check (:func:`stopping`). Probes may come often and from
 many places, so :class:`Readiness` runs at most one check at a time, in a thread of its
 own, keeps its answer for a second, and gives up waiting after a short timeout (answering
 not ready); it never raises. A change of answer is logged once, with what failed.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable
@@ -25,7 +32,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import redis
-import sqlalchemy as sa
 from huey.storage import RedisStorage, SqliteStorage
 from starlette.applications import Starlette
 
@@ -36,6 +42,9 @@ CACHE_SECONDS: Final = 1.0
 TIMEOUT_SECONDS: Final = 2.0
 """How long a probe waits for a check; longer counts as not ready."""
 PING_TIMEOUT_SECONDS: Final = 1.0
+MIN_FREE_BYTES: Final = 16 * 1024 * 1024
+"""Below this much free space beside a SQLite file the replica is not ready: room for a
+few of the largest records (a request body may be 1 MB) and the write-ahead log."""
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +61,20 @@ class Health:
 
 
 def check_app(app: Starlette) -> Health:
-    """The store and queue the public API's lifespan opened; not ready before it has."""
+    """The store and queue the public API's lifespan opened; not ready before it has,
+    nor once a graceful stop has begun."""
     state = app.state
     if not hasattr(state, "store") or not hasattr(state, "jobs"):
         return Health(("starting: the store and the job queue are not open yet",))
+    if stopping(app):
+        return Health(("stopping: new solves are refused",))
     return check(state.store, state.jobs.huey)
+
+
+def stopping(app: Starlette) -> bool:
+    """Whether the public API's graceful stop has begun (``bento.stopping``)."""
+    stop = getattr(app.state, "stop", None)
+    return stop is not None and bool(stop.begun)
 
 
 def check(store: Store, huey: Any) -> Health:
@@ -65,13 +83,21 @@ def check(store: Store, huey: Any) -> Health:
     return Health(tuple(problems))
 
 
-def store_problem(store: Store) -> str | None:
-    """None when ``SELECT 1`` answers, else why not."""
+def store_problem(store: Store, min_free_bytes: int = MIN_FREE_BYTES) -> str | None:
+    """None when the store takes a write (and, on SQLite, has ``min_free_bytes`` free
+    beside its file), else why not."""
     try:
-        with store.read() as conn:
-            conn.execute(sa.text("SELECT 1")).scalar_one()
+        store.db.probe_write()
     except Exception as exc:
         return f"database: {exc}"
+    path = store.db.sqlite_path
+    if path is not None:
+        try:
+            free = shutil.disk_usage(path.parent).free
+        except OSError as exc:
+            return f"database: {exc}"
+        if free < min_free_bytes:
+            return f"database: the disk is full ({free:,} bytes free beside {path.name})"
     return None
 
 

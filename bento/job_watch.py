@@ -18,9 +18,14 @@ reached costs the record and the stop, never the solve.
 The records are also the job's heartbeat (``bento.jobs`` runs a job again when they
 stop for long): they carry the run's attempt, so a run that was given up on writes
 nothing over the next one, and they stop as soon as the consumer that started this
-process is gone. A consumer killed outright leaves its solver processes running (they
-are its children, not killed with it); such a process would go on beating for a job
-whose answer nobody will collect, so it stops the solve instead and falls silent.
+process is gone. A consumer killed outright does not take its solver processes with it
+(they are its children, not killed with it); such a process would go on beating for a
+job whose answer nobody will collect, so it stops the solve and falls silent at once,
+and exits soon after (``bento.lifeline``).
+
+The store opened here never creates the database: a SQLite file deleted under a running
+service stays missing (``bento.store.database``), so the watch records nothing rather
+than write into a new, empty file.
 """
 
 from __future__ import annotations

@@ -74,7 +74,9 @@ Restart rule: at startup the service applies the same policy to every job still
 consumer (a mark before its deadline, which is the time limit + diagnosis budget + grace
 while solving, or a heartbeat), nor heard from. A live mark gets a check scheduled for its
 deadline. At shutdown the embedded consumer fails its unfinished jobs ``interrupted``: it
-is stopped on purpose, so nothing will run them. A task that finds its job already ended,
+is stopped on purpose, so nothing will run them; a graceful stop first lets them solve
+on for the stop's grace (``bento.stopping``), and a solve it cuts off ends its job
+``interrupted`` too, never ``internal_error``. A task that finds its job already ended,
 or handed to a later run, does nothing.
 """
 
@@ -97,7 +99,7 @@ from bento.settings import Settings
 from bento.store import Job, OrphanOutcome, Store
 from bento.store.reconcile import settle_stale_holds
 from bento.store.rows import now
-from bento.workers import DEADLINE_GRACE_SECONDS, JobLink, SolveFailed, SolverBusy
+from bento.workers import DEADLINE_GRACE_SECONDS, JobLink, SolveFailed, SolverBusy, SolverLost
 from engine.rules import parse_request
 
 RETRY_AFTER_SECONDS: Final = 15
@@ -126,6 +128,9 @@ ORPHAN_SWEEP_SECONDS: Final = 5.0
 """How often each consumer looks for jobs whose run died: a small fraction of the silence
 above, for a few cheap queries (the running jobs, and the queue only when one has no
 heartbeat)."""
+INTERRUPTED_MESSAGE: Final = (
+    "the service stopped before this job finished; nothing was charged, submit again"
+)
 STORE_RETRIES: Final = 2
 STORE_RETRY_DELAY_SECONDS: Final = 30
 
@@ -304,6 +309,10 @@ class JobQueue:
                     job=link,
                 )
                 break
+            except SolverLost as lost:  # caught before SolverBusy, which it also is
+                if lost.stopping:  # the service stops on purpose: nothing will finish it
+                    return failed_response(job.id, "interrupted", INTERRUPTED_MESSAGE)
+                return failed_response(job.id, "internal_error", f"{lost}; nothing was charged")
             except SolverBusy:
                 if context.store.stop_requested(job.id, job.attempt):  # stopped while it waited
                     message = "the job was stopped before it started; nothing was charged"
@@ -457,6 +466,12 @@ class JobQueue:
         consumer.started.wait(CONSUMER_START_SECONDS)
         self._consumer, self._consumer_thread = consumer, thread
 
+    def stop_taking_jobs(self) -> None:
+        """The first step of a graceful stop: the embedded consumer takes no new job, and
+        those it is solving go on (:meth:`stop_consumer` ends what is left)."""
+        if self._consumer is not None:
+            self._consumer.stop_flag.set()
+
     def stop_consumer(self, store: Store) -> None:
         """Stop taking jobs; a job still solving after a short grace ends as interrupted."""
         if self._consumer is None or self._consumer_thread is None:
@@ -476,11 +491,10 @@ class JobQueue:
 
 
 def _interrupt(store: Store, job_id: str, attempt: int) -> bool:
-    message = "the service stopped before this job finished; nothing was charged, submit again"
     return store.finish_job(
         job_id,
         "failed",
-        response_json=failed_response(job_id, "interrupted", message),
+        response_json=failed_response(job_id, "interrupted", INTERRUPTED_MESSAGE),
         error_code="interrupted",
         attempt=attempt,
     )

@@ -222,7 +222,10 @@ def _operations() -> dict[str, Any]:
                         "quota-exceeded: free quota and balance cannot cover the solve (a "
                         "queued job reserves its units when accepted)"
                     ),
-                    "500": _problem("internal-error: the solve failed; nothing was charged"),
+                    "500": _problem(
+                        "internal-error: the solve failed (it overran its deadline, or a "
+                        "bug); nothing was charged"
+                    ),
                     "501": _problem(
                         "not-implemented: a time limit over 30 s needs the queued path, "
                         "which needs a pro key"
@@ -231,6 +234,9 @@ def _operations() -> dict[str, Any]:
                         "service-unavailable (every solver process stayed busy for the "
                         "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
                         "full: Retry-After says when a process is expected to free up; "
+                        "the solve's process was lost, e.g. killed for its memory; the "
+                        "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
+                        "solve was asked for after the stop began); "
                         "account store or job queue unreachable, the "
                         "x402 facilitator or mpp payment provider unreachable at "
                         "verification, or payments misconfigured on this server, e.g. an "

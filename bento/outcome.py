@@ -33,7 +33,9 @@ async def solve_in_pool(
     thread) once a solver process is taken, just before it solves.
 
     Raises ``SolverBusy`` when no solver process came free within the configured wait,
-    or when the waiting line is full, and ``SolveFailed`` if the worker died or overran.
+    or when the waiting line is full; ``SolverLost`` (a ``SolverBusy`` too, answered 503
+    the same way) when the process was lost or the service is stopping; and
+    ``SolveFailed`` if the worker overran or failed otherwise.
     A request waits in a thread of its own line (``app.state.solve_line``), so waiting
     solves never hold the threads the store and the rest of the service run on.
     """

@@ -124,7 +124,8 @@ def planning_paths(
                     "500": problem("internal-error: the re-plan failed; nothing was charged"),
                     "503": problem(
                         "service-unavailable: every solver process stayed busy for the "
-                        "queue wait or the waiting line is full (Retry-After), or the "
+                        "queue wait or the waiting line is full (Retry-After), the "
+                        "re-plan's process was lost or the service is stopping, or the "
                         "account store is unreachable; nothing was charged",
                         retry_after,
                     ),

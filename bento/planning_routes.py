@@ -135,7 +135,8 @@ async def _key_account(request: Request) -> Account:
 async def _replan_in_pool(request: Request, data: Any, time_limit: float) -> dict[str, Any]:
     """The pool's ReplanResponse data, waiting in the synchronous solves' line (as
     :func:`bento.outcome.solve_in_pool`): SolverBusy when the line is full or no process
-    came free within the wait, SolveFailed when the process died or overran."""
+    came free within the wait (or SolverLost, answered the same way, when its process was
+    lost or the service is stopping), SolveFailed when it overran."""
     settings: Settings = request.app.state.settings
     pool: SolvePool = request.app.state.pool
     line: anyio.CapacityLimiter = request.app.state.solve_line

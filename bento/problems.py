@@ -128,8 +128,9 @@ GUIDE: dict[str, tuple[str, str]] = {
     ),
     "service-unavailable": (
         "Every solver process stayed busy for the queue wait, or the waiting line is full; "
-        "or the account store, the job queue or a payment provider cannot be reached. "
-        "Nothing was charged.",
+        "the solve's process was lost (killed for its memory, say); the service is "
+        "stopping; or the account store, the job queue or a payment provider cannot be "
+        "reached. Nothing was charged.",
         "Retry after the number of seconds in the `Retry-After` header; large problems can "
         "be queued as jobs instead.",
     ),

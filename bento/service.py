@@ -8,7 +8,8 @@ store, the solver pool, the MCP session manager). BentoML's traffic timeout is s
 above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json one.
 
 BentoML keeps its own probes and ``/metrics``; the service only adds to them: readiness
-asks the database and the job queue (``bento.health``), the metrics text gets the gauges
+asks the database and the job queue and turns 503 when a graceful stop begins
+(``bento.health``, ``bento.stopping``), the metrics text gets the gauges
 read from them (``bento.gauges``), and the service's own log lines become structured
 (``bento.logs``) when a worker starts.
 """
@@ -17,13 +18,13 @@ from __future__ import annotations
 
 import bentoml
 
-from bento import logs
+from bento import lifeline, logs
 from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.front import serve_front_page
 from bento.gauges import StateGauges
-from bento.health import Readiness, check_app
+from bento.health import Readiness, check_app, stopping
 from bento.mcp import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 
@@ -54,9 +55,15 @@ class ShiftScheduler:
 
     def __init__(self) -> None:
         logs.configure()
+        # Made only in the web worker: it must not outlive BentoML's supervisor, which
+        # started it in a session of its own (bento.lifeline).
+        lifeline.die_with_parent()
 
     async def __is_ready__(self) -> bool:
-        """BentoML's /readyz: 503 unless the database and the job queue answer."""
+        """BentoML's /readyz: 503 once a graceful stop has begun (at once, not cached),
+        else unless the database takes a write and the job queue answers."""
+        if stopping(public_api):
+            return False
         return await readiness.ready()
 
     def __metrics__(self, content: str) -> str:

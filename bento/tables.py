@@ -204,3 +204,12 @@ oauth_tokens = sa.Table(
     sa.Column("code_hash", sa.String(64), nullable=True),
     sa.CheckConstraint("kind IN ('access', 'refresh')", name="ck_oauth_tokens_kind"),
 )
+
+write_probe = sa.Table(
+    "write_probe",
+    metadata,
+    # One row, updated by every readiness check (bento.health): a store that cannot take
+    # this write (disk full, read-only, file gone) cannot take a reservation either.
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("checked_at", sa.DateTime(timezone=True), nullable=False),
+)

@@ -12,6 +12,16 @@ synchronous request waits a bounded time for a slot and is then refused
 (:class:`SolverBusy`, answered 503 with Retry-After); queued jobs wait as long as needed.
 Each process caps its address space (RLIMIT_AS) and imports the engine once.
 
+A solve whose process was lost (killed by the out-of-memory killer or an operator) or
+cut off because the service is stopping raises :class:`SolverLost`: like a busy pool it
+is answered 503 with Retry-After, nothing charged, for another try is likely to work.
+
+The processes live and die with the process that owns the pool (``bento.lifeline``): a
+SIGTERM sent to the whole service (its supervisor passes one to every child of the web
+worker) is left to the owner, which lets running solves finish within the grace of a
+graceful stop (``bento.stopping``) and then stops them itself; a process whose owner
+died exits within a moment instead of solving on for nobody.
+
 A queued job's solve is given its job (:class:`JobLink`): the worker process then records
 the job's progress and heeds a stop its client asked for, through the job store
 (``bento.job_watch``).
@@ -22,8 +32,8 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import os
 import resource
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +42,14 @@ from typing import Any, NamedTuple
 
 from pebble import ProcessExpired, ProcessFuture, ProcessPool
 
+from bento import lifeline
+
 DEADLINE_GRACE_SECONDS = 10.0  # CP-SAT may overrun its limit; past this the process is stopped
+LOST_RETRY_AFTER_SECONDS = 5  # a fresh process replaces a lost one within seconds
+STOPPING_RETRY_AFTER_SECONDS = 30
+"""Retry-After of a solve refused or cut off by a stop: another replica takes it at once
+(the load balancer has taken this one out); this is for a client of a single replica,
+which is back after a restart."""
 
 
 class JobLink(NamedTuple):
@@ -55,7 +72,23 @@ class SolverBusy(Exception):
         self.retry_after_seconds = retry_after_seconds
 
 
-def _init_worker(memory_mb: int) -> None:
+class SolverLost(SolveFailed, SolverBusy):
+    """The solve's process was lost (killed from outside, or stopped because the service
+    is stopping); nothing was delivered, and a retry is likely to work.
+
+    Both a failed solve (metrics count it as an error) and, to every caller that answers,
+    a busy pool: 503 with Retry-After, nothing charged, whichever way the caller pays.
+    ``stopping`` tells the two apart: a queued job cut off by a stop ends ``interrupted``.
+    """
+
+    def __init__(self, reason: str, retry_after_seconds: int, *, stopping: bool = False) -> None:
+        Exception.__init__(self, f"{reason}; retry in {retry_after_seconds} s")
+        self.retry_after_seconds = retry_after_seconds
+        self.stopping = stopping
+
+
+def _init_worker(memory_mb: int, owner: int) -> None:
+    lifeline.bind_to_owner(owner)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -79,9 +112,6 @@ def _solve(
         num_workers=cp_sat_workers,
         diagnosis_budget_seconds=diagnosis,
     )
-    # Busy in native code, a Python SIGTERM handler would only run once CP-SAT returns:
-    # the default action lets a stop of this overrunning process take effect at once.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if job is None:
         response = solve(parse_request(request_data), limits)
     else:
@@ -105,10 +135,11 @@ class SolvePool:
         self._running: dict[int, float] = {}  # slot holder -> when it is expected to end
         self._futures: dict[int, ProcessFuture[Any]] = {}
         self._tickets = itertools.count(1)
+        self._stopping = False
         self._pool = ProcessPool(
             max_workers=processes,
             initializer=_init_worker,
-            initargs=(memory_mb,),
+            initargs=(memory_mb, os.getpid()),
             context=multiprocessing.get_context("spawn"),
         )
         if not self._pool.active:  # starts the processes now, not on the first solve
@@ -128,7 +159,8 @@ class SolvePool:
         ``wait_seconds`` bounds the wait for a free process (None: as long as it takes);
         ``on_start`` is called once one is taken, just before solving starts; ``job``:
         the queued job this solve is for (its progress is recorded, a stop heeded).
-        Raises SolverBusy when none came free in time, SolveFailed on a crash or a missed
+        Raises SolverBusy when none came free in time, SolverLost when the process was
+        lost or the service is stopping, SolveFailed on any other crash or a missed
         deadline (``time_limit + diagnosis_budget`` plus a grace, counted from the start).
         """
         args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget, job)
@@ -143,8 +175,13 @@ class SolvePool:
         on_start: Callable[[], None] | None = None,
     ) -> Any:
         """Run ``function(*args)`` on a free process, stopped past its expected time + grace."""
+        if self._stopping:
+            raise self._stopped()
         if not self._slots.acquire(timeout=wait_seconds):
             raise SolverBusy(self.retry_after_seconds())
+        if self._stopping:  # stopped while this solve waited for a process
+            self._slots.release()
+            raise self._stopped()
         if on_start is not None:
             try:
                 on_start()
@@ -160,18 +197,25 @@ class SolvePool:
                     function, args=args, timeout=expected_seconds + DEADLINE_GRACE_SECONDS
                 )
             except RuntimeError as exc:  # pebble: the pool is stopping or broken
+                if self._stopping:
+                    raise self._stopped() from None
                 raise SolveFailed("the solver pool is not running") from exc
             with self._lock:
                 self._futures[ticket] = future
+                if self._stopping:  # stop_solving ran meanwhile, without this future
+                    future.cancel()
             return future.result()
         except SolveFailed:
             raise
         except TimeoutError:
             raise SolveFailed("the solve missed its deadline and was stopped") from None
         except ProcessExpired as exc:
-            raise SolveFailed(f"the solver process died (exit code {exc.exitcode})") from None
+            if self._stopping:
+                raise self._stopped() from None
+            reason = f"the solver process was lost (exit code {exc.exitcode})"
+            raise SolverLost(reason, LOST_RETRY_AFTER_SECONDS) from None
         except CancelledError:
-            raise SolveFailed("the solve was cancelled: the service is stopping") from None
+            raise self._stopped() from None
         except MemoryError:
             raise SolveFailed("the solve ran out of memory") from None
         except Exception as exc:  # an exception raised inside the worker
@@ -195,15 +239,36 @@ class SolvePool:
             return 1
         return max(1, math.ceil(min(ends) - time.monotonic()))
 
+    @property
+    def stopping(self) -> bool:
+        """Whether the pool was told to stop: no solve starts any more."""
+        return self._stopping
+
+    def refuse_new_solves(self) -> None:
+        """Start no new solve (each is refused with :class:`SolverLost`, ``stopping``);
+        running ones go on."""
+        with self._lock:
+            self._stopping = True
+
+    def stop_solving(self) -> None:
+        """Refuse every new solve, and cut off the running ones: each caller gets
+        :class:`SolverLost` (``stopping``) at once, and its process is stopped."""
+        with self._lock:
+            self._stopping = True
+            futures = list(self._futures.values())
+        for future in futures:
+            future.cancel()  # type: ignore[no-untyped-call]
+
+    def _stopped(self) -> SolverLost:
+        return SolverLost("the service is stopping", STOPPING_RETRY_AFTER_SECONDS, stopping=True)
+
     def close(self) -> None:
         """Stop every solver process; running solves fail, the caller never hangs.
 
         The pool's own stop ends the processes but leaves their futures unresolved, so
-        each running solve is cancelled first: its caller gets SolveFailed at once.
+        each running solve is cancelled first (:meth:`stop_solving`): its caller gets
+        SolverLost at once.
         """
-        with self._lock:
-            futures = list(self._futures.values())
-        for future in futures:
-            future.cancel()  # type: ignore[no-untyped-call]
+        self.stop_solving()
         self._pool.stop()  # type: ignore[no-untyped-call]
         self._pool.join(timeout=DEADLINE_GRACE_SECONDS)

@@ -1,4 +1,4 @@
-"""`make help` lists every target the Makefile declares, each with what it does."""
+"""`make help` lists every declared target with its text; servers are exec'd by their recipes."""
 
 from __future__ import annotations
 
@@ -25,3 +25,14 @@ def test_make_help_lists_every_declared_target_with_its_text() -> None:
     assert sorted(listed) == sorted(targets)
     for target in targets:
         assert len(listed[target].split()) > 2, f"{target} has no text"
+
+
+@pytest.mark.parametrize("target", ["serve", "consumer"])
+def test_long_running_targets_exec_their_server(target: str) -> None:
+    """The recipe's shell is replaced by the server (exec), so the SIGTERM make passes on
+    to its child reaches the server; tests/bento/test_stopping.py stops a real one."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe is not None
+    lines = recipe.group(1).strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("exec "), lines

@@ -10,12 +10,22 @@ Retry-After (nothing has been charged then).
 
 `DATABASE_URL` picks the database; without it a SQLite file `var/shiftsched.db` under
 the current directory serves one host.
+
+A SQLite file is created only by :meth:`Database.migrate` (the service's first start);
+every connection opens the existing file (``mode=rw``), and each use checks that the
+file first opened is still the one at its path. A file deleted or replaced while the
+service runs is fatal (StoreUnavailable until a restart), never a silent fresh start on
+a new empty database: connections still open would go on writing into the deleted
+file, and solver processes would create a new one with no tables.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,7 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
-from bento.tables import metadata
+from bento.tables import metadata, write_probe
 
 DEFAULT_DATABASE_PATH: Final = Path("var") / "shiftsched.db"
 CONNECT_TIMEOUT_SECONDS: Final = 5
@@ -54,7 +64,19 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = _normalize_url(url)
         self.postgres = self.url.get_backend_name() == "postgresql"
-        self._engine = _create_engine(self.url)
+        self.sqlite_path = _sqlite_file(self.url)
+        """The SQLite file (None: another database, or SQLite in memory)."""
+        self._identity: tuple[int, int] | None = None  # the file's (device, inode) once open
+        if self.sqlite_path is None:
+            self._engine = _create_engine(self.url)
+        else:
+            self._engine = _sqlite_engine(self.url, self._connect_sqlite_file)
+            event.listen(self._engine, "checkout", self._on_checkout)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for code that listens to its connection events."""
+        return self._engine
 
     def describe(self) -> str:
         """The URL with its password hidden, for logs and reprs."""
@@ -65,13 +87,70 @@ class Database:
         self._engine.dispose()
 
     def migrate(self) -> None:
-        """Create missing tables; idempotent, and safe when several workers start at once."""
+        """Create missing tables (and the SQLite file, the first time); idempotent, and
+        safe when several workers start at once."""
+        self._create_sqlite_file()
         with self.write() as conn:
             if self.postgres:
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATE_LOCK_ID)))
             metadata.create_all(conn)
             _add_missing_columns(conn)
             _add_missing_indexes(conn)
+            if conn.execute(sa.select(write_probe.c.id)).first() is None:
+                conn.execute(sa.insert(write_probe).values(id=1, checked_at=datetime.now(UTC)))
+
+    def probe_write(self) -> None:
+        """Write the one row of ``write_probe``: StoreUnavailable when the database takes
+        no write (full, read-only, its file gone), as a reservation then would not."""
+        with self.write() as conn:
+            done = conn.execute(sa.update(write_probe).values(checked_at=datetime.now(UTC)))
+            if done.rowcount == 0:  # migrated by an older release: the row comes now
+                conn.execute(sa.insert(write_probe).values(id=1, checked_at=datetime.now(UTC)))
+
+    def _create_sqlite_file(self) -> None:
+        """An empty SQLite file where none is yet; never once one was opened (a file that
+        vanished since is fatal, not replaced)."""
+        path = self.sqlite_path
+        if path is None or self._identity is not None or path.exists():
+            return
+        try:
+            sqlite3.connect(path).close()
+        except sqlite3.Error as error:
+            raise StoreUnavailable(f"database unavailable: {error}") from error
+
+    def _connect_sqlite_file(self) -> sqlite3.Connection:
+        """A connection to the existing file, the same one as before (``_check_file``)."""
+        assert self.sqlite_path is not None
+        self._check_file()
+        uri = f"{self.sqlite_path.resolve().as_uri()}?mode=rw"
+        conn = sqlite3.connect(
+            uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_SECONDS, check_same_thread=False
+        )
+        if self._identity is None:
+            self._identity = _file_identity(self.sqlite_path)
+        return conn
+
+    def _check_file(self) -> None:
+        """sqlite3.OperationalError unless the file first opened is still at its path."""
+        if self._identity is None or self.sqlite_path is None:
+            return
+        try:
+            identity = _file_identity(self.sqlite_path)
+        except OSError:
+            identity = None
+        if identity != self._identity:
+            raise sqlite3.OperationalError(
+                "the database file was deleted or replaced while the service ran; "
+                "restart the service on the right file"
+            )
+
+    def _on_checkout(self, _dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        """Before a pooled connection is used: a connection to a file no longer at its
+        path is dropped (the pool then opens a new one, which fails)."""
+        try:
+            self._check_file()
+        except sqlite3.OperationalError as error:
+            raise exc.DisconnectionError(str(error)) from error
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -103,9 +182,25 @@ def _create_engine(url: URL) -> Engine:
     return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
 
 
-def _sqlite_engine(url: URL) -> Engine:
-    """SQLite with SQLAlchemy in charge of BEGIN, so writers can take the lock up front."""
-    engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
+def _sqlite_file(url: URL) -> Path | None:
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    database = str(url.database)
+    return None if database.startswith("file:") else Path(database)
+
+
+def _file_identity(path: Path) -> tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino
+
+
+def _sqlite_engine(url: URL, connect: Any = None) -> Engine:
+    """SQLite with SQLAlchemy in charge of BEGIN, so writers can take the lock up front;
+    ``connect``: how a connection is made (a file's: its existing file only)."""
+    if connect is not None:
+        engine = sa.create_engine(url, creator=connect)
+    else:
+        engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS})
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine

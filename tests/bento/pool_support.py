@@ -16,8 +16,11 @@ from bento.workers import SolvePool
 LONG_SECONDS = 120.0  # outlasts every wait and deadline below by far
 
 
-def hold(release: str, value: str) -> str:
-    """A pool task (module level, so a spawned process imports it): runs until released."""
+def hold(release: str, value: str, started: str | None = None) -> str:
+    """A pool task (module level, so a spawned process imports it): runs until released;
+    creates the file ``started`` first, when given."""
+    if started is not None:
+        Path(started).touch()
     deadline = time.monotonic() + LONG_SECONDS
     while not Path(release).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -29,15 +32,24 @@ class Background:
 
     def __init__(self, pool: SolvePool, folder: Path, expected: float = LONG_SECONDS) -> None:
         self.flag = folder / f"release-{id(self)}"
+        self.started = folder / f"started-{id(self)}"
         self.outcome: Any = None
         self.thread = threading.Thread(target=self._run, args=(pool, expected))
         self.thread.start()
 
     def _run(self, pool: SolvePool, expected: float) -> None:
         try:
-            self.outcome = pool.run(hold, (str(self.flag), "done"), expected)
+            self.outcome = pool.run(hold, (str(self.flag), "done", str(self.started)), expected)
         except Exception as exc:
             self.outcome = exc
+
+    def wait_started(self) -> None:
+        """Until the task runs in its process (bounded: fails loudly rather than hang)."""
+        for _ in range(6000):
+            if self.started.exists():
+                return
+            time.sleep(0.01)
+        raise AssertionError("the task never started in its process")
 
     def release(self) -> None:
         self.flag.touch()
