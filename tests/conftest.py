@@ -3,11 +3,69 @@
 Hypothesis fails an example that runs past its deadline (200 ms by default), so a busy
 machine could fail a test the code passes; no test here is about how fast an example
 runs, so there is no deadline.
+
+No test may depend on how fast the machine is, and a solve's roster depends on it in two
+ways; both are refused here on every run, not only on the run that happens to be slow:
+
+- More than one CP-SAT worker: equally good rosters come back in a different order from
+  run to run. The engine refuses such a solve while ``SHIFTSCHED_TEST_GUARD`` is set
+  (:mod:`engine.suite_guard`); it is set below, at import, so the services, solver
+  pools, command lines and notebooks the suite starts inherit it. A test that asserts
+  only what holds for any roster is marked ``multi_worker``.
+- A wall-clock limit short enough to end the search, with no deterministic limit
+  (CP-SAT's ``max_deterministic_time``): where the search got to by then depends on the
+  load. In this process, a solve with a limit under :data:`SHORTEST_BACKSTOP_SECONDS`
+  and no deterministic limit fails; a test about the limit itself is marked
+  ``wall_clock``. Services the suite starts are not held to this, since a request's own
+  short limit (one that must end in 504) is what some of them test.
 """
 
 from __future__ import annotations
 
+import math
+import os
+from typing import Any
+
+import pytest
 from hypothesis import settings
+
+import engine.solve
+from engine.suite_guard import ALLOW_MULTI_WORKER, VARIABLE, TimingDependentSolve
 
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
+
+# Before any fixture starts a process: every process of the suite inherits it.
+os.environ[VARIABLE] = "on"
+
+# A wall-clock limit at least this long is a backstop that only a broken solve reaches.
+SHORTEST_BACKSTOP_SECONDS = 30.0
+
+
+@pytest.fixture(autouse=True)
+def _solves_are_repeatable(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard's allowances for this test (markers), and the wall-clock rule."""
+    if request.node.get_closest_marker("multi_worker") is not None:
+        monkeypatch.setenv(VARIABLE, f"on,{ALLOW_MULTI_WORKER}")
+    if request.node.get_closest_marker("wall_clock") is None:
+        monkeypatch.setattr(engine.solve, "_parameters", _refusing_short_clock_limits())
+
+
+def _refusing_short_clock_limits() -> Any:
+    """``engine.solve._parameters`` (the CP-SAT parameter setup of every solve, re-plan
+    and portfolio), which then refuses a short wall-clock limit with no work limit."""
+    set_parameters = engine.solve._parameters
+
+    def checked(solver: Any, limits: engine.solve.SolveLimits, *args: Any, **kwargs: Any) -> None:
+        set_parameters(solver, limits, *args, **kwargs)
+        seconds = limits.time_limit_seconds
+        work_limited = math.isfinite(solver.parameters.max_deterministic_time)
+        if seconds is not None and seconds < SHORTEST_BACKSTOP_SECONDS and not work_limited:
+            raise TimingDependentSolve(
+                f"a solve limited only by {seconds} s of wall clock: on a busy machine the "
+                "limit, not a proof, decides its roster. Give it a backstop of at least "
+                f"{SHORTEST_BACKSTOP_SECONDS:g} s (it ends on its proof) or a deterministic "
+                "limit (tests.audited.work_limited), or mark the test wall_clock."
+            )
+
+    return checked
