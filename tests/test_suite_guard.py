@@ -91,6 +91,22 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
     assert response.status == "completed"
 
 
+def test_the_services_solver_processes_inherit_the_guard() -> None:
+    from bento.workers import SolveFailed, SolvePool
+
+    for workers, refused in ((2, True), (1, False)):
+        pool = SolvePool(processes=1, memory_mb=0, cp_sat_workers=workers)
+        try:
+            if refused:
+                with pytest.raises(SolveFailed, match="TimingDependentSolve"):
+                    pool.solve(minimal_request_dict(), BACKSTOP_SECONDS, diagnosis_budget=0)
+            else:
+                result = pool.solve(minimal_request_dict(), BACKSTOP_SECONDS, diagnosis_budget=0)
+                assert result["status"] == "completed"
+        finally:
+            pool.close()
+
+
 def test_processes_the_suite_starts_inherit_the_guard(tmp_path: Path) -> None:
     request = tmp_path / "request.json"
     request.write_text(json.dumps(minimal_request_dict()))
