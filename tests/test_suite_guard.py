@@ -38,11 +38,16 @@ def test_a_two_worker_solve_is_refused_on_every_run() -> None:
         solve(parse_request(minimal_request_dict()), two_workers())
 
 
-def test_every_core_is_several_workers_and_refused_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("engine.solve.available_cores", lambda: 2)
+@pytest.mark.parametrize("cores", [1, 2])
+def test_every_core_is_refused_even_on_one_core(
+    cores: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every core is one worker on a one-core machine: refused all the same, so that such a
+    # test fails on every machine, not only on those with several cores.
+    monkeypatch.setattr("engine.solve.available_cores", lambda: cores)
     limits = SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, diagnosis_budget_seconds=0)
     assert limits.num_workers is None  # None: every available core
-    with pytest.raises(TimingDependentSolve):
+    with pytest.raises(TimingDependentSolve, match="every available core"):
         solve(parse_request(minimal_request_dict()), limits)
 
 
@@ -84,9 +89,10 @@ def test_a_marked_test_may_use_a_short_wall_clock_limit() -> None:
 
 def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(VARIABLE)
-    check_workers(8)  # what the service, the command line and the notebooks do
+    check_workers(8, 8)  # what the service, the command line and the notebooks do
+    check_workers(None, 8)
     monkeypatch.setenv(VARIABLE, "off")
-    check_workers(8)
+    check_workers(8, 8)
     response = solve(parse_request(minimal_request_dict()), two_workers())
     assert response.status == "completed"
 
