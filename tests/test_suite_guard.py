@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ortools.sat.python import cp_model
 
 from engine.rules import parse_request
 from engine.solve import SolveLimits, solve
@@ -65,6 +66,18 @@ def test_a_marked_test_may_solve_with_two_workers() -> None:
     assert response.solution.metrics.solver.num_workers == 2
 
 
+def test_a_tests_own_cp_sat_solve_runs_one_worker() -> None:
+    model = cp_model.CpModel()
+    x = model.new_int_var(0, 3, "x")
+    model.maximize(x)
+    solver = cp_model.CpSolver()
+    assert solver.parameters.num_workers == 0  # CP-SAT's default: every core
+    with pytest.raises(TimingDependentSolve, match="num_workers=0"):
+        solver.solve(model)
+    solver.parameters.num_workers = 1
+    assert solver.solve(model) == cp_model.OPTIMAL and solver.value(x) == 3
+
+
 def test_a_short_wall_clock_limit_alone_is_refused() -> None:
     limits = SolveLimits(time_limit_seconds=5, num_workers=1, diagnosis_budget_seconds=0)
     with pytest.raises(TimingDependentSolve, match="wall clock"):
@@ -113,20 +126,31 @@ def test_the_services_solver_processes_inherit_the_guard() -> None:
             pool.close()
 
 
-def test_processes_the_suite_starts_inherit_the_guard(tmp_path: Path) -> None:
-    request = tmp_path / "request.json"
+def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m engine solve`` of the minimal request, as a process of its own."""
+    request = folder / "request.json"
     request.write_text(json.dumps(minimal_request_dict()))
-    command = [sys.executable, "-m", "engine", "solve", str(request), "--quiet"]
     limit = ["--time-limit", str(BACKSTOP_SECONDS)]
+    return subprocess.run(
+        [sys.executable, "-m", "engine", "solve", str(request), "--quiet", *limit, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=240,
+    )
 
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*command, *limit, *args], capture_output=True, text=True, cwd=ROOT, timeout=240
-        )
 
-    refused = cli("--workers", "2")
+def test_processes_the_suite_starts_inherit_the_guard(tmp_path: Path) -> None:
+    refused = cli(tmp_path, "--workers", "2")
     assert refused.returncode != 0
     assert "TimingDependentSolve" in refused.stderr and VARIABLE in refused.stderr
-    solved = cli("--workers", "1")
+    solved = cli(tmp_path, "--workers", "1")
+    assert solved.returncode == 0, solved.stderr
+    assert json.loads(solved.stdout)["status"] == "completed"
+
+
+@pytest.mark.multi_worker
+def test_a_markers_allowance_reaches_the_processes_its_test_starts(tmp_path: Path) -> None:
+    solved = cli(tmp_path, "--workers", "2")
     assert solved.returncode == 0, solved.stderr
     assert json.loads(solved.stdout)["status"] == "completed"
