@@ -40,6 +40,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from engine import suite_guard
 from engine.contract import (
     Assignment,
     ErrorInfo,
@@ -328,6 +329,7 @@ def run(
     hinted = start is not None
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
+    suite_guard.check_workers(limits.num_workers, workers)  # inert outside the test suite
     variables = len(compiled.model.proto.variables)
     plan = (
         plan_for(workers, variables, hinted)

@@ -15,13 +15,13 @@ def imports():
     from engine import charts, frames
     from engine.advice import no_roster_advice
     from engine.audit import audit, compare_with_metrics
-    from engine.cores import available_cores
     from engine.edit import judge_edit, reassign
     from engine.errors import InvalidRequest
+    from engine.notebook_limits import notebook_limits
     from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
     from engine.rules import load_json, parse_request
     from engine.size import request_size, suggested_time_limit
-    from engine.solve import SolveLimits, solve_problem
+    from engine.solve import solve_problem
     from engine.variants import (
         FAMILIES,
         families_in_use,
@@ -35,9 +35,7 @@ def imports():
         FAMILIES,
         InvalidRequest,
         Path,
-        SolveLimits,
         audit,
-        available_cores,
         charts,
         compare_with_metrics,
         dt,
@@ -48,6 +46,7 @@ def imports():
         load_json,
         no_roster_advice,
         mo,
+        notebook_limits,
         parse_request,
         pl,
         reassign,
@@ -80,7 +79,11 @@ def settings(mo):
     # `--request PATH`: a SolveRequest file of your own, added to the Dataset list.
     default_request = str(_cli.get("request") or "")
     default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
-    return default_dataset, default_request, default_time_limit
+    # `--work-limit W`: each solve and re-plan on one worker with a fixed seed, ending after
+    # W deterministic seconds of CP-SAT work (engine.notebook_limits), the time limit then
+    # only a backstop: the same rosters on any machine, however busy (exports, tests).
+    default_work_limit = float(_cli.get("work-limit") or 0)
+    return default_dataset, default_request, default_time_limit, default_work_limit
 
 
 @app.cell
@@ -168,11 +171,11 @@ def variant_request(
 
 @app.cell
 def solved(
-    SolveLimits,
-    available_cores,
+    default_work_limit,
     from_request,
     mo,
     no_roster_advice,
+    notebook_limits,
     preference_weight,
     solve_problem,
     time_limit,
@@ -181,10 +184,7 @@ def solved(
 ):
     problem = with_preference_weight(from_request(variant), preference_weight.value)
     with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
-        outcome = solve_problem(
-            problem,
-            SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
-        )
+        outcome = solve_problem(problem, notebook_limits(time_limit.value, default_work_limit))
     # Without a roster every cell below would draw empty or broken charts: stop them all
     # here, with what to do next.
     _advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
@@ -430,14 +430,14 @@ def sick_absence(NO_CHANGE, dt, mo, sick_date, sick_days, sick_employee, variant
 
 @app.cell
 def sick_replan(
-    SolveLimits,
     absence,
     audit,
-    available_cores,
     charts,
+    default_work_limit,
     frames,
     keep_past,
     mo,
+    notebook_limits,
     outcome,
     sick_dates,
     time_limit,
@@ -453,10 +453,7 @@ def sick_replan(
         pin_before=sick_dates[0] if keep_past.value else None,
     )
     with mo.status.spinner(title=f"Re-planning… up to {time_limit.value} s"):
-        replanned = replan(
-            _ask,
-            SolveLimits(time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())),
-        )
+        replanned = replan(_ask, notebook_limits(time_limit.value, default_work_limit))
     if replanned.solution is None:
         _error = replanned.error
         _causes = (

@@ -16,20 +16,18 @@ def imports():
     from engine import charts, frames
     from engine.advice import no_roster_advice
     from engine.audit import audit
-    from engine.cores import available_cores
     from engine.fair_share import group_burden
+    from engine.notebook_limits import notebook_limits
     from engine.problem import from_request
     from engine.rules import parse_request
     from engine.size import request_size, suggested_time_limit
-    from engine.solve import SolveLimits, solve_problem
+    from engine.solve import solve_problem
     from engine.variants import with_fairness_group, without_fairness_group
 
     return (
         Path,
-        SolveLimits,
         alt,
         audit,
-        available_cores,
         charts,
         frames,
         from_request,
@@ -37,6 +35,7 @@ def imports():
         json,
         mo,
         no_roster_advice,
+        notebook_limits,
         parse_request,
         pl,
         request_size,
@@ -118,29 +117,18 @@ def controls(dataset, default_time_limit, mo, request, request_size, suggested_t
 
 @app.cell
 def solver(
-    SolveLimits,
     audit,
-    available_cores,
     default_work_limit,
     from_request,
     mo,
     no_roster_advice,
+    notebook_limits,
     solve_problem,
     time_limit,
 ):
     def solve_roster(variant):
         """Solve a variant and check its roster with the independent audit."""
-        if default_work_limit > 0:
-            limits = SolveLimits(
-                time_limit_seconds=time_limit.value,
-                num_workers=1,
-                random_seed=0,
-                parameters={"max_deterministic_time": default_work_limit},
-            )
-        else:
-            limits = SolveLimits(
-                time_limit_seconds=time_limit.value, num_workers=min(2, available_cores())
-            )
+        limits = notebook_limits(time_limit.value, default_work_limit)
         outcome = solve_problem(from_request(variant), limits)
         if not outcome.has_solution:
             return outcome  # the caller says why, and what to do

@@ -14,9 +14,9 @@ def imports():
 
     from engine import charts, frames
     from engine.audit import audit
-    from engine.cores import available_cores
     from engine.diagnose import DiagnosisLimits, diagnose_with_probes
     from engine.errors import InvalidRequest
+    from engine.notebook_limits import notebook_limits, notebook_workers
     from engine.problem import from_request
     from engine.relax import relax
     from engine.rules import load_json, parse_request
@@ -28,7 +28,6 @@ def imports():
         Path,
         SolveLimits,
         audit,
-        available_cores,
         charts,
         diagnose_with_probes,
         frames,
@@ -36,6 +35,8 @@ def imports():
         json,
         load_json,
         mo,
+        notebook_limits,
+        notebook_workers,
         parse_request,
         pl,
         relax,
@@ -65,7 +66,11 @@ def settings(mo):
     default_budget = int(_cli.get("budget") or 10)
     # `--request PATH`: explain a SolveRequest file of your own instead of an example.
     default_request = str(_cli.get("request") or "")
-    return default_budget, default_example, default_request
+    # `--work-limit W`: each solve and the diagnosis on one worker with a fixed seed, a
+    # solve ending after W deterministic seconds of CP-SAT work (engine.notebook_limits):
+    # the same rosters on any machine, however busy (exports, tests).
+    default_work_limit = float(_cli.get("work-limit") or 0)
+    return default_budget, default_example, default_request, default_work_limit
 
 
 @app.cell
@@ -121,13 +126,11 @@ def loaded(
 
 
 @app.cell
-def solver(SolveLimits, available_cores, from_request, solve_problem):
+def solver(SolveLimits, default_work_limit, from_request, notebook_limits, solve_problem):
     def try_solve(variant, seconds=5.0):
         """Solve without diagnosis: the notebook runs the diagnosis itself, with its log."""
-        limits = SolveLimits(
-            time_limit_seconds=seconds,
-            num_workers=min(2, available_cores()),
-            diagnosis_budget_seconds=0,
+        limits = notebook_limits(
+            seconds, default_work_limit, SolveLimits(diagnosis_budget_seconds=0)
         )
         return solve_problem(from_request(variant), limits)
 
@@ -166,12 +169,19 @@ def first_attempt(mo, request, try_solve):
 
 @app.cell
 def diagnosed(
-    DiagnosisLimits, attempt, available_cores, default_budget, diagnose_with_probes, mo, request
+    DiagnosisLimits,
+    attempt,
+    default_budget,
+    default_work_limit,
+    diagnose_with_probes,
+    mo,
+    notebook_workers,
+    request,
 ):
     assert not attempt.has_solution  # first_attempt stops every cell below otherwise
     with mo.status.spinner(title=f"Looking for the conflicting rules, up to {default_budget:g} s…"):
         diagnosis, probes = diagnose_with_probes(
-            request, DiagnosisLimits(default_budget, min(2, available_cores()))
+            request, DiagnosisLimits(default_budget, notebook_workers(default_work_limit))
         )
     return diagnosis, probes
 

@@ -137,7 +137,9 @@ def test_infeasible_request_exits_1_with_no_solution(tmp_path: Path) -> None:
         }
     ]
     employee["shift_count_limits"] = [{"shift_id": employee["assignable_shift_ids"][0], "max": 0}]
-    code, body = run(["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT])
+    code, body = run(
+        ["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT, "--workers", "1"]
+    )
     assert code == EXIT_FAILED
     assert (body["status"], body["error"]["code"]) == ("failed", "no_solution")
 
@@ -326,7 +328,7 @@ def test_an_infeasible_solve_says_so_on_stderr(tmp_path: Path) -> None:
     ]
     employee["shift_count_limits"] = [{"shift_id": shift, "max": 0}]
     code, _, stderr = run_text(
-        ["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT]
+        ["solve", write(tmp_path, "infeasible.json", data), "--time-limit", LIMIT, "--workers", "1"]
     )
     assert code == EXIT_FAILED
     assert stderr.startswith("no roster (no_solution)")

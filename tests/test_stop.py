@@ -24,7 +24,9 @@ def _medium_request() -> dict[str, object]:
     return synthetic_request(40, 3, 2, 28, seed=3)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+# Where a stop lands depends on timing, so these assert only what holds for any roster;
+# with two workers they also hold for the portfolio.
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.multi_worker)])
 def test_a_stop_after_the_first_roster_returns_an_audited_roster(workers: int) -> None:
     request = parse_request(_medium_request())
     stop = threading.Event()
@@ -57,7 +59,7 @@ def test_a_stop_before_the_search_gives_cancelled(warm_start: bool) -> None:
     stop = threading.Event()
     stop.set()
     limits = SolveLimits(
-        time_limit_seconds=BACKSTOP_SECONDS, num_workers=2, warm_start=warm_start, stop=stop
+        time_limit_seconds=BACKSTOP_SECONDS, num_workers=1, warm_start=warm_start, stop=stop
     )
     response = solve(parse_request(_medium_request()), limits)
     assert (response.status, response.solution) == ("failed", None)

@@ -108,6 +108,7 @@ def test_plain_reports_progress_without_a_hint() -> None:
     assert plain.progress[-1].bound == plain.best_bound
 
 
+@pytest.mark.wall_clock  # only the recorded limit is asserted, however the solve ends
 def test_plain_reads_a_missing_time_limit_as_the_request_timeout() -> None:
     req = parse_request(full_request_dict())  # options.solver_timeout_seconds = 10
     plain = solve_plain(req, SolveLimits(num_workers=1))

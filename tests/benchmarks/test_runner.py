@@ -135,6 +135,7 @@ def test_a_smoke_suite_writes_results_charts_and_compares(tmp_path: Path) -> Non
     assert len(redrawn.stdout.split()) == 9
 
 
+@pytest.mark.multi_worker  # the point is two workers; only the audit and shape are asserted
 def test_scaling_runs_each_worker_count_and_charts_it(tmp_path: Path) -> None:
     suite = tmp_path / "smoke.json"
     suite.write_text(json.dumps(SMOKE))

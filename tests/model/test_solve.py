@@ -120,9 +120,11 @@ def test_infeasible_request_fails_with_no_solution() -> None:
     assert response.error.solver_status == "INFEASIBLE"
 
 
+@pytest.mark.wall_clock
 def test_a_one_second_limit_gives_an_audited_roster_or_a_timeout() -> None:
     # What one wall-clock second buys depends on the machine and its load: a roster
     # (audited, priced exactly, bound below it) or, on a busy machine, a clean timeout.
+    # Both are accepted, so the test holds wherever the clock stops the search.
     data = _busy(employees=12, days=28, wishes=3)
     response = solve_request(data, time_limit_seconds=1.0)
     if response.solution is None:
@@ -191,7 +193,7 @@ def test_model_invalid_is_reported_with_the_validator_text() -> None:
     data = request(2, [shift(DAY, 2, 1)], [employee(A, [DAY])])
     compiled = build(from_request(parse_request(data)))
     compiled.model.new_int_var(5, 1, "empty_domain")  # a bug in a family would look like this
-    outcome = run(compiled, SolveLimits(time_limit_seconds=5, num_workers=1))
+    outcome = run(compiled, SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1))
     assert outcome.status == "model_invalid"
     assert outcome.message and "empty_domain" in outcome.message
     response = to_response(outcome, "job")

@@ -65,15 +65,17 @@ class Page:
         return self.name or self.notebook
 
 
-# Settings no load can change (tests/notebooks/test_notebooks.py): the explorer's default
-# dataset ends proven optimal long before its limit, the fairness solves end after a
-# fixed amount of deterministic work, the planted diagnosis ends long before its budget.
+# Settings no load can change (tests/notebooks/test_notebooks.py): one worker with a fixed
+# seed (`--work-limit`); the explorer's default dataset ends proven optimal long before its
+# limit, the fairness solves end after a fixed amount of deterministic work, the planted
+# diagnosis ends long before its budget.
+EXACT = ("--work-limit", "30")
 PAGES = [
-    Page("explore", ("--time-limit", "60"), "the independent audit agrees", 4),
+    Page("explore", ("--time-limit", "60", *EXACT), "the independent audit agrees", 4),
     Page("fairness", ("--time-limit", "30", "--work-limit", "0.5"), "What fairness costs", 2),
     Page(
         "infeasibility",
-        ("--example", "fixed_assignment", "--budget", "60"),
+        ("--example", "fixed_assignment", "--budget", "60", *EXACT),
         "the planted cause is ranked first",
         1,
         click=("Relax it and solve again", "gives a roster"),
@@ -85,14 +87,14 @@ PAGES = [
 FAILURES = [
     Page(
         "explore",
-        ("--time-limit", "60", "--request", "datasets/infeasible/fixed_assignment.json"),
+        ("--time-limit", "60", *EXACT, "--request", "datasets/infeasible/fixed_assignment.json"),
         "The hard rules admit no roster",
         0,
         name="explore-no-roster",
     ),
     Page(
         "infeasibility",
-        ("--budget", "60", "--request", "datasets/retail_weekdays.json"),
+        ("--budget", "60", *EXACT, "--request", "datasets/retail_weekdays.json"),
         "This request has a roster",
         0,
         name="infeasibility-has-a-roster",

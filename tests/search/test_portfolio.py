@@ -6,7 +6,8 @@ proven optimal (the objective is then known exactly, whatever the timing) or are
 only for what holds of any roster: the independent checker or audit accepts it at the
 reported price, the bound is below it, the gap follows from both, and the roster is no
 worse than the greedy one the solve started from. The full-model solve is limited by
-CP-SAT's deterministic work; wall-clock limits are backstops only.
+CP-SAT's deterministic work; wall-clock limits are backstops only. Those tests are marked
+``multi_worker`` (the suite refuses a multi-worker solve in any other test).
 """
 
 from __future__ import annotations
@@ -247,6 +248,7 @@ def assert_outcome_is_consistent(outcome: SolveOutcome) -> None:
     assert all(p.objective >= bound for p in points if p.objective is not None)
 
 
+@pytest.mark.multi_worker
 def test_two_workers_prove_curtois_1_optimal_at_607(searches: list[Call]) -> None:
     instance = load(1)
     problem = curtois_problem(1)
@@ -264,6 +266,7 @@ def test_two_workers_prove_curtois_1_optimal_at_607(searches: list[Call]) -> Non
     assert_result_is_consistent(call)
 
 
+@pytest.mark.multi_worker
 def test_two_workers_on_a_larger_instance_report_a_roster_the_checker_accepts(
     searches: list[Call],
 ) -> None:
@@ -286,6 +289,7 @@ def test_two_workers_on_a_larger_instance_report_a_roster_the_checker_accepts(
     assert_result_is_consistent(call)
 
 
+@pytest.mark.multi_worker
 def test_a_v1_request_solved_by_the_portfolio_is_the_proven_optimum_the_audit_accepts(
     searches: list[Call],
 ) -> None:
@@ -301,6 +305,7 @@ def test_a_v1_request_solved_by_the_portfolio_is_the_proven_optimum_the_audit_ac
     assert_result_is_consistent(call)
 
 
+@pytest.mark.multi_worker
 def test_without_the_neighbourhood_search_every_worker_goes_to_cp_sat(
     searches: list[Call],
 ) -> None:
@@ -327,6 +332,7 @@ def test_one_worker_runs_no_search_thread(searches: list[Call]) -> None:
     assert call.result.steps == 0
 
 
+@pytest.mark.multi_worker
 def test_a_model_above_the_lp_threshold_keeps_the_default_lp(
     searches: list[Call], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -345,6 +351,7 @@ def test_a_model_above_the_lp_threshold_keeps_the_default_lp(
     assert_result_is_consistent(call)
 
 
+@pytest.mark.multi_worker
 def test_an_infeasible_model_ends_the_search_thread_without_a_roster(
     searches: list[Call],
 ) -> None:

@@ -176,6 +176,7 @@ def test_a_row_whose_held_body_fails_forbids_its_free_enforcement(kind: str) -> 
     incumbent = np.asarray([0, 0, 1, 0], dtype=np.int64)
     sub = extractor.extract([3], incumbent)
     solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
     assert solver.solve(sub.model) == cp_model.OPTIMAL
     assert sub.expand(incumbent, list(solver.response_proto.solution)).tolist() == [0, 0, 1, 0]
 
