@@ -9,7 +9,8 @@ above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json 
 
 BentoML keeps its own probes and ``/metrics``; the service only adds to them: readiness
 asks the database and the job queue (``bento.health``), the metrics text gets the gauges
-read from them (``bento.gauges``), and the service's own log lines become structured
+read from them (``bento.gauges``), BentoML's request metrics are labelled by route, not by
+raw path (``bento.route_labels``), and the service's own log lines become structured
 (``bento.logs``) when a worker starts.
 """
 
@@ -25,6 +26,7 @@ from bento.front import serve_front_page
 from bento.gauges import StateGauges
 from bento.health import Readiness, check_app
 from bento.mcp import create_mcp_app, create_mcp_server
+from bento.route_labels import BENTOML_PATHS, RouteLabels, install
 from bento.settings import Settings
 
 TRAFFIC_TIMEOUT_SECONDS = 900
@@ -42,6 +44,12 @@ dashboard_app = create_dashboard_app(
 # and leave the gauges out.
 readiness = Readiness(lambda: check_app(public_api))
 state_gauges = StateGauges(lambda: (public_api.state.store, public_api.state.jobs.huey))
+install(
+    RouteLabels(
+        [("/v1/public", public_api), ("/dashboard", dashboard_app), ("", mcp_app)],
+        BENTOML_PATHS,
+    )
+)
 
 
 @bentoml.service(name="shiftsched", traffic={"timeout": TRAFFIC_TIMEOUT_SECONDS}, workers=1)
