@@ -195,8 +195,10 @@ def _operations() -> dict[str, Any]:
                         {**UNITS_HEADERS, **PAYMENT_HEADERS},
                     ),
                     "429": _problem(
-                        "quota-exceeded: free quota and balance cannot cover the solve (a "
-                        "queued job reserves its units when accepted)"
+                        "quota-exceeded: free quota and balance cannot cover the solve, "
+                        "even once the account's solves under way have ended (a queued "
+                        "job reserves its units when accepted); no Retry-After: waiting "
+                        "will not help"
                     ),
                     "500": _problem("internal-error: the solve failed; nothing was charged"),
                     "501": _problem(
@@ -207,6 +209,8 @@ def _operations() -> dict[str, Any]:
                         "service-unavailable (every solver process stayed busy for the "
                         "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
                         "full: Retry-After says when a process is expected to free up; "
+                        "the units this solve needs are held by the account's own solves "
+                        "under way, which give them back if they fail; "
                         "account store or job queue unreachable, the "
                         "x402 facilitator or mpp payment provider unreachable at "
                         "verification, or payments misconfigured on this server, e.g. an "
