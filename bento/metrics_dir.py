@@ -4,8 +4,9 @@ BentoML points every worker at one directory in its home folder
 (``~/bentoml/prometheus_multiproc_dir``) and empties it each time ``bentoml serve``
 starts. Two instances on one host (two ports, a test beside a running service) therefore
 share their counters, and each start deletes the other's. A worker started by BentoML
-moves to a directory of its instance, keyed by the process that supervises its workers,
-before any metric of the process exists (``bento.metrics`` calls :func:`use_instance_dir`
+moves to a directory of its instance beside the shared one, keyed by the process that
+supervises its workers (``~/bentoml/shiftsched-prometheus-<pid>``), before any metric of
+the process exists (``bento.metrics`` calls :func:`use_instance_dir`
 before it creates its counters; BentoML creates its own when the first request arrives).
 ``/metrics`` reads the directory the environment names when it is scraped, so it reads
 this one. Directories of instances whose supervisor is gone are deleted then.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -27,12 +27,13 @@ PREFIX: Final = "shiftsched-prometheus-"
 
 
 def use_instance_dir(root: Path | None = None) -> Path | None:
-    """Point this process at its instance's directory when it was given BentoML's shared
-    one; the directory, or None when nothing changed."""
+    """Point this process at its instance's directory (in ``root``, by default beside the
+    shared one) when it was given BentoML's shared one; the directory, or None when
+    nothing changed."""
     shared = os.environ.get(ENV)
     if not shared or Path(shared).name != BENTOML_SHARED_NAME:
         return None
-    root = root or Path(tempfile.gettempdir())
+    root = root or Path(shared).parent  # BentoML's home folder: the user's own
     supervisor = os.getppid()
     _remove_stale(root)
     directory = root / f"{PREFIX}{supervisor}"

@@ -91,9 +91,8 @@ def unknown_jobs(client: httpx.Client, count: int) -> list[str]:
 
 
 def instance_dir(served: Served) -> Path:
-    from tempfile import gettempdir
-
-    return Path(gettempdir()) / f"{PREFIX}{served.process.pid}"
+    """Beside BentoML's shared directory in its home, named by the ``bentoml serve``."""
+    return served.home / "bentoml" / f"{PREFIX}{served.process.pid}"
 
 
 def dir_bytes(directory: Path) -> int:
