@@ -1,4 +1,5 @@
-"""``/metrics`` stays small and anonymous under traffic to paths without a route.
+"""``/metrics`` and the worker stay small, and ``/metrics`` anonymous, under traffic to
+paths without a route.
 
 BentoML labelled its request metrics by the raw path: 2,000 GETs of random job ids made
 ``/metrics`` list every id and grow without bound (finding: 88 MB after 2,000 requests).
@@ -99,6 +100,22 @@ def dir_bytes(directory: Path) -> int:
     return sum(f.stat().st_size for f in directory.iterdir())
 
 
+def worker_rss_bytes(served: Served) -> int:
+    """Resident memory of the worker(s) of ``bentoml serve`` (Linux /proc)."""
+    total = 0
+    for status_file in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(
+                line.split(":", 1) for line in status_file.read_text().splitlines() if ":" in line
+            )
+        except OSError:  # a process that ended meanwhile
+            continue
+        if fields.get("PPid", "").strip() == str(served.process.pid) and "VmRSS" in fields:
+            total += int(fields["VmRSS"].split()[0]) * 1024
+    assert total > 0, "no worker process found"
+    return total
+
+
 def test_metrics_do_not_grow_with_unknown_paths_nor_name_them(served: Served) -> None:
     with httpx.Client(base_url=served.base, timeout=30) as client:
         unknown_jobs(client, 50)  # every series the traffic makes exists from here on
@@ -106,9 +123,11 @@ def test_metrics_do_not_grow_with_unknown_paths_nor_name_them(served: Served) ->
         first = unknown_jobs(client, 200)
         small = client.get("/metrics").text
         small_files = dir_bytes(instance_dir(served))
-        more = unknown_jobs(client, 2_000)
+        small_memory = worker_rss_bytes(served)
+        more = unknown_jobs(client, 5_000)
         large = client.get("/metrics").text
         large_files = dir_bytes(instance_dir(served))
+        large_memory = worker_rss_bytes(served)
     assert 'endpoint="/v1/public/solve/jobs/{id}"' in large
     assert f'endpoint="{OTHER}"' in large
     assert not any(job_id in large for job_id in first + more)
@@ -116,6 +135,9 @@ def test_metrics_do_not_grow_with_unknown_paths_nor_name_them(served: Served) ->
     assert abs(len(large) - len(small)) < 2_000, (len(small), len(large))
     assert large_files == small_files
     assert len(large) < 200_000
+    # A timer kept per request for BentoML's 900 s timeout (bento.traffic_timeout) grew
+    # the worker by about 5 KB a request: 25 MB here.
+    assert large_memory - small_memory < 10 * 2**20, (small_memory, large_memory)
 
 
 def test_the_instance_keeps_its_own_multiprocess_directory(served: Served) -> None:
