@@ -66,6 +66,18 @@ def _nfc(value: Any) -> Any:
     return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
 
 
+def _distinct_nfc_keys(value: Any) -> Any:
+    """A map keyed by ids must not name one id twice in two spellings (they would merge)."""
+    if isinstance(value, dict):
+        seen: dict[str, str] = {}
+        for key in value:
+            if isinstance(key, str):
+                same = seen.setdefault(unicodedata.normalize("NFC", key), key)
+                if same != key:
+                    raise ValueError(f"keys {same!r} and {key!r} are one id once normalised")
+    return value
+
+
 def _check_time(value: Any) -> Any:
     if not isinstance(value, str) or not TIME_PATTERN.match(value):
         raise ValueError("must be a 24-hour time HH:MM")
@@ -126,7 +138,9 @@ class Shift(_Model):
 class Duty(_Model):
     id: Id
     name: Name
-    staffing_demand_by_shift: dict[Id, Annotated[list[Range], Field(min_length=1)]]
+    staffing_demand_by_shift: Annotated[
+        dict[Id, Annotated[list[Range], Field(min_length=1)]], BeforeValidator(_distinct_nfc_keys)
+    ]
 
 
 class DayOffPreference(_Model):
@@ -176,9 +190,10 @@ class Employee(_Model):
     name: Annotated[str, Field(max_length=200)] | None = None
     is_manager: StrictBool = False
     assignable_shift_ids: Annotated[list[Id], Field(min_length=1)]
-    skill_levels: dict[Id, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = Field(
-        default_factory=dict
-    )
+    skill_levels: Annotated[
+        dict[Id, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]],
+        BeforeValidator(_distinct_nfc_keys),
+    ] = Field(default_factory=dict)
     preferences: list[Preference] = Field(default_factory=list)
     fixed_assignments: list[FixedAssignment] = Field(default_factory=list)
     working_days_per_month: Range | None = None

@@ -59,3 +59,16 @@ def test_a_reference_in_the_other_spelling_resolves() -> None:
         a.employee_id: a.shift_id for a in response.solution.assignments if a.date.day == 2
     }
     assert first_day["e1"] == COMPOSED  # the fixed assignment, named in the other spelling
+
+
+def test_a_map_naming_one_id_in_both_spellings_is_a_fault_not_a_silent_merge() -> None:
+    data = minimal_request_dict()
+    data["shifts"][0]["id"] = COMPOSED
+    ranges = data["duties"][0]["staffing_demand_by_shift"].pop("day")
+    data["duties"][0]["staffing_demand_by_shift"] = {COMPOSED: ranges, DECOMPOSED: ranges}
+    for employee in data["employees"]:
+        employee["assignable_shift_ids"] = [COMPOSED, "night"]
+    assert faults(data) == {(("duties", 0, "staffing_demand_by_shift"), "invalid_format")}
+    data = minimal_request_dict()
+    data["employees"][0]["skill_levels"] = {COMPOSED: 1, DECOMPOSED: 2}
+    assert faults(data) == {(("employees", 0, "skill_levels"), "invalid_format")}
