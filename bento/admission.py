@@ -6,6 +6,13 @@ MCP tools call the HTTP operations in-process, so they pass here too. Units held
 keyed solve go through :func:`hold_units`, which releases them when the solve does not
 happen, so no failure path can forget to; and every hold it takes is bounded in time (a
 lease, or its job), so neither can a crash (``bento.settlement``).
+
+A solve the account cannot cover is refused in one of two ways. When the units are
+simply not there (free quota and balance spent), 429 quota-exceeded: the contract says
+waiting will not help, and it sends no Retry-After. When they are there but held by the
+account's own solves under way (a burst of concurrent requests), waiting may well help:
+a held solve that fails gives its units back. That is 503 with Retry-After, and it is not
+counted as refused units.
 """
 
 from __future__ import annotations
@@ -17,12 +24,19 @@ from typing import Final
 
 from bento import metrics
 from bento.blocking import in_thread
-from bento.errors import LongSolveNotImplemented, QuotaExceeded, TierLimitExceeded
+from bento.errors import (
+    LongSolveNotImplemented,
+    QuotaExceeded,
+    ServiceUnavailable,
+    TierLimitExceeded,
+)
 from bento.store import Store
 from engine.contract import SolveRequest
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class, units_for
 
 SYNC_TIME_LIMIT_SECONDS: Final = 30
+#: Seconds to wait before retrying a solve whose units are held by solves under way.
+RETRY_AFTER_HELD_SECONDS: Final = 10
 
 
 @dataclass(frozen=True)
@@ -73,8 +87,9 @@ async def hold_units(
     sync_job_id: str | None = None,
 ) -> AsyncIterator[None]:
     """Hold ``units`` of the account for the block; QuotaExceeded when it cannot cover
-    them. Any exception out of the block releases the hold (nothing is charged) and goes
-    on; settling a solve that did happen (capture or release) is the block's business.
+    them, ServiceUnavailable when only units held by its solves under way are missing.
+    Any exception out of the block releases the hold (nothing is charged) and goes on;
+    settling a solve that did happen (capture or release) is the block's business.
 
     ``lease_seconds``: how long the hold may go unsettled before the reconciler settles
     it, longer than the block can take. ``sync_job_id``: the synchronous solve's record,
@@ -88,8 +103,7 @@ async def hold_units(
         purpose=purpose,
     )
     if reservation is None:
-        metrics.units_refused(units)
-        raise QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
+        raise await _short_of_units(store, account_id, units)
     try:
         yield
     except BaseException:
@@ -97,3 +111,21 @@ async def hold_units(
             await in_thread(store.abandon_sync_job, sync_job_id)
         await in_thread(store.release, reservation_id)
         raise
+
+
+async def _short_of_units(
+    store: Store, account_id: str, units: int
+) -> QuotaExceeded | ServiceUnavailable:
+    """Why a reservation of ``units`` was refused: no units (429), or units held by the
+    account's solves under way (503, retry)."""
+    held = await in_thread(store.held_units, account_id)
+    _, _, available = await in_thread(store.usage, account_id)
+    if held > 0 and available + held >= units:
+        return ServiceUnavailable(
+            f"this solve needs {units} unit(s) and {available} are free now; {held} more "
+            "are held by this account's solves under way and come back if they fail: "
+            "retry when they end; nothing was charged",
+            retry_after=RETRY_AFTER_HELD_SECONDS,
+        )
+    metrics.units_refused(units)
+    return QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")

@@ -8,8 +8,9 @@ request metrics answers them, since one ``/v1/public`` mount serves every operat
 The metrics are plain ``prometheus_client`` objects (``bentoml.metrics`` is deprecated in
 favour of it) on this module's own registry, so tests read exactly them. Under
 ``bentoml serve`` every worker runs in Prometheus' multiprocess mode
-(``PROMETHEUS_MULTIPROC_DIR`` is set before the worker starts), so the values land in the
-shared files that BentoML's ``/metrics`` reads, whichever registry they were made on. A
+(``PROMETHEUS_MULTIPROC_DIR`` is set before the worker starts, and moved to a directory
+of the instance's own by :mod:`bento.metrics_dir`), so the values land in the shared
+files that BentoML's ``/metrics`` reads, whichever registry they were made on. A
 separate job consumer (``JOBS_CONSUMER=external``) counts in its own process, which
 serves no ``/metrics``; its job outcomes are then seen only in the job gauges
 (``bento.gauges``).
@@ -29,6 +30,7 @@ from typing import Any, Final, Literal
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from bento.metrics_dir import use_instance_dir
 from bento.workers import SolveFailed
 
 SolvePath = Literal["sync", "queued", "replan"]
@@ -44,6 +46,7 @@ DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 
 log = logging.getLogger(__name__)
 
+use_instance_dir()  # before the first metric of the process is created (bento.metrics_dir)
 REGISTRY = CollectorRegistry()
 SOLVES = Counter(
     "shiftsched_solves",

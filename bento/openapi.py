@@ -219,8 +219,10 @@ def _operations() -> dict[str, Any]:
                         {**UNITS_HEADERS, **PAYMENT_HEADERS},
                     ),
                     "429": _problem(
-                        "quota-exceeded: free quota and balance cannot cover the solve (a "
-                        "queued job reserves its units when accepted)"
+                        "quota-exceeded: free quota and balance cannot cover the solve, "
+                        "even once the account's solves under way have ended (a queued "
+                        "job reserves its units when accepted); no Retry-After: waiting "
+                        "will not help"
                     ),
                     "500": _problem(
                         "internal-error: the solve failed (it overran its deadline, or a "
@@ -237,6 +239,8 @@ def _operations() -> dict[str, Any]:
                         "the solve's process was lost, e.g. killed for its memory; the "
                         "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
                         "solve was asked for after the stop began); "
+                        "the units this solve needs are held by the account's own solves "
+                        "under way, which give them back if they fail; "
                         "account store or job queue unreachable, the "
                         "x402 facilitator or mpp payment provider unreachable at "
                         "verification, or payments misconfigured on this server, e.g. an "

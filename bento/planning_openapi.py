@@ -93,8 +93,15 @@ def planning_paths(
         "no API key, or an unknown or disabled one (these operations take no payment, so "
         "a missing credential is 401, not the 402 offer of POST /solve)"
     )
-    quota = problem("quota-exceeded: free quota and balance cannot cover the units")
-    store = problem("service-unavailable: the account store is unreachable", retry_after)
+    quota = problem(
+        "quota-exceeded: free quota and balance cannot cover the units, even once the "
+        "account's solves under way have ended (no Retry-After: waiting will not help)"
+    )
+    store = problem(
+        "service-unavailable: the account store is unreachable, or the units are held by "
+        "the account's solves under way (Retry-After); nothing was charged",
+        retry_after,
+    )
     return {
         "/solve/replan": {
             "post": {
@@ -125,8 +132,9 @@ def planning_paths(
                     "503": problem(
                         "service-unavailable: every solver process stayed busy for the "
                         "queue wait or the waiting line is full (Retry-After), the "
-                        "re-plan's process was lost or the service is stopping, or the "
-                        "account store is unreachable; nothing was charged",
+                        "re-plan's process was lost or the service is stopping, the "
+                        "account store is unreachable, or the units are held by the "
+                        "account's solves under way; nothing was charged",
                         retry_after,
                     ),
                     "504": problem("solver-timeout: no roster within the time limit"),

@@ -129,7 +129,8 @@ GUIDE: dict[str, tuple[str, str]] = {
     "service-unavailable": (
         "Every solver process stayed busy for the queue wait, or the waiting line is full; "
         "the solve's process was lost (killed for its memory, say); the service is "
-        "stopping; or the account store, the job queue or a payment provider cannot be "
+        "stopping; the units a solve needs are held by the account's own solves under "
+        "way; or the account store, the job queue or a payment provider cannot be "
         "reached. Nothing was charged.",
         "Retry after the number of seconds in the `Retry-After` header; large problems can "
         "be queued as jobs instead.",

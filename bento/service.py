@@ -5,12 +5,15 @@ BentoML's own ``@bentoml.api`` cannot produce the v1 contract (its validation er
 are 400 plain JSON, it has no 413 or 415), so the whole API is one Starlette app
 mounted with ``@bentoml.asgi_app``; BentoML runs each mounted app's lifespan (the
 store, the solver pool, the MCP session manager). BentoML's traffic timeout is set far
-above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json one.
+above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json one; its
+timer is cancelled when a request ends (``bento.traffic_timeout``), so that long timeout
+costs no memory per request.
 
 BentoML keeps its own probes and ``/metrics``; the service only adds to them: readiness
 asks the database and the job queue and turns 503 when a graceful stop begins
 (``bento.health``, ``bento.stopping``), the metrics text gets the gauges
-read from them (``bento.gauges``), and the service's own log lines become structured
+read from them (``bento.gauges``), BentoML's request metrics are labelled by route, not by
+raw path (``bento.route_labels``), and the service's own log lines become structured
 (``bento.logs``) when a worker starts.
 """
 
@@ -26,7 +29,10 @@ from bento.front import serve_front_page
 from bento.gauges import StateGauges
 from bento.health import Readiness, check_app, stopping
 from bento.mcp import create_mcp_app, create_mcp_server
+from bento.route_labels import BENTOML_PATHS, RouteLabels
+from bento.route_labels import install as label_requests_by_route
 from bento.settings import Settings
+from bento.traffic_timeout import install as cancel_request_timers
 
 TRAFFIC_TIMEOUT_SECONDS = 900
 
@@ -44,6 +50,13 @@ dashboard_app = create_dashboard_app(
 # and leave the gauges out.
 readiness = Readiness(lambda: check_app(public_api))
 state_gauges = StateGauges(lambda: (public_api.state.store, public_api.state.jobs.huey))
+cancel_request_timers()
+label_requests_by_route(
+    RouteLabels(
+        [("/v1/public", public_api), ("/dashboard", dashboard_app), ("", mcp_app)],
+        BENTOML_PATHS,
+    )
+)
 
 
 @bentoml.service(name="shiftsched", traffic={"timeout": TRAFFIC_TIMEOUT_SECONDS}, workers=1)

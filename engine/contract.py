@@ -8,13 +8,21 @@ here but in :mod:`engine.rules`, so that one pass reports every fault with its J
 Dates are exposed as :class:`datetime.date` but accepted only as ``YYYY-MM-DD`` strings,
 and times only as ``HH:MM``; pydantic's lenient parsing (timestamps, other formats) is
 switched off on purpose so that a request means one thing. For the same reason integers
-and booleans are strict: ``"1"``, ``1.0`` or ``"yes"`` are rejected, not coerced.
+and booleans are strict: ``"1"``, ``1.0`` or ``"yes"`` are rejected, not coerced, and
+ids are compared in Unicode normalisation form C: ``"é"`` sent precomposed and sent as
+``e`` plus a combining accent are one id (one shift, one reference), as a reader sees it.
+
+Every integer has an upper bound (docs/semantics.md, "Bounds of numbers"): counts at most
+:data:`MAX_COUNT`, penalty weights at most :data:`MAX_PENALTY_WEIGHT`. The solver works
+in 64-bit integers and refuses a model whose objective could overflow them, so without
+bounds a staffing minimum of 10^18 would pass validation and fail only in the solver.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictBool
@@ -30,6 +38,14 @@ MAX_SKILL_LEVEL = 10
 MAX_WEEKLY_HOURS = 168
 DEFAULT_SOLVER_TIMEOUT_SECONDS = 30
 MAX_SOLVER_TIMEOUT_SECONDS = 300
+#: Upper bound of every count: heads in a demand, days, shift occurrences. The objective's
+#: largest term, 10,000 per missing head, times this, times the demand cells a 1 MB body
+#: can hold (under 70,000) stays below 10^13, far inside the solver's 64-bit arithmetic
+#: and the 2^53 a JSON number keeps exactly.
+MAX_COUNT = 10_000
+#: Upper bound of a fairness group's penalty_weight: per unit of excess, which is at most
+#: the assignments of a period (under 4 x 10^6), so a group's term stays below 10^13.
+MAX_PENALTY_WEIGHT = 1_000_000
 
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -45,6 +61,23 @@ def _parse_date(value: Any) -> Any:
         raise ValueError(f"not a valid calendar date: {exc}") from None
 
 
+def _nfc(value: Any) -> Any:
+    """An id in Unicode normalisation form C; anything else is left to the type check."""
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+
+
+def _distinct_nfc_keys(value: Any) -> Any:
+    """A map keyed by ids must not name one id twice in two spellings (they would merge)."""
+    if isinstance(value, dict):
+        seen: dict[str, str] = {}
+        for key in value:
+            if isinstance(key, str):
+                same = seen.setdefault(unicodedata.normalize("NFC", key), key)
+                if same != key:
+                    raise ValueError(f"keys {same!r} and {key!r} are one id once normalised")
+    return value
+
+
 def _check_time(value: Any) -> Any:
     if not isinstance(value, str) or not TIME_PATTERN.match(value):
         raise ValueError("must be a 24-hour time HH:MM")
@@ -58,9 +91,12 @@ Date = Annotated[
     Field(json_schema_extra={"type": "string", "pattern": DATE_PATTERN.pattern}),
 ]
 Time = Annotated[str, BeforeValidator(_check_time), Field(pattern=TIME_PATTERN.pattern)]
-Id = Annotated[str, Field(min_length=1, max_length=128)]
+Id = Annotated[str, Field(min_length=1, max_length=128), BeforeValidator(_nfc)]
+#: An id as a roster names it (no length rule: it is also an answer's field).
+IdRef = Annotated[str, BeforeValidator(_nfc)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 NonNegativeInt = Annotated[int, Field(ge=0, strict=True)]
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT, strict=True)]
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 Enforcement = Literal["hard", "soft"]
 
@@ -75,8 +111,8 @@ class _Model(BaseModel):
 class Range(_Model):
     """Inclusive integer range; ``min <= max`` is checked by the rules."""
 
-    min: NonNegativeInt
-    max: NonNegativeInt
+    min: Count
+    max: Count
 
 
 class SchedulePeriod(_Model):
@@ -102,7 +138,9 @@ class Shift(_Model):
 class Duty(_Model):
     id: Id
     name: Name
-    staffing_demand_by_shift: dict[str, Annotated[list[Range], Field(min_length=1)]]
+    staffing_demand_by_shift: Annotated[
+        dict[Id, Annotated[list[Range], Field(min_length=1)]], BeforeValidator(_distinct_nfc_keys)
+    ]
 
 
 class DayOffPreference(_Model):
@@ -138,8 +176,8 @@ class ShiftCountLimit(_Model):
     """Hard bounds on how often an employee works one shift over the period."""
 
     shift_id: Id
-    min: NonNegativeInt | None = None
-    max: NonNegativeInt | None = None
+    min: Count | None = None
+    max: Count | None = None
 
 
 class WeeklyWorkingHoursLimit(_Model):
@@ -152,9 +190,10 @@ class Employee(_Model):
     name: Annotated[str, Field(max_length=200)] | None = None
     is_manager: StrictBool = False
     assignable_shift_ids: Annotated[list[Id], Field(min_length=1)]
-    skill_levels: dict[str, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]] = Field(
-        default_factory=dict
-    )
+    skill_levels: Annotated[
+        dict[Id, Annotated[int, Field(ge=0, le=MAX_SKILL_LEVEL, strict=True)]],
+        BeforeValidator(_distinct_nfc_keys),
+    ] = Field(default_factory=dict)
     preferences: list[Preference] = Field(default_factory=list)
     fixed_assignments: list[FixedAssignment] = Field(default_factory=list)
     working_days_per_month: Range | None = None
@@ -186,19 +225,21 @@ class CrossShiftDemand(_Model):
     shift_ids: Annotated[list[Id], Field(min_length=1)]
     duty_id: Id | None = None
     managers_only: StrictBool = False
-    min: NonNegativeInt | None = None
-    max: NonNegativeInt | None = None
+    min: Count | None = None
+    max: Count | None = None
 
 
 class FairnessGroup(_Model):
     target_shift_ids: Annotated[list[Id], Field(min_length=1)]
     policy: Literal["proportional", "equal"] = "proportional"
-    penalty_weight: Annotated[int, Field(gt=0, strict=True)] | None = None
+    penalty_weight: Annotated[int, Field(gt=0, le=MAX_PENALTY_WEIGHT, strict=True)] | None = None
 
 
 class Constraints(_Model):
     shift_transitions: list[ShiftTransition] = Field(default_factory=list)
-    max_consecutive_working_days: Annotated[int, Field(gt=0, strict=True)] | None = None
+    max_consecutive_working_days: Annotated[int, Field(gt=0, le=MAX_COUNT, strict=True)] | None = (
+        None
+    )
     employee_pairings: list[EmployeePairing] = Field(default_factory=list)
     skill_support: SkillSupport | None = None
     cross_shift_demands: list[CrossShiftDemand] = Field(default_factory=list)
@@ -228,10 +269,10 @@ class SolveRequest(_Model):
 
 
 class Assignment(_Model):
-    employee_id: str
+    employee_id: IdRef
     date: Date
-    shift_id: str
-    duty_id: str | None = None
+    shift_id: IdRef
+    duty_id: IdRef | None = None
 
 
 class SoftConstraintViolation(_Model):

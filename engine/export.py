@@ -9,6 +9,12 @@ Times are local to ``schedule_period.timezone``: a shift starts on its date at
 ``start_time`` and ends at ``end_time`` on the same date, or on the next date when
 ``end_time <= start_time`` (a night shift; docs/semantics.md, "Calendar"). A shift
 without ``working_hours`` has no times: an all-day event, empty start and end in CSV.
+
+Names and ids are the caller's text, and a spreadsheet opening a CSV runs a cell that
+starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage return before one) as a
+formula: ``=HYPERLINK(...)`` as a name becomes a link in whoever opens the roster. Such a
+cell is written with a leading ``'``, which spreadsheets show as text (OWASP, "CSV
+injection"). The XLSX sheet writes every cell as a string, which is never a formula.
 """
 
 from __future__ import annotations
@@ -212,6 +218,14 @@ def _name(employee: Employee) -> str:
 
 # ------------------------------------------------------------------------------- CSV
 
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(value: str) -> str:
+    """``value`` as a CSV cell a spreadsheet shows as text, never runs as a formula."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
 
 def to_csv(
     request: SolveRequest,
@@ -221,20 +235,23 @@ def to_csv(
     at: JsonPath = ("assignments",),
 ) -> str:
     """A header row (:data:`CSV_COLUMNS`), then one row per assignment; ``start`` and
-    ``end`` are local ISO datetimes with their UTC offset, empty without working hours."""
+    ``end`` are local ISO datetimes with their UTC offset, empty without working hours.
+    Names and ids that would start a formula get a leading ``'`` (:func:`csv_text`)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # CRLF, as RFC 4180 says: the writer then also quotes a field holding a bare CR, which
+    # with "\n" alone it wrote as is, and a CR in a name split its row in two.
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for line in roster_lines(request, assignments, employee_id=employee_id, at=at):
         writer.writerow(
             (
                 line.date.isoformat(),
-                line.employee.id,
-                _name(line.employee),
-                line.shift.id,
-                line.shift.name,
-                "" if line.duty is None else line.duty.id,
-                "" if line.duty is None else line.duty.name,
+                csv_text(line.employee.id),
+                csv_text(_name(line.employee)),
+                csv_text(line.shift.id),
+                csv_text(line.shift.name),
+                "" if line.duty is None else csv_text(line.duty.id),
+                "" if line.duty is None else csv_text(line.duty.name),
                 "" if line.start is None else line.start.isoformat(timespec="minutes"),
                 "" if line.end is None else line.end.isoformat(timespec="minutes"),
             )

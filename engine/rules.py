@@ -214,6 +214,10 @@ def load_json(text: str | bytes, source: str = "the request") -> Any:
     """Decode JSON text, or raise InvalidRequest (code ``invalid_json``) naming the source."""
     try:
         return json.loads(text)
+    except RecursionError:  # thousands of nested brackets: the parser's own depth limit
+        raise InvalidRequest(
+            [FieldError((), f"{source} nests arrays and objects too deeply", "invalid_json")]
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         where = f": {exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise InvalidRequest(

@@ -5,8 +5,11 @@ search is CP-SAT alone with one worker, and from two workers on the portfolio of
 :mod:`engine.search` (CP-SAT on the full model beside a neighbourhood search). The best
 bound is always CP-SAT's proof on the full model, never an estimate.
 Every CP-SAT status maps to an outcome (an unknown one fails loudly); MODEL_INVALID
-carries ``Validate()``'s text. The worker count is always set explicitly, and the
-OR-Tools version, parameters and seed are recorded with each result.
+carries ``Validate()``'s text in the outcome and the log, never in the v1 response: that
+text names model internals (variables, "possible integer overflow"), which mean nothing
+to a caller, so the response says only that the model could not be built. The worker
+count is always set explicitly, and the OR-Tools version, parameters and seed are
+recorded with each result.
 
 A time-limited (FEASIBLE) answer may carry slack variables that are not yet tight,
 which would overstate a penalty or report a shortage that does not exist. Every roster,
@@ -28,6 +31,7 @@ its own, which the caller no longer waits for).
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -81,6 +85,9 @@ MIN_SEARCH_SECONDS = 0.2
 WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
 SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
+MODEL_INVALID_MESSAGE = "the solver refused the model built from this request (a bug)"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,11 @@ def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:
     code = {"infeasible": "no_solution", "timeout": "solver_timeout"}.get(
         outcome.status, outcome.status
     )
-    error = ErrorInfo(code=code, message=outcome.message, solver_status=outcome.cp_sat_status)
+    message = outcome.message
+    if outcome.status == "model_invalid":
+        log.error("CP-SAT refused the model: %s", message)
+        message = MODEL_INVALID_MESSAGE
+    error = ErrorInfo(code=code, message=message, solver_status=outcome.cp_sat_status)
     return SolveResponse(job_id=job_id, status="failed", solution=None, error=error)
 
 

@@ -167,6 +167,8 @@ def test_the_load_balancer_fronts_the_web_replicas() -> None:
     assert re.search(r"^\s*server web:3000\b", conf, re.MULTILINE)
     assert "proxy_pass http://shiftsched;" in conf
     assert "X-Forwarded-For" in conf
+    # /metrics is answered to the internal network only, never through the door.
+    assert re.search(r"location = /metrics \{\s*return 404;", conf)
     # Only the load balancer is published; the replicas are reached through it.
     assert all("ports" not in service(name) for name in APP_SERVICES)
 

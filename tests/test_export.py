@@ -139,6 +139,58 @@ def test_an_empty_roster_is_a_header_alone(request_: SolveRequest) -> None:
     assert to_csv(request_, []).splitlines() == [",".join(CSV_COLUMNS)]
 
 
+FORMULAS = ['=HYPERLINK("http://evil.test","x")', "@SUM(A1:A9)", "+1+1", "-2+3", "\t=1", "\r=1"]
+
+
+def formula_request() -> SolveRequest:
+    """Names and ids that a spreadsheet would run as formulas, and one that is plain."""
+    data = request_dict()
+    data["shifts"][0]["name"] = FORMULAS[0]
+    data["shifts"][1] |= {"id": "=night", "name": "-Night"}
+    for employee in data["employees"]:
+        employee["assignable_shift_ids"] = ["day", "=night", "oncall"]
+    names = [FORMULAS[1], FORMULAS[2], None]
+    for employee, name in zip(data["employees"], names, strict=True):
+        if name is not None:
+            employee["name"] = name
+    data["employees"][2]["id"] = "+e3"
+    data["employees"].append(employee_dict("e4", name=FORMULAS[4], assignable_shift_ids=["day"]))
+    data["employees"].append(employee_dict("e5", name=FORMULAS[5], assignable_shift_ids=["day"]))
+    data["employees"].append(employee_dict("e6", name="Plain-name", assignable_shift_ids=["day"]))
+    return parse_request(data)
+
+
+def test_csv_cells_that_would_be_formulas_are_written_as_text() -> None:
+    request = formula_request()
+    roster = [
+        Assignment(employee_id="e1", date="2026-03-26", shift_id="day"),
+        Assignment(employee_id="e2", date="2026-03-27", shift_id="=night"),
+        Assignment(employee_id="+e3", date="2026-03-28", shift_id="oncall"),
+        Assignment(employee_id="e4", date="2026-03-29", shift_id="day"),
+        Assignment(employee_id="e5", date="2026-03-30", shift_id="day"),
+        Assignment(employee_id="e6", date="2026-03-31", shift_id="day"),
+    ]
+    rows = list(csv.DictReader(io.StringIO(to_csv(request, roster))))
+    assert len(rows) == len(roster)  # a carriage return in a name splits no row
+    user_text = ("employee_id", "employee_name", "shift_id", "shift_name", "duty_id", "duty_name")
+    for row in rows:
+        for column in user_text:
+            assert not row[column].startswith(("=", "+", "-", "@", "\t", "\r")), (column, row)
+    by_employee = {row["date"]: row for row in rows}
+    assert by_employee["2026-03-26"]["shift_name"] == "'" + FORMULAS[0]
+    assert by_employee["2026-03-26"]["employee_name"] == "'" + FORMULAS[1]
+    assert by_employee["2026-03-27"]["shift_id"] == "'=night"
+    assert by_employee["2026-03-27"]["shift_name"] == "'-Night"
+    assert by_employee["2026-03-28"]["employee_id"] == "'+e3"
+    assert by_employee["2026-03-29"]["employee_name"] == "'" + FORMULAS[4]
+    assert by_employee["2026-03-30"]["employee_name"] == "'" + FORMULAS[5]
+    assert by_employee["2026-03-31"]["employee_name"] == "Plain-name"  # a dash inside is text
+    # The XLSX sheet holds every cell as a string, never a formula.
+    sheet, _ = sheet_rows(to_xlsx(request, roster))
+    cells = [cell for row in sheet.iter_rows() for cell in row if cell.value]
+    assert cells and all(cell.data_type == "s" for cell in cells)
+
+
 # ------------------------------------------------------------------------- iCalendar
 
 

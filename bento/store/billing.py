@@ -105,6 +105,16 @@ class Ledger:
             raise UnknownAccount(account_id)
         return account.free_quota_remaining, account.balance_units, account.available_units
 
+    def held_units(self, account_id: str) -> int:
+        """Units of the account in reservations not yet settled (solves under way): they
+        come back if those solves fail, so a solve short of units only by them may be
+        retried, where one short of the account's whole balance may not."""
+        query = sa.select(sa.func.coalesce(sa.func.sum(ledger.c.units), 0)).where(
+            ledger.c.account_id == account_id, ledger.c.state == "reserved"
+        )
+        with self.db.read() as conn:
+            return int(conn.execute(query).scalar_one())
+
 
 def settle(conn: Connection, reservation_id: str, state: ReservationState) -> bool:
     """Move a reserved ledger row to `state` once, in the caller's transaction (a job

@@ -146,6 +146,9 @@ class Store:
     def usage(self, account_id: str) -> tuple[int, int, int]:
         return self.ledger.usage(account_id)
 
+    def held_units(self, account_id: str) -> int:
+        return self.ledger.held_units(account_id)
+
     # Jobs --------------------------------------------------------------------------------
 
     def create_job(

@@ -200,6 +200,7 @@ def test_model_invalid_is_reported_with_the_validator_text() -> None:
     assert response.status == "failed"
     assert response.error is not None
     assert (response.error.code, response.error.solver_status) == ("model_invalid", "MODEL_INVALID")
+    assert response.error.message and "empty_domain" not in response.error.message
 
 
 def test_warm_start_does_not_change_the_optimum() -> None:
