@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from bento.store import Database, Store
+from bento.store import Store
 from bento.tables import payments
 
 THREADS = 8
@@ -168,9 +168,11 @@ def test_an_old_payments_table_gains_the_lease_columns(database_url: str) -> Non
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
-    database = Database(database_url)
+    # A plain engine, as an old release opened the database: it creates a SQLite file
+    # (the store's own connections only open an existing one).
+    engine = sa.create_engine(database_url)
     try:
-        with database.write() as conn:
+        with engine.begin() as conn:
             old.create_all(conn)
             conn.execute(
                 payments.insert().values(
@@ -184,7 +186,7 @@ def test_an_old_payments_table_gains_the_lease_columns(database_url: str) -> Non
                 )
             )
     finally:
-        database.close()
+        engine.dispose()
     with Store(database_url) as store:
         store.migrate()
         with store.read() as conn:
