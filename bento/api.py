@@ -14,11 +14,12 @@ is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -51,6 +52,7 @@ from bento.openapi import openapi_document
 from bento.outcome import delivered, delivered_response, solve_in_pool, solvers_busy, undelivered
 from bento.paid import payment_header, payment_required, solve_paid
 from bento.payments.mpp_gateway import MppGateway
+from bento.payments.resettle import resettle_periodically
 from bento.payments.x402_gateway import X402Gateway
 from bento.planning_routes import recommend_route, replan_route
 from bento.problems import API_ROOT, render, request_id, server_root, service_error
@@ -374,11 +376,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
         for gateway in gateways:
             await gateway.http.open()
         reconciler.start()  # settles stale holds at start, then every few seconds
+        resettling = asyncio.create_task(resettle_periodically(store, gateways))
         app.state.stop = GracefulStop(pool, queue.stop_taking_jobs, settings.shutdown_grace_seconds)
         take_sigterm(app.state.stop)  # served: SIGTERM stops gracefully (bento.stopping)
         try:
             yield
         finally:
+            resettling.cancel()
+            with suppress(asyncio.CancelledError):
+                await resettling
             for gateway in gateways:
                 await gateway.http.aclose()
             await in_thread(queue.stop_consumer, store)

@@ -15,8 +15,9 @@ lease of its own, so two processes never settle one claim at once:
 * still no verdict: the claim rests ``RETRY_SETTLE_AFTER_SECONDS`` and is tried again.
 
 The paid path calls it in the background of every response whose own settlement of the
-same scheme succeeded (the facilitator answers again); an operator's reconciliation
-can call it too.
+same scheme succeeded (the facilitator answers again), and every service process calls
+it on a timer (:func:`resettle_periodically`), so a held settlement is tried again even
+when no paid solve follows it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Sequence
 from typing import Any, Final
+
+import anyio
 
 from bento.blocking import in_thread
 from bento.payments.mpp_gateway import MppGateway
@@ -38,6 +42,8 @@ RETRY_BATCH: Final = 5
 """Held claims tried per call: a response's background stays short."""
 RETRY_LEASE_SECONDS: Final = 120.0
 """How long one try may hold a claim: two facilitator calls at their timeout, and more."""
+RESETTLE_EVERY_SECONDS: Final = 60.0
+"""How often a service process tries the due held settlements again on its own."""
 
 
 def settle_with(header: str, units: int, resource: str) -> str:
@@ -79,6 +85,23 @@ async def settle_held_quietly(store: Store, gateway: X402Gateway | MppGateway) -
         await settle_held(store, gateway)
     except StoreUnavailable as error:
         logger.warning("held settlements not tried again: %s", error)
+
+
+async def resettle_periodically(
+    store: Store,
+    gateways: Sequence[X402Gateway | MppGateway],
+    every_seconds: float = RESETTLE_EVERY_SECONDS,
+) -> None:
+    """Try the due held settlements of every gateway again, every ``every_seconds``, until
+    cancelled (the service's lifespan runs it). A try that fails is logged and waits for
+    the next round: the claims stay held, so nothing is lost by waiting."""
+    while True:
+        await anyio.sleep(every_seconds)
+        for gateway in gateways:
+            try:
+                await settle_held_quietly(store, gateway)
+            except Exception:  # a fault of one round must not end the timer
+                logger.exception("held settlements not tried again this round")
 
 
 async def _settle_again(gateway: X402Gateway | MppGateway, held: HeldSettlement) -> Settlement:

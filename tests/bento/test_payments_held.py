@@ -3,8 +3,9 @@
 The first settlement fails for want of an answer (the stand-in drops the connection or
 answers 502), so the roster goes out flagged and the claim keeps what settling needs.
 Once the facilitator or provider answers again, the next paid solve of that scheme
-settles the held one in its background, exactly once; a refusal on retry is recorded
-for good. Each backend holds the claims in turn.
+settles the held one in its background, exactly once, and so does each service process's
+timer when no paid solve follows; a refusal on retry is recorded for good. Each backend
+holds the claims in turn.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from bento.payments.resettle import settle_held
+from bento.payments.resettle import resettle_periodically, settle_held
 from bento.store import Store
 from bento.tables import payments
 from engine.rules import parse_request
@@ -43,6 +44,7 @@ from tests.factories import minimal_request_dict
 DEMO_KEY = "sk_test_" + "h" * 64
 UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 WAIT_SECONDS = 60  # for the stand-in's slow answer to land; only a broken one takes this long
+TIMER_SECONDS = 0.2  # the held-settlement timer's round, short for the test
 
 
 @pytest.fixture
@@ -111,6 +113,30 @@ def test_a_held_x402_settlement_is_settled_by_the_next_paid_solve(
     paid = [body["paymentPayload"]["payload"]["authorization"]["nonce"] for body in settles]
     assert paid.count(nonce) == 2  # the try with no verdict, and the one that settled
     assert settle_held_now(client, "x402") == {}
+
+
+def test_the_timer_settles_a_held_settlement_when_no_paid_solve_follows(
+    client: TestClient, standin: StandIn
+) -> None:
+    held = flagged_x402(client, standin, "error")
+    standin.script(settle="check")
+    store = store_of(client)
+    gateway = client.app.state.x402  # type: ignore[attr-defined]
+    timer = client.portal.start_task_soon(  # type: ignore[union-attr]
+        resettle_periodically, store, [gateway], TIMER_SECONDS
+    )
+    try:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while store.payment_state(x402_key(held)) != "settled":
+            assert time.monotonic() < deadline, "the timer never settled the held claim"
+            time.sleep(0.1)
+    finally:
+        timer.cancel()
+    assert settle_with_of(store, x402_key(held)) is None
+    nonce = decoded(held)["payload"]["authorization"]["nonce"]
+    settles = [call["body"] for call in standin.calls("/settle")]
+    paid = [body["paymentPayload"]["payload"]["authorization"]["nonce"] for body in settles]
+    assert paid.count(nonce) == 2  # the try with no verdict, and the timer's, once
 
 
 def test_a_held_settlement_refused_on_retry_is_recorded_for_good(
