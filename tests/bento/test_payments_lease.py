@@ -31,7 +31,7 @@ from tests.bento.payments_support import (
     mpp_credential,
     payment_challenge,
 )
-from tests.bento.serve_support import kill_all, served, service_env
+from tests.bento.processes import kill_tree, serve_environment, served
 from tests.factories import minimal_request_dict
 
 LEASE_SECONDS = 2  # the claim of the killed request; the retries poll past it
@@ -39,12 +39,13 @@ HANGING_PROVIDER_SECONDS = 120  # the provider holds the first verification this
 WAIT_SECONDS = 120  # for a state the test waits on; only a broken service takes this long
 PRICE = units_for(request_size(parse_request(minimal_request_dict()))) * MPP_PRICE_MINOR
 JSON = {"Content-Type": "application/json"}
+OPENAPI = "/v1/public/openapi.json"  # the path that tells the server is up
 
 
 def serve_env(home: Path, database_url: str, standin: StandIn) -> dict[str, str]:
-    return service_env(
+    return serve_environment(
         home,
-        database_url,
+        DATABASE_URL=database_url,
         MPP_PAYMENTS_ACCOUNT=MPP_ACCOUNT,
         MPP_PRICE_PER_UNIT_MINOR=str(MPP_PRICE_MINOR),
         MPP_PROVIDER_URL=standin.url,
@@ -71,7 +72,8 @@ def test_a_killed_paid_request_strands_nothing(
     key = f"mpp:{payment_id}"
     store = Store(database_url)
     try:
-        with served(env, log) as (process, base):
+        with served(env, log, ready=OPENAPI) as server:
+            base = server.api
             offer = httpx.post(f"{base}/solve", content=body, headers=JSON, timeout=60)
             credential = mpp_credential(payment_challenge(offer), payment_id)
             paid = {**JSON, "Authorization": credential}
@@ -85,12 +87,13 @@ def test_a_killed_paid_request_strands_nothing(
             sender.start()
             wait_for("the provider to be asked", lambda: standin.calls(f"/payments/{payment_id}"))
             assert store.payment_state(key) == "verifying"
-            kill_all(process)
+            kill_tree(server.process)
             sender.join(WAIT_SECONDS)
         assert store.payment_state(key) == "verifying"  # stranded, until its lease runs out
         standin.script(provider="ok")
 
-        with served(env, log) as (_, base):
+        with served(env, log, ready=OPENAPI) as server:
+            base = server.api
             answers: list[httpx.Response] = []
             deadline = time.monotonic() + WAIT_SECONDS
             while time.monotonic() < deadline:

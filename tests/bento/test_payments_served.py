@@ -29,7 +29,7 @@ from tests.bento.payments_support import (
     x402_v1,
     x402_v2,
 )
-from tests.bento.serve_support import served, service_env
+from tests.bento.processes import serve_environment, served
 from tests.factories import minimal_request_dict
 
 ROUNDS = 4
@@ -40,9 +40,8 @@ JSON = {"Content-Type": "application/json"}
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -> Iterator[str]:
     home = tmp_path_factory.mktemp("served-x402")
-    env = service_env(
+    env = serve_environment(
         home,
-        f"sqlite:///{home / 'service.db'}",
         SOLVE_PROCESSES="2",
         X402_PAY_TO=PAY_TO,
         X402_NETWORK=NETWORK,
@@ -50,8 +49,8 @@ def base(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -> 
         X402_PRICE_PER_UNIT=str(PRICE_PER_UNIT),
         X402_FACILITATOR_URL=payment_standin.url,
     )
-    with served(env, home / "serve.log") as (_, url):
-        yield url
+    with served(env, home / "serve.log", ready="/v1/public/openapi.json") as server:
+        yield server.api
 
 
 def send(

@@ -44,6 +44,7 @@ from tests.bento.processes import (
     start_serve,
     wait_all_gone,
     wait_serving,
+    wait_until,
 )
 from tests.factories import minimal_request_dict
 
@@ -72,8 +73,8 @@ class Served:
         self.seen: list[int] = []
 
     def start(self, command: list[str] | None = None) -> subprocess.Popen[bytes]:
-        self.process = start_serve(self.home, self.env, command)
-        wait_serving(self.process, self.root, self.home)
+        self.process = start_serve(self.env, self.home / "serve.log", command)
+        wait_serving(self.process, f"{self.root}/readyz", self.home / "serve.log")
         self.seen = self.pids()  # to clean up after, whatever the test killed
         return self.process
 
@@ -171,16 +172,6 @@ class Call(threading.Thread):
         return self.answer
 
 
-def wait_for(condition: Any, what: str) -> Any:
-    deadline = time.monotonic() + GONE_SECONDS
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"never: {what}")
-
-
 def ready_status(root: str) -> int | None:
     try:
         return httpx.get(f"{root}/readyz", timeout=5).status_code
@@ -213,7 +204,7 @@ def test_sigterm_drains_then_cuts_off_with_503_and_interrupts_jobs(served: Serve
 
     process.send_signal(signal.SIGTERM)
     signalled = time.monotonic()
-    wait_for(lambda: ready_status(served.root) == 503, "/readyz 503 while draining")
+    wait_until("/readyz 503 while draining", lambda: ready_status(served.root) == 503, GONE_SECONDS)
     assert_unavailable(post(f"{served.api}/solve", json.dumps(minimal_request_dict())))
 
     finished = short.result()  # within the grace: delivered and charged
@@ -270,7 +261,9 @@ def test_a_sqlite_file_deleted_while_serving_is_fatal(served: Served) -> None:
     database = served.home / "service.db"
     database.unlink()
 
-    wait_for(lambda: ready_status(served.root) == 503, "/readyz 503 without its database")
+    wait_until(
+        "/readyz 503 without its database", lambda: ready_status(served.root) == 503, GONE_SECONDS
+    )
     refused = post(f"{served.api}/solve", body)
     assert refused.status_code == 503, refused.text
     assert int(refused.headers["retry-after"]) >= 1
