@@ -13,14 +13,9 @@ are the service's own defaults; each test uses real addresses of its own.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,14 +24,12 @@ from starlette.testclient import TestClient
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from bento.dashboard.security import SIGN_UPS_PER_ADDRESS_PER_HOUR, SignInLimiter, SignUpLimiter
-from tests.bento.processes import free_port, stop
+from tests.bento import processes
 from tests.bento.site import DASHBOARD_SECRET, site_app, site_settings
 
 BASE = "http://localhost"
 PASSWORD = "correct horse battery"
 SIGN_INS_PER_ADDRESS_PER_MINUTE = 20  # SignInLimiter's default
-ROOT = Path(__file__).parent.parent.parent
-STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
 
 
 @pytest.fixture(scope="module")
@@ -162,53 +155,14 @@ def served(
     only), and ``*``, as the stack had it before: uvicorn then reports the leftmost entry,
     and only the service's own choice of address keeps the limits."""
     home = tmp_path_factory.mktemp("served-limits")
-    port = free_port()
-    inherited = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("PUBLIC_URL", "SIGN_IN_LIMIT_STORAGE", "DATABASE_URL")
-    }
-    env = {
-        **inherited,
-        "PORT": str(port),
-        "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
-        "SOLVE_PROCESSES": "1",
-        "CP_SAT_WORKERS": "1",
-        "BENTOML_HOME": str(home / "bentoml"),
-        "BENTOML_DO_NOT_TRACK": "true",
-        "DASHBOARD_SECRET": DASHBOARD_SECRET,
-        "FORWARDED_ALLOW_IPS": request.param,
-        "TRUSTED_PROXY_HOPS": "1",
-    }
-    bentoml = Path(sys.executable).parent / "bentoml"
-    log_path = home / "serve.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [
-                *(str(bentoml), "serve", "bento.service:ShiftScheduler"),
-                *("--port", str(port), "--host", "127.0.0.1"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + STARTUP_SECONDS
-            while time.monotonic() < deadline:
-                try:
-                    if httpx.get(f"{base}/dashboard/sign-in", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert process.poll() is None, log_path.read_text()[-2000:]
-                time.sleep(0.5)
-            else:
-                pytest.fail("bentoml serve did not answer within its start-up time")
-            yield base
-        finally:
-            stop(process, timeout=20)
+    env = processes.serve_environment(
+        home,
+        DASHBOARD_SECRET=DASHBOARD_SECRET,
+        FORWARDED_ALLOW_IPS=request.param,
+        TRUSTED_PROXY_HOPS="1",
+    )
+    with processes.served(env, home / "serve.log", ready="/dashboard/sign-in") as server:
+        yield server.root
 
 
 def served_post(base: str, page: str, headers: dict[str, str], **fields: str) -> httpx.Response:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +21,7 @@ import pytest
 
 from bento.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance_dir
 from bento.route_labels import OTHER, RouteLabels
-from tests.bento.processes import free_port, stop
-
-ROOT = Path(__file__).parent.parent.parent
-STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
+from tests.bento import processes
 
 
 class Served:
@@ -37,49 +32,9 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("serve")
-    port = free_port()
-    env = {
-        **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
-        "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
-        "SOLVE_PROCESSES": "1",
-        "CP_SAT_WORKERS": "1",
-        "BENTOML_HOME": str(home / "bentoml"),
-        "BENTOML_DO_NOT_TRACK": "true",
-    }
-    bentoml = Path(sys.executable).parent / "bentoml"
-    log_path = home / "serve.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [
-                str(bentoml),
-                "serve",
-                "bento.service:ShiftScheduler",
-                "--port",
-                str(port),
-                "--host",
-                "127.0.0.1",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, log_path.read_text()[-2000:]
-            time.sleep(0.5)
-        else:
-            pytest.fail("bentoml serve did not answer within its start-up time")
-        yield Served(base, process, home)
-    finally:
-        stop(process, timeout=20)
+    env = processes.serve_environment(home)
+    with processes.served(env, home / "serve.log") as server:
+        yield Served(server.root, server.process, home)
 
 
 def unknown_jobs(client: httpx.Client, count: int) -> list[str]:
