@@ -5,11 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,72 +30,31 @@ from tests.bento.payments_support import (
     payment_challenge,
     x402_v1,
 )
-from tests.bento.processes import free_port, stop
+from tests.bento.processes import ROOT, serve_environment, served
 from tests.factories import minimal_request_dict
 
-ROOT = Path(__file__).parent.parent.parent
 DEMO_KEY = "sk_test_" + "e" * 64
-STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
 SERVE_LOGS: dict[str, Path] = {}  # the served base URL's stdout and stderr
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, payment_standin: StandIn) -> Iterator[str]:
     home = tmp_path_factory.mktemp("serve")
-    port = free_port()
-    env = {  # as `PORT=<port> make serve`: the port given, no PUBLIC_URL
-        **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
-        "PORT": str(port),
-        "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
-        "DEMO_API_KEY": DEMO_KEY,
-        "SOLVE_PROCESSES": "1",
-        "CP_SAT_WORKERS": "1",
-        "BENTOML_HOME": str(home / "bentoml"),
-        "BENTOML_DO_NOT_TRACK": "true",
-        "X402_PAY_TO": PAY_TO,
-        "X402_NETWORK": NETWORK,
-        "X402_PRICE_PER_UNIT": str(PRICE_PER_UNIT),
-        "X402_FACILITATOR_URL": payment_standin.url,
-        "MPP_PAYMENTS_ACCOUNT": MPP_ACCOUNT,
-        "MPP_PRICE_PER_UNIT_MINOR": str(MPP_PRICE_MINOR),
-        "MPP_PROVIDER_URL": payment_standin.url,
-        "MPP_SECRET_KEY": "served-secret-" + "s" * 32,
-    }
-    bentoml = Path(sys.executable).parent / "bentoml"
-    log = (home / "serve.log").open("w")
-    process = subprocess.Popen(
-        [
-            str(bentoml),
-            "serve",
-            "bento.service:ShiftScheduler",
-            "--port",
-            str(port),
-            "--host",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    env = serve_environment(  # as `PORT=<port> make serve`: the port given, no PUBLIC_URL
+        home,
+        DEMO_API_KEY=DEMO_KEY,
+        X402_PAY_TO=PAY_TO,
+        X402_NETWORK=NETWORK,
+        X402_PRICE_PER_UNIT=str(PRICE_PER_UNIT),
+        X402_FACILITATOR_URL=payment_standin.url,
+        MPP_PAYMENTS_ACCOUNT=MPP_ACCOUNT,
+        MPP_PRICE_PER_UNIT_MINOR=str(MPP_PRICE_MINOR),
+        MPP_PROVIDER_URL=payment_standin.url,
+        MPP_SECRET_KEY="served-secret-" + "s" * 32,
     )
-    base = f"http://127.0.0.1:{port}/v1/public"
-    SERVE_LOGS[base] = home / "serve.log"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/openapi.json", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, (home / "serve.log").read_text()[-2000:]
-            time.sleep(0.5)
-        else:
-            pytest.fail("bentoml serve did not answer within its start-up time")
-        yield base
-    finally:
-        stop(process, timeout=20)
-        log.close()
+    with served(env, home / "serve.log", ready="/v1/public/openapi.json") as started:
+        SERVE_LOGS[started.api] = started.log
+        yield started.api
 
 
 def assert_audited_roster(response: httpx.Response) -> None:
