@@ -15,13 +15,8 @@ printed (crash to release) are for people, never asserted.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -38,12 +33,19 @@ from bento.settlement import RECONCILE_EVERY_SECONDS, sync_lease_seconds
 from bento.store import DEMO_ACCOUNT_ID, Store
 from bento.tables import jobs, ledger
 from tests.bento.conftest import PostgresServer
-from tests.bento.processes import ROOT, free_port, stop
+from tests.bento.processes import (
+    ROOT,
+    kill_tree,
+    reconcile,
+    serve_environment,
+    start_serve,
+    wait_serving,
+    wait_until,
+)
 
 pytestmark = pytest.mark.timeout(600)
 
 KEY = "sk_test_" + "c" * 64
-STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
 WAIT_SECONDS = 240  # for a solve to start or a hold to settle: only a broken system fails
 SOLVE_SECONDS = 10  # the solve's time limit; it lasts all of it unless killed
 QUEUE_WAIT_SECONDS = 2.0
@@ -57,16 +59,6 @@ def slow_request(seconds: int) -> dict[str, Any]:
     return data
 
 
-def wait_until(what: str, check: Callable[[], Any], seconds: float = WAIT_SECONDS) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.2)
-    pytest.fail(f"never happened within {seconds} s: {what}")
-
-
 def sync_job(store: Store) -> Any:
     """The one synchronous solve's record with its hold's state, once it exists."""
     query = sa.select(jobs.c.id, jobs.c.status, jobs.c.error_code, ledger.c.state).join(
@@ -76,102 +68,17 @@ def sync_job(store: Store) -> Any:
         return conn.execute(query.where(jobs.c.kind == "sync")).first()
 
 
-def reconcile(database_url: str) -> dict[str, Any]:
-    """``python -m bento.admin reconcile`` in a process of its own; exit 0 asserted."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bento.admin", "--database-url", database_url, "reconcile"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
-    assert report["ok"] is True and report["violations"] == {}
-    return report
-
-
 # ----------------------------------------------------------------------- SIGKILL
 
 
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid`` (from /proc), in whatever session it runs."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z":
-            parents[int(entry.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def kill_everything(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the service and every process under it at once, as a crash of the host's
-    service would: nothing gets to settle anything."""
-    victims = descendants(process.pid) | {process.pid}
-    for pid in victims:
-        with suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    process.wait()
-    wait_until("every process of the service is gone", lambda: not _alive(victims))
-
-
-def _alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        if stat[stat.rindex(")") + 2 :].split()[0] != "Z":
-            alive.add(pid)
-    return alive
-
-
-def serve(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    bentoml = Path(sys.executable).parent / "bentoml"
-    command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
-    command += ["--port", env["PORT"], "--host", "127.0.0.1"]
-    with log.open("ab") as out:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def wait_up(process: subprocess.Popen[bytes], base: str, log: Path) -> None:
-    def up() -> bool:
-        assert process.poll() is None, log.read_text(errors="replace")[-3000:]
-        try:
-            return httpx.get(f"{base}/openapi.json", timeout=5).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    wait_until("the service answers", up, STARTUP_SECONDS)
-
-
 @pytest.fixture
-def served_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    port = free_port()
-    yield {
-        **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
-        "PORT": str(port),
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'service.db'}",
-        "DEMO_API_KEY": KEY,
-        "SOLVE_PROCESSES": "1",
-        "CP_SAT_WORKERS": "1",
-        "DIAGNOSIS_BUDGET_SECONDS": str(DIAGNOSIS_SECONDS),
-        "SOLVE_QUEUE_WAIT_SECONDS": str(QUEUE_WAIT_SECONDS),
-        "BENTOML_HOME": str(tmp_path / "bentoml"),
-        "BENTOML_DO_NOT_TRACK": "true",
-    }
+def served_env(tmp_path: Path) -> dict[str, str]:
+    return serve_environment(
+        tmp_path,
+        DEMO_API_KEY=KEY,
+        DIAGNOSIS_BUDGET_SECONDS=str(DIAGNOSIS_SECONDS),
+        SOLVE_QUEUE_WAIT_SECONDS=str(QUEUE_WAIT_SECONDS),
+    )
 
 
 def test_a_hold_of_a_service_killed_mid_solve_is_released_after_a_restart(
@@ -187,9 +94,9 @@ def test_a_hold_of_a_service_killed_mid_solve_is_released_after_a_restart(
     log = tmp_path / "serve.log"
     database_url = served_env["DATABASE_URL"]
     headers = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
-    process = serve(served_env, log)
+    process = start_serve(served_env, log)
     try:
-        wait_up(process, base, log)
+        wait_serving(process, f"{base}/openapi.json", log)
         before = httpx.get(f"{base}/usage", headers=headers, timeout=30).json()
         body = json.dumps(slow_request(SOLVE_SECONDS))
 
@@ -200,15 +107,17 @@ def test_a_hold_of_a_service_killed_mid_solve_is_released_after_a_restart(
         client = threading.Thread(target=solve)
         client.start()
         with Store(database_url) as store:
-            held = wait_until("the solve holds its units", lambda: sync_job(store))
+            held = wait_until("the solve holds its units", lambda: sync_job(store), WAIT_SECONDS)
             assert (held.status, held.state) == ("running", "reserved")
-            kill_everything(process)
+            kill_tree(process, WAIT_SECONDS)
             crashed_at = time.monotonic()
             client.join()
-            process = serve(served_env, log)
-            wait_up(process, base, log)
+            process = start_serve(served_env, log)
+            wait_serving(process, f"{base}/openapi.json", log)
             settled = wait_until(
-                "the hold is released", lambda: (row := sync_job(store)).state != "reserved" and row
+                "the hold is released",
+                lambda: (row := sync_job(store)).state != "reserved" and row,
+                WAIT_SECONDS,
             )
             released_after = time.monotonic() - crashed_at
         assert (settled.status, settled.error_code, settled.state) == (
@@ -222,7 +131,7 @@ def test_a_hold_of_a_service_killed_mid_solve_is_released_after_a_restart(
         report = reconcile(database_url)
         assert report["holds"] == {"released": 1}
     finally:
-        stop(process, timeout=30)
+        kill_tree(process)
 
 
 # ----------------------------------------------------------------------- outage
@@ -266,7 +175,7 @@ def test_a_database_outage_mid_solve_delivers_flagged_and_captures_once_back(
 
             solving = threading.Thread(target=solve)
             solving.start()
-            wait_until("the solve holds its units", lambda: sync_job(store))
+            wait_until("the solve holds its units", lambda: sync_job(store), WAIT_SECONDS)
             store.close()
             lock_out(postgres_server, name, allow=False)
             try:
@@ -291,10 +200,10 @@ def test_a_database_outage_mid_solve_delivers_flagged_and_captures_once_back(
                 body: dict[str, Any] = polled.json()
                 return None if body["status"] == "running" else body
 
-            polled = wait_until("the kept end is written", kept)
+            polled = wait_until("the kept end is written", kept, WAIT_SECONDS)
             assert polled["status"] == "completed"
             assert polled["solution"] == delivered["solution"]
-            row = wait_until("the hold is settled", lambda: sync_job(store))
+            row = wait_until("the hold is settled", lambda: sync_job(store), WAIT_SECONDS)
             assert row.state == "captured"
             after = client.get("/usage", headers=headers).json()["available_units"]
             assert after == before - units
