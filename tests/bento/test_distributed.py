@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,14 +41,24 @@ from bento.jobs import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
 from bento.store import DEMO_ACCOUNT_ID, Store, ledger
 from engine.rules import parse_request
 from engine.size import request_size, units_for
-from tests.bento.processes import ROOT, free_port, stop
+from tests.bento.processes import (
+    ROOT,
+    STARTUP_SECONDS,
+    alive,
+    descendants,
+    reconcile,
+    serve_environment,
+    start_serve,
+    stop,
+    wait_serving,
+    wait_until,
+)
 from tests.bento.test_jobs import large_request
 from tests.factories import minimal_request_dict
 
 pytestmark = [pytest.mark.distributed, pytest.mark.timeout(900)]
 
 DEMO_KEY = "sk_test_" + "d" * 64
-STARTUP_SECONDS = 180  # bentoml serve on a busy machine; only a broken start reaches it
 WAIT_SECONDS = 180  # for a job to start, end or be run again: only a broken system fails
 JOBS = 20
 LONG_LIMIT = 300  # the two long jobs end only when stopped, once they have a roster
@@ -71,26 +81,12 @@ class Replica:
         return f"http://127.0.0.1:{self.port}/v1/public"
 
     def start(self) -> None:
-        bentoml = Path(sys.executable).parent / "bentoml"
-        command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
-        command += ["--port", str(self.port), "--host", "127.0.0.1"]
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
-            )
+        self.process = start_serve(self.env, self.log)
 
     def wait_up(self) -> None:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            assert self.process is not None and self.process.poll() is None, self.tail()
-            try:
-                if httpx.get(f"{self.base}/openapi.json", timeout=5).status_code == 200:
-                    self.up.set()
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        pytest.fail(f"replica on port {self.port} did not answer:\n{self.tail()}")
+        assert self.process is not None
+        wait_serving(self.process, f"{self.base}/openapi.json", self.log)
+        self.up.set()
 
     def stop(self) -> None:
         self.up.clear()
@@ -173,40 +169,6 @@ class Consumers:
         return self.folder / f"consumer-{index}.log"
 
 
-def children(pid: int) -> set[int]:
-    """The live processes whose parent is ``pid`` (from /proc; zombies count as gone)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
-
-
-def wait_until(what: str, check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.2)
-    pytest.fail(f"never happened within {WAIT_SECONDS} s: {what}")
-
-
 @pytest.fixture
 def cluster(
     redis_server: str, postgres_server: Any, tmp_path: Path
@@ -226,16 +188,17 @@ def cluster(
     }
     replicas = []
     for name in ("a", "b"):
-        port = free_port()
-        env = {
-            **common,
-            "PORT": str(port),
-            "JOBS_CONSUMER": "external",
-            "DEMO_API_KEY": DEMO_KEY,
-            "BENTOML_HOME": str(tmp_path / f"bentoml-{name}"),
-            "BENTOML_DO_NOT_TRACK": "true",
-        }
-        replicas.append(Replica(port, env, tmp_path / f"replica-{name}.log"))
+        home = tmp_path / f"replica-{name}"
+        home.mkdir()
+        env = serve_environment(
+            home,
+            DATABASE_URL=database_url,
+            JOBS_REDIS_URL=redis_server,
+            DIAGNOSIS_BUDGET_SECONDS="5",
+            JOBS_CONSUMER="external",
+            DEMO_API_KEY=DEMO_KEY,
+        )
+        replicas.append(Replica(int(env["PORT"]), env, tmp_path / f"replica-{name}.log"))
     consumers = Consumers(common, tmp_path)
     try:
         for replica in replicas:
@@ -304,9 +267,11 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
     # Each consumer (one thread each) takes one long job; both solving: both are busy.
     long_jobs = [submit(client, long_data) for _ in range(2)]
     for job_id in long_jobs:
-        wait_until(f"job {job_id} finds a roster", lambda j=job_id: roster_found(client, j))
+        wait_until(
+            f"job {job_id} finds a roster", lambda j=job_id: roster_found(client, j), WAIT_SECONDS
+        )
     victim = consumers.started[0]
-    solvers = children(victim.pid)
+    solvers = descendants(victim.pid)
     assert solvers, "the consumer has no solver process"
     victim.send_signal(signal.SIGKILL)
     killed_at = time.monotonic()
@@ -329,18 +294,24 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
     restarter.start()
 
     # The killed consumer's solver notices and stops; its silent job is run again.
-    wait_until("the orphaned solver stops", lambda: not any(alive(pid) for pid in solvers))
+    wait_until(
+        "the orphaned solver stops", lambda: not any(alive(pid) for pid in solvers), WAIT_SECONDS
+    )
 
     def rerun() -> str | None:
         found = [store.find_job(job_id) for job_id in long_jobs]
         again = [job.id for job in found if job is not None and job.attempt == 2]
         return again[0] if again else None
 
-    orphan = wait_until("the dead consumer's job is run again", rerun)
+    orphan = wait_until("the dead consumer's job is run again", rerun, WAIT_SECONDS)
     detected_at = time.monotonic()
     survivor_job = next(job_id for job_id in long_jobs if job_id != orphan)
     stop_job(client, survivor_job)  # frees the survivor for the queue
-    wait_until("the re-run finds a roster on the survivor", lambda: roster_found(client, orphan))
+    wait_until(
+        "the re-run finds a roster on the survivor",
+        lambda: roster_found(client, orphan),
+        WAIT_SECONDS,
+    )
     rerun_solving_at = time.monotonic()
     stop_job(client, orphan)
 
@@ -354,7 +325,7 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
             answers[job_id] = response.json()
         return answers
 
-    finals: dict[str, dict[str, Any]] = wait_until("every job ends", ended)
+    finals: dict[str, dict[str, Any]] = wait_until("every job ends", ended, WAIT_SECONDS)
     ended_at = time.monotonic()
     restarter.join(STARTUP_SECONDS + 60)
     assert restarted.is_set(), replica_a.tail()
@@ -384,18 +355,28 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
     survivor = consumers.started[1]
     frozen_data = large_request(timeout=FROZEN_LIMIT)
     frozen_job = submit(client, frozen_data)
-    wait_until("the job starts solving", lambda: progress(client, frozen_job)["state"] == "solving")
+    wait_until(
+        "the job starts solving",
+        lambda: progress(client, frozen_job)["state"] == "solving",
+        WAIT_SECONDS,
+    )
     survivor.send_signal(signal.SIGSTOP)
     frozen_at = time.monotonic()
     fresh = consumers.start()
-    wait_until("the frozen consumer's job is run again", lambda: attempt(store, frozen_job) == 2)
+    wait_until(
+        "the frozen consumer's job is run again",
+        lambda: attempt(store, frozen_job) == 2,
+        WAIT_SECONDS,
+    )
     frozen_rerun_at = time.monotonic()
-    frozen_final = wait_until("the re-run ends", lambda: final(client, frozen_job))
+    frozen_final = wait_until("the re-run ends", lambda: final(client, frozen_job), WAIT_SECONDS)
     assert frozen_final["status"] == "completed" or ended_without_a_roster(frozen_final)
     consumers.stop(fresh)  # from now on only the woken consumer takes jobs
     survivor.send_signal(signal.SIGCONT)
     last_job = submit(client, short_data)  # taken once the woken one's own run has ended
-    last_final = wait_until("the woken consumer solves again", lambda: final(client, last_job))
+    last_final = wait_until(
+        "the woken consumer solves again", lambda: final(client, last_job), WAIT_SECONDS
+    )
     assert last_final["status"] == "completed", last_final
     assert attempt(store, frozen_job) == 2
     for replica in (replica_a, replica_b):
@@ -439,17 +420,7 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
 
     # The reconciliation command, as an operator runs it after the kills: every hold
     # settled, each job's units captured or released as it ended, no balance below zero.
-    url = store.db.url.render_as_string(hide_password=False)
-    done = subprocess.run(
-        [sys.executable, "-m", "bento.admin", "--database-url", url, "reconcile"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(done.stdout)
-    assert report["ok"] is True and report["violations"] == {}
+    report = reconcile(store.db.url.render_as_string(hide_password=False))
     assert report["units_captured"] == sum(charged.values())
     assert report["units_captured_by_cause"] == {"queued_jobs": sum(charged.values())}
 
