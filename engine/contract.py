@@ -303,8 +303,11 @@ class SolverInfo(_Model):
     time_limit_seconds: float
     warm_start: bool = False
     cp_sat_status: str
-    time_to_first_solution_seconds: float | None = None
+    time_to_first_solution_seconds: float | None = None  # from the start of the call
     solutions_found: int = 0
+    # Who proved best_bound: "cp_sat" (the full model), "decomposition" (the Lagrangian
+    # bound of the per-employee decomposition) or "capacity" (staff against demand).
+    bound_source: Literal["cp_sat", "decomposition", "capacity"] | None = None
 
 
 class Metrics(_Model):

@@ -350,7 +350,7 @@ def run(
     solver = cp_model.CpSolver()
     search_seconds = _search_seconds(limits, started, variables)
     _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)
-    progress = Progress(limits.on_progress)
+    progress = Progress(limits.on_progress, started)
     solver.best_bound_callback = progress.on_bound
 
     def info(status_name: str) -> SolverInfo:
@@ -363,6 +363,7 @@ def run(
             cp_sat_status=status_name,
             time_to_first_solution_seconds=progress.first_solution_seconds,
             solutions_found=progress.solutions,
+            bound_source=progress.bound_source,
         )
 
     invalid = compiled.model.validate()
@@ -448,7 +449,7 @@ def _solved(
     cost meets the proven bound); the reported CP-SAT status then reads ``OPTIMAL`` too.
     """
     assert result.solution is not None
-    progress.finish(result.bound)
+    progress.finish(result.bound, result.bound_source or "cp_sat")
     values = tight_values(compiled, result.solution)
     assignments, violations, shortages = _extract(compiled, values)
     name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"

@@ -1,4 +1,5 @@
-"""The portfolio: CP-SAT on the full model beside a rostering-aware neighbourhood search.
+"""The portfolio: CP-SAT on the full model beside a rostering-aware neighbourhood search,
+and a decomposition that proves bounds.
 
 Two halves share one incumbent:
 
@@ -7,6 +8,11 @@ Two halves share one incumbent:
   requests;
 - the **neighbourhood search** (:mod:`engine.search.lns`) improves the incumbent by
   re-optimising a part of the roster at a time.
+
+A third part, the **decomposition** (:mod:`engine.decompose`), proves a lower bound from
+column generation, which on rosters is far stronger than what CP-SAT proves on the full
+model; the reported bound is the better of the two, tagged with its source. It runs in a
+thread of its own (its solves release the interpreter) and ends when its LP converges.
 
 Each full-model roster better than the incumbent is passed to the neighbourhood search,
 which adopts it before its next step; each improvement the search finds is recorded.
@@ -19,6 +25,7 @@ How the cores are split is :func:`plan_for`; the measurements behind it are in
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -27,7 +34,10 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from engine.decompose import ColumnGeneration
+from engine.decompose.restricted import best_combination
 from engine.model.build import CompiledModel
+from engine.search.completion import complete_roster
 from engine.search.lns import NeighbourhoodSearch, StepLimits
 from engine.search.progress import Progress
 
@@ -38,7 +48,10 @@ STEP_SECONDS_RANGE = (0.5, 2.0)  # ... within these bounds
 STEP_RAMP = 1 / 20  # ... and at most this share of the time the search has run ...
 STEP_RAMP_FLOOR = 0.1  # ... but never less than this
 WAIT_FOR_ROSTER_SECONDS = 0.05
+COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
 SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,6 +61,7 @@ class Plan:
     full_workers: int
     neighbourhood_threads: int
     full_parameters: dict[str, object] = field(default_factory=dict)
+    decomposition: bool = False  # prove bounds by column generation (engine.decompose)
 
 
 def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
@@ -70,12 +84,17 @@ def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
         return Plan(full_workers=1, neighbourhood_threads=0)
     threads = 2 if workers >= 12 else 1
     if not hinted:
-        return Plan(full_workers=workers, neighbourhood_threads=threads)
+        return Plan(full_workers=workers, neighbourhood_threads=threads, decomposition=True)
     full = workers - threads
     parameters: dict[str, object] = {}
     if full == 1 and variables <= MAX_LINEARIZED_VARIABLES:
         parameters["linearization_level"] = FULL_LINEARIZATION
-    return Plan(full_workers=full, neighbourhood_threads=threads, full_parameters=parameters)
+    return Plan(
+        full_workers=full,
+        neighbourhood_threads=threads,
+        full_parameters=parameters,
+        decomposition=True,
+    )
 
 
 def step_seconds(search_seconds: float | None) -> float:
@@ -133,6 +152,7 @@ class SearchResult:
     proved_optimal: bool
     steps: int = 0
     improvements: int = 0
+    bound_source: str | None = None  # cp_sat, decomposition or capacity
 
 
 @dataclass
@@ -202,6 +222,67 @@ class _Searcher:
                 return
 
 
+@dataclass
+class _Decomposer:
+    """Runs the column generation beside the search and raises the shared bound."""
+
+    compiled: CompiledModel
+    incumbent: Incumbent
+    progress: Progress
+    deadline: float | None
+    on_proof: Callable[[], None]  # the incumbent meets the bound: stop the search
+    done: threading.Event = field(default_factory=threading.Event)
+    rounds: int = 0
+    from_columns: float | None = None  # the objective of a roster built from columns
+
+    def run(self) -> None:
+        try:
+            generation = ColumnGeneration(self.compiled.problem)
+            self._tell(generation.capacity_bound(), "capacity")
+            result = generation.run(
+                deadline=self.deadline,
+                stop=self.done,
+                on_bound=lambda bound: self._tell(bound, "decomposition"),
+            )
+            self.rounds = result.rounds
+            if result.converged:
+                self._roster_from_columns(generation)
+        except Exception:  # the bound is an extra: a failure must not cost the roster
+            log.exception("the decomposition bound failed; CP-SAT's bound stands")
+
+    def _roster_from_columns(self, generation: ColumnGeneration) -> None:
+        """The best combination of the columns, offered as a roster when it is better."""
+        left = math.inf if self.deadline is None else self.deadline - time.perf_counter()
+        if left <= 0.1 or self.done.is_set():
+            return
+        combination = best_combination(
+            len(self.compiled.problem.employees),
+            generation.rows,
+            generation.master.columns,
+            work=COMBINATION_WORK,
+            seconds=left / 2,
+            stop=self.done,
+        )
+        if combination is None:
+            return
+        columns, cost = combination
+        _, objective, _ = self.incumbent.read()
+        if cost >= objective:
+            return
+        roster = {(c.employee, d, s): k for c in columns for d, s, k in c.cells}
+        left = math.inf if self.deadline is None else self.deadline - time.perf_counter()
+        completed = complete_roster(self.compiled, roster, left / 2, self.done)
+        if completed is not None and self.incumbent.offer(*completed) is not None:
+            self.progress.record_roster(completed[1])
+            self.from_columns = completed[1]
+
+    def _tell(self, bound: float, source: str) -> None:
+        if self.progress.raise_bound(bound, source):
+            _, objective, _ = self.incumbent.read()
+            if objective <= bound + 1e-6:
+                self.on_proof()
+
+
 def search(
     compiled: CompiledModel,
     full: cp_model.CpSolver,
@@ -231,6 +312,8 @@ def search(
         objective = callback.objective_value
         if objective < incumbent.objective:
             incumbent.offer(list(callback.response_proto.solution), objective)
+        if objective <= progress.bound + 1e-6:  # meets a bound proven outside CP-SAT
+            callback.stop_search()
 
     progress.on_roster.append(on_roster)
     searchers = [
@@ -246,7 +329,14 @@ def search(
         )
         for n in range(plan.neighbourhood_threads)
     ]
+    decomposer = (
+        _Decomposer(compiled, incumbent, progress, deadline, full.stop_search)
+        if plan.decomposition
+        else None
+    )
     threads = [threading.Thread(target=s.run, daemon=True) for s in searchers]
+    if decomposer is not None:
+        threads.append(threading.Thread(target=decomposer.run, daemon=True))
     for thread in threads:
         thread.start()
     try:
@@ -254,6 +344,8 @@ def search(
     finally:
         for searcher in searchers:
             searcher.stop()
+        if decomposer is not None:
+            decomposer.done.set()
         for thread in threads:
             thread.join()
         progress.on_roster.remove(on_roster)
@@ -263,11 +355,17 @@ def search(
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         incumbent.offer(list(full.response_proto.solution), full.objective_value)
     solution, objective, _ = incumbent.read()
-    bound = max(progress.bound, full.best_objective_bound) if solution is not None else -math.inf
+    bound, source = progress.bound, progress.bound_source
+    if full.best_objective_bound > bound:
+        bound, source = full.best_objective_bound, "cp_sat"
+    if solution is None:
+        bound, source = -math.inf, None
     proved = status == cp_model.OPTIMAL or any(s.proved_optimal for s in searchers)
     if solution is not None and objective <= bound + 1e-6:
         proved = True
     if proved and solution is not None:
+        if status == cp_model.OPTIMAL:
+            source = "cp_sat"
         bound = objective
     return SearchResult(
         status=status,
@@ -277,4 +375,5 @@ def search(
         proved_optimal=proved,
         steps=sum(s.steps for s in searchers),
         improvements=sum(s.improvements for s in searchers),
+        bound_source=source,
     )

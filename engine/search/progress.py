@@ -23,7 +23,7 @@ class ProgressPoint:
     reported objective, which prices the same decisions with every slack tight.
     """
 
-    seconds: float  # wall time since the search started
+    seconds: float  # wall time since the solve was called (model build included)
     objective: float | None  # set when a roster arrived
     bound: float  # the best proven lower bound at that moment
 
@@ -39,7 +39,11 @@ class Progress(cp_model.CpSolverSolutionCallback):
     error in it is kept like any other.
     """
 
-    def __init__(self, listener: Callable[[ProgressPoint], None] | None = None) -> None:
+    def __init__(
+        self,
+        listener: Callable[[ProgressPoint], None] | None = None,
+        started: float | None = None,
+    ) -> None:
         super().__init__()
         self._listener = listener
         self.first_solution_seconds: float | None = None
@@ -48,9 +52,12 @@ class Progress(cp_model.CpSolverSolutionCallback):
         self.error: BaseException | None = None
         self.on_roster: list[Callable[[Progress], None]] = []
         self._lock = threading.Lock()
-        self._started = time.perf_counter()
-        self._clock_started = False
+        # The clock runs from ``started`` (the call's start: the user waits for the model
+        # build and the greedy pass too), else from the search's start.
+        self._started = time.perf_counter() if started is None else started
+        self._clock_started = started is not None
         self._bound = -math.inf
+        self.bound_source: str | None = None  # who proved the bound: cp_sat, decomposition, ...
         self._best = math.inf
 
     @property
@@ -75,8 +82,8 @@ class Progress(cp_model.CpSolverSolutionCallback):
         a roster the search has already beaten.
         """
         with self._lock:
-            if bound is not None:
-                self._bound = max(self._bound, bound)
+            if bound is not None and bound > self._bound:
+                self._bound, self.bound_source = bound, "cp_sat"
             if objective >= self._best:
                 return
             self._best = objective
@@ -96,9 +103,9 @@ class Progress(cp_model.CpSolverSolutionCallback):
             self.error = exc
 
     def start(self) -> None:
-        """Start the clock, once: the portfolio starts it before it records the starting
-        roster, and the full-model solve's later call must not move it (the trace would
-        run backwards)."""
+        """Start the clock, once, unless it runs from the call's start already: the
+        portfolio starts it before it records the starting roster, and the full-model
+        solve's later call must not move it (the trace would run backwards)."""
         if not self._clock_started:
             self._started = time.perf_counter()
             self._clock_started = True
@@ -109,21 +116,30 @@ class Progress(cp_model.CpSolverSolutionCallback):
 
     def on_bound(self, bound: float) -> None:
         """CP-SAT's best-bound callback."""
+        self.raise_bound(bound, "cp_sat")
+
+    def raise_bound(self, bound: float, source: str) -> bool:
+        """A bound proven by ``source`` (CP-SAT, the decomposition, capacity); a point of
+        the trace when it is better than every one before. Whether it was better."""
         try:
             with self._lock:
-                self._bound = max(self._bound, bound)
+                if bound <= self._bound:
+                    return False
+                self._bound, self.bound_source = bound, source
                 point = ProgressPoint(self.seconds(), None, self._bound)
                 self.points.append(point)
             self._tell(point)
+            return True
         except BaseException as exc:
             self.error = exc
+            return False
 
-    def finish(self, bound: float) -> None:
+    def finish(self, bound: float, source: str = "cp_sat") -> None:
         """The bound the search ended with (a proof of optimality closes the gap)."""
         with self._lock:
             if bound <= self._bound:
                 return
-            self._bound = bound
+            self._bound, self.bound_source = bound, source
             point = ProgressPoint(self.seconds(), None, bound)
             self.points.append(point)
         self._tell(point)

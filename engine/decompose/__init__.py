@@ -1,0 +1,21 @@
+"""A per-employee decomposition: a proven bound on every roster, from rosters and prices.
+
+The full CP-SAT model proves little on long horizons: its LP relaxation is weak where
+demand is covered by many interchangeable employees. Splitting the problem by employee
+is how the field proves optimality on rostering benchmarks: each employee's rules are
+solved alone against prices on the demand rows (pricing), an LP over the rosters found so
+far sets the prices (the master), and at every round the prices give a Lagrangian lower
+bound on the whole objective.
+
+- :mod:`engine.decompose.rows`: the demand rows that tie employees together, and their costs;
+- :mod:`engine.decompose.capacity`: bounds from staff capacity, before any search;
+- :mod:`engine.decompose.pricing`: one employee's cheapest roster at given prices;
+- :mod:`engine.decompose.master`: the LP over rosters (HiGHS);
+- :mod:`engine.decompose.generation`: the loop, and the bound it proves each round.
+"""
+
+from engine.decompose.capacity import capacity_bound
+from engine.decompose.generation import ColumnGeneration, Generation
+from engine.decompose.rows import CoverRow, cover_rows
+
+__all__ = ["ColumnGeneration", "CoverRow", "Generation", "capacity_bound", "cover_rows"]

@@ -1,0 +1,168 @@
+"""Column generation with a Lagrangian bound at every round.
+
+For any prices ``p`` on the cover rows (scaled to integers, ``scale x`` the request's
+costs), every roster costs at least
+
+    L(p) = sum over rows of  min over c of (scale x cost_r(c) + p_r x c)
+         + sum over employees of  (a lower bound on  min scale x own_e - p . cells_e)
+
+divided by ``scale``: split the objective into the employees' own terms and the rows'
+costs, and let each part pick its own best count. It holds for every ``p``, whether or
+not the LP has converged and whether or not a pricing solve finished (its proven bound is
+enough), which is why the bound is reported at every round. The prices come from the
+master LP's duals (:mod:`engine.decompose.master`), smoothed towards the prices of the
+best bound so far (Wentges smoothing) so they do not swing from round to round; a round
+that finds no column the LP wants is repeated at the LP's own duals. The loop ends when
+the bound meets the LP optimum (no better bound exists at the root), when the caller
+stops it, or at its deadline.
+
+The first round prices every head at its under-cover weight, which makes every
+employee's first roster as full as the employee's rules allow: the master starts with
+columns that cover demand, and the first bound is already the capacity argument per
+employee.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.decompose.capacity import capacity_bound
+from engine.decompose.master import Master, MasterSolution
+from engine.decompose.pricing import EmployeePricer, Priced
+from engine.decompose.rows import CoverRow, Member, cover_rows
+from engine.problem import Problem
+from engine.search.stopping import requested
+
+SCALE = 1000  # prices are integers in thousandths of a cost unit
+SMOOTHING = 0.5  # weight of the best-bound prices in the next round's prices
+PRICING_WORK = 1.0  # deterministic seconds per employee and round
+
+
+@dataclass
+class Generation:
+    """What the loop produced: its best bound, and the columns and rounds behind it."""
+
+    bound: int | None = None  # the best proven bound (None: no round finished)
+    capacity: int = 0  # the bound from capacity alone
+    lp_value: float | None = None  # the last master LP optimum
+    rounds: int = 0
+    columns: int = 0
+    converged: bool = False  # the bound met the LP optimum
+    infeasible: bool = False  # an employee has no roster that keeps their hard rules
+    history: list[int] = field(default_factory=list)  # the bound after each round
+
+
+class ColumnGeneration:
+    """The decomposition of one problem: pricers built on first use, one master."""
+
+    def __init__(self, problem: Problem, *, pricing_work: float = PRICING_WORK) -> None:
+        self.problem = problem
+        self.rows: list[CoverRow] = cover_rows(problem)
+        self.pricing_work = pricing_work
+        self._pricers: dict[int, EmployeePricer] = {}
+        self.master = Master(len(problem.employees), self.rows)
+
+    def capacity_bound(self) -> int:
+        return capacity_bound(self.problem, self.rows)
+
+    def run(
+        self,
+        *,
+        max_rounds: int | None = None,
+        deadline: float | None = None,
+        stop: threading.Event | None = None,
+        on_bound: Callable[[int], None] | None = None,
+    ) -> Generation:
+        """Generate columns until convergence, ``max_rounds``, ``deadline`` (a
+        ``time.perf_counter`` instant) or ``stop`` (set from another thread, it also
+        ends a pricing solve under way); ``on_bound`` hears each better bound as it is
+        proven."""
+        result = Generation(capacity=self.capacity_bound())
+        prices = [row.under_weight * SCALE if row.low > 0 else 0 for row in self.rows]
+        center: list[int] | None = None
+        smoothing = 0.0  # the first round's prices are not duals: nothing to smooth
+        employees = range(len(self.problem.employees))
+
+        def out_of_time() -> bool:
+            return requested(stop) or (deadline is not None and time.perf_counter() >= deadline)
+
+        while not out_of_time() and (max_rounds is None or result.rounds < max_rounds):
+            member_prices = self._member_prices(prices)
+            answers: list[Priced] = []
+            for e in employees:
+                if out_of_time():
+                    return result
+                left = math.inf if deadline is None else deadline - time.perf_counter()
+                answers.append(self._pricer(e).price(member_prices, self.pricing_work, left, stop))
+            if any(a.infeasible for a in answers):
+                result.infeasible = True
+                return result
+            result.rounds += 1
+            bound = self._bound(prices, answers)
+            if bound is not None and (result.bound is None or bound > result.bound):
+                result.bound = bound
+                center = prices
+                if on_bound is not None:
+                    on_bound(bound)
+            result.history.append(result.bound if result.bound is not None else -(2**62))
+            added = sum(self.master.add(a.column) for a in answers if a.column is not None)
+            result.columns += added
+            if len(self.master.columns) == 0 or not self._every_employee_has_a_column():
+                continue
+            solution = self.master.solve()
+            result.lp_value = solution.value
+            if result.bound is not None and result.bound >= math.ceil(solution.value - 1e-6):
+                result.converged = True
+                return result
+            improving = any(
+                a.column is not None and self.master.reduced_cost(a.column, solution) < -1e-6
+                for a in answers
+            )
+            if not improving and smoothing == 0.0 and center is not None and added == 0:
+                return result  # pricing found nothing at the LP's own duals: stalled
+            smoothing = SMOOTHING if improving or added else 0.0
+            prices = self._next_prices(solution, center, smoothing)
+        return result
+
+    def _pricer(self, e: int) -> EmployeePricer:
+        pricer = self._pricers.get(e)
+        if pricer is None:
+            pricer = self._pricers[e] = EmployeePricer(self.problem, e, SCALE)
+        return pricer
+
+    def _every_employee_has_a_column(self) -> bool:
+        return len({c.employee for c in self.master.columns}) == len(self.problem.employees)
+
+    def _member_prices(self, prices: list[int]) -> dict[Member, int]:
+        """What a literal earns: the sum of the prices of the rows that count it."""
+        member_prices: dict[Member, int] = {}
+        for row, price in zip(self.rows, prices, strict=True):
+            if price:
+                for member in row.members:
+                    member_prices[member] = member_prices.get(member, 0) + price
+        return member_prices
+
+    def _bound(self, prices: list[int], answers: list[Priced]) -> int | None:
+        """L(prices), rounded up to the integer it proves (every objective is an
+        integer); None when some employee's bound is unknown."""
+        employees = [a.lower_bound for a in answers]
+        if not all(math.isfinite(b) for b in employees):
+            return None
+        total = sum(int(b) for b in employees)
+        total += sum(row.floor(p, SCALE) for row, p in zip(self.rows, prices, strict=True))
+        return -(-total // SCALE)
+
+    def _next_prices(
+        self, solution: MasterSolution, center: list[int] | None, smoothing: float
+    ) -> list[int]:
+        duals = solution.row_prices
+        if center is None or smoothing == 0.0:
+            return [round(SCALE * d) for d in duals]
+        return [
+            round(smoothing * c + (1 - smoothing) * SCALE * d)
+            for c, d in zip(center, duals, strict=True)
+        ]

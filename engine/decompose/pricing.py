@@ -1,0 +1,204 @@
+"""Pricing: one employee's cheapest roster against the prices of the cover rows.
+
+Each employee's model is the engine's own encoding of that employee alone
+(:func:`engine.model.build.build` on a one-employee problem) with every family that ties
+employees together left out (:data:`COUPLING`): the demand rows, which the prices stand
+for, and pairings, skill support and fairness, which a relaxation may drop (leaving a
+rule out only lowers the minimum, so every bound stays a bound). The model is built once;
+each round only replaces its objective, ``scale x own cost - sum of prices of the cells
+worked``.
+
+The solve is CP-SAT with one worker, stopped on deterministic work, so a round prices the
+same on any machine. Its proven bound is a valid lower bound on the employee's minimum
+even when the search is cut short: that is all the Lagrangian bound needs.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ortools.sat.python import cp_model
+
+from engine.decompose.rows import Member
+from engine.model.build import CompiledModel, build
+from engine.model.tight import evaluate, tight_values
+from engine.problem import Problem
+from engine.search.stopping import stopping
+
+# Families that couple employees: priced through the cover rows, or relaxed away.
+COUPLING = (
+    "staffing_demand",
+    "manager_demand",
+    "duty_demand",
+    "cross_shift_demands",
+    "cover",
+    "employee_pairings",
+    "skill_support",
+    "fairness_groups",
+)
+
+Cell = tuple[int, int, int | None]  # (day, shift, duty or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One employee's roster: the cells worked and what the employee's own rules charge."""
+
+    employee: int
+    cells: tuple[Cell, ...]
+    cost: int  # the employee's own penalty terms, priced exactly (every slack tight)
+
+    def members(self) -> list[Member]:
+        """The cover-row literals this roster sets: each shift worked, and its duty."""
+        found: list[Member] = []
+        for d, s, k in self.cells:
+            found.append((self.employee, d, s, None))
+            if k is not None:
+                found.append((self.employee, d, s, k))
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A pricing answer, in scaled units (``scale x`` the request's costs)."""
+
+    column: Column | None  # the best roster found (None: none within the work)
+    lower_bound: float  # proven: no roster of this employee prices lower (-inf: none)
+    infeasible: bool = False  # no roster keeps this employee's hard rules
+
+
+def one_employee(problem: Problem, e: int) -> Problem:
+    """Employee e alone, with the period-wide rules that bind each employee."""
+    return replace(
+        problem,
+        employees=(problem.employees[e],),
+        pairings=(),
+        skill_support=None,
+        cross_shift=(),
+        fairness=(),
+        cover=(),
+    )
+
+
+class EmployeePricer:
+    """One employee's model, re-priced each round."""
+
+    def __init__(self, problem: Problem, e: int, scale: int) -> None:
+        self.employee = e
+        self.scale = scale
+        compiled = build(one_employee(problem, e), skip=COUPLING)
+        for group in compiled.hard_groups:
+            compiled.model.add_bool_and([group.literal])
+        self.compiled: CompiledModel = compiled
+        self._own = cp_model.LinearExpr.weighted_sum(
+            [t.magnitude for t in compiled.terms], [t.weight * scale for t in compiled.terms]
+        )
+        # The literals the cover rows count, keyed as the full problem's members.
+        self.literals: dict[Member, cp_model.IntVar] = {
+            (e, d, s, None): x for (_, d, s), x in compiled.x.items()
+        }
+        for (_, d, s, k), y in compiled.y.items():
+            self.literals[e, d, s, k] = y
+
+    def column_of(self, cells: Sequence[Cell]) -> Column | None:
+        """A given row of this employee (a roster's, say) as a column, priced exactly;
+        None when it breaks one of the employee's own hard rules."""
+        worked = {(d, s): k for d, s, k in cells}
+        model = self.compiled.model.clone()
+        model.clear_objective()  # type: ignore[no-untyped-call]
+        for (_, d, s), x in self.compiled.x.items():
+            model.add(x == int((d, s) in worked))
+        for (_, d, s, k), y in self.compiled.y.items():
+            model.add(y == int(worked.get((d, s), -1) == k))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None
+        ordered = tuple(sorted(cells, key=_cell_key))
+        return Column(self.employee, ordered, self.own_cost(list(solver.response_proto.solution)))
+
+    def own_cost(self, values: Sequence[int]) -> int:
+        """The employee's own terms for a solution of this model, every slack tight."""
+        tight = tight_values(self.compiled, values)
+        return sum(t.weight * evaluate(t.magnitude, tight) for t in self.compiled.terms)
+
+    def price(
+        self,
+        prices: Mapping[Member, int],
+        work: float,
+        seconds: float,
+        stop: threading.Event | None = None,
+    ) -> Priced:
+        """The cheapest roster against ``prices`` (scaled, per literal), within ``work``
+        deterministic seconds (``seconds`` of wall clock only as a backstop, and ``stop``
+        ends it early: its proven bound still holds)."""
+        model = self.compiled.model
+        priced = [(v, prices[m]) for m, v in self.literals.items() if prices.get(m)]
+        model.minimize(
+            self._own
+            - cp_model.LinearExpr.weighted_sum([v for v, _ in priced], [p for _, p in priced])
+        )
+        solver = cp_model.CpSolver()
+        p = solver.parameters
+        p.num_workers = 1
+        p.random_seed = 0
+        p.symmetry_level = 0
+        p.max_deterministic_time = work
+        p.max_time_in_seconds = max(0.05, seconds)
+        with stopping(stop, solver.stop_search):
+            status = solver.solve(model)
+        if status == cp_model.INFEASIBLE:
+            return Priced(None, math.inf, infeasible=True)
+        floor = self.day_floor(prices)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return Priced(None, max(floor, _as_integer_bound(solver.best_objective_bound)))
+        values = list(solver.response_proto.solution)
+        cells: list[Cell] = []
+        duty_of = {(d, s): k for (_, d, s, k), y in self.compiled.y.items() if values[y.index]}
+        for (_, d, s), x in self.compiled.x.items():
+            if values[x.index]:
+                cells.append((d, s, duty_of.get((d, s))))
+        column = Column(self.employee, tuple(sorted(cells, key=_cell_key)), self.own_cost(values))
+        bound = (
+            solver.objective_value if status == cp_model.OPTIMAL else solver.best_objective_bound
+        )
+        return Priced(column, max(floor, _as_integer_bound(bound)))
+
+    def day_floor(self, prices: Mapping[Member, int]) -> float:
+        """A bound that needs no search: the own terms cost nothing at best (every
+        penalty is a weight times a non-negative magnitude), and each day gains at most
+        its best-priced shift with that shift's best-priced duty."""
+        gain: dict[tuple[int, int], int] = {}
+        duty_gain: dict[tuple[int, int], int] = {}
+        for member in self.literals:
+            _, d, s, k = member
+            price = prices.get(member, 0)
+            if k is None:
+                gain[d, s] = gain.get((d, s), 0) + price
+            else:
+                duty_gain[d, s] = max(duty_gain.get((d, s), 0), price)
+        best_day: dict[int, int] = {}
+        for (d, s), value in gain.items():
+            best_day[d] = max(best_day.get(d, 0), value + duty_gain.get((d, s), 0))
+        return float(-sum(best_day.values()))
+
+
+def _cell_key(cell: Cell) -> tuple[int, int, int]:
+    d, s, k = cell
+    return d, s, -1 if k is None else k
+
+
+def _as_integer_bound(value: float) -> float:
+    """A bound on an integer objective, rounded up to the next integer it proves.
+
+    CP-SAT reports an integer objective's bound as a float; a value within 1e-6 of an
+    integer is that integer (rounding 41.9999999 up to 42 is right, and 42.0000001 up
+    to 43 would not be).
+    """
+    if not math.isfinite(value):
+        return -math.inf if value < 0 else math.inf
+    nearest = round(value)
+    return float(nearest) if abs(value - nearest) < 1e-6 else float(math.ceil(value))
