@@ -4,9 +4,11 @@
 ``{"instance", "objective", "roster"}`` as JSON (stdout without ``--out``).
 ``python -m benchmarks curtois-report [--instances 1-12] ...`` solves each instance,
 checks each roster with the independent checker, writes a CSV (one row per instance)
-and prints it as a markdown table. Best-known values are those of the benchmark's
-published comparison (datasets/curtois-qu/README.md). ``--param KEY=VALUE``
-(repeatable, both commands) sets a CP-SAT parameter for the runs (``SolveLimits.parameters``).
+and prints it as a markdown table. A bound is a proof, so the report exits 1 when any
+instance's bound exceeds its best-known value (``bound_valid`` false): that is a bug.
+Best-known values are those of the benchmark's published comparison
+(datasets/curtois-qu/README.md). ``--param KEY=VALUE`` (repeatable, both commands)
+sets a CP-SAT parameter for the runs (``SolveLimits.parameters``).
 """
 
 from __future__ import annotations
@@ -114,6 +116,13 @@ def row(solved: Solved, revision: str) -> dict[str, object]:
             first_time(outcome.progress, best * (1 + WITHIN)) if best is not None else None
         ),
         "bound": outcome.best_bound,
+        "bound_pct": (
+            round(100.0 * outcome.best_bound / best, 1)
+            if best and outcome.best_bound is not None
+            else None
+        ),
+        "bound_source": outcome.solver.bound_source,
+        "bound_valid": bound_valid(outcome.best_bound, best),
         "status": outcome.status,
         "runtime_s": round(outcome.runtime_seconds, 2),
         "hard_violations": len(solved.report.violations) if outcome.has_solution else None,
@@ -124,6 +133,13 @@ def row(solved: Solved, revision: str) -> dict[str, object]:
         "workers": solved.workers,
         "git": revision,
     }
+
+
+def bound_valid(bound: float | None, best: int | None) -> bool | None:
+    """Whether a proven bound stays at or below the best-known objective (None: unknown)."""
+    if bound is None or best is None:
+        return None
+    return bound <= best + 1e-6
 
 
 def markdown(frame: pl.DataFrame) -> str:
@@ -166,6 +182,10 @@ def _report_command(args: argparse.Namespace) -> int:
     frame.write_csv(out)
     print(markdown(frame))
     print(f"\nwritten to {out}", file=sys.stderr)
+    broken = [r["instance"] for r in rows if r["bound_valid"] is False]
+    if broken:
+        print(f"a bound exceeds the best-known value on instance(s) {broken}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.decompose.capacity import capacity_bound
@@ -66,6 +66,22 @@ class ColumnGeneration:
         self._pricers: dict[int, EmployeePricer] = {}
         self.master = Master(len(problem.employees), self.rows)
 
+    def add_roster(self, roster: Mapping[tuple[int, int, int], int | None]) -> int:
+        """Add each employee's row of a roster (the greedy start, the incumbent) as a
+        column, where it keeps the employee's own rules; how many were new.
+
+        Rows of a good roster give the master a basis that covers demand from the first
+        round, so its first duals are already meaningful."""
+        cells: dict[int, list[tuple[int, int, int | None]]] = {}
+        for (e, d, s), k in roster.items():
+            cells.setdefault(e, []).append((d, s, k))
+        added = 0
+        for e in range(len(self.problem.employees)):
+            column = self._pricer(e).column_of(cells.get(e, []))
+            if column is not None:
+                added += self.master.add(column)
+        return added
+
     def capacity_bound(self) -> int:
         return capacity_bound(self.problem, self.rows)
 
@@ -76,21 +92,31 @@ class ColumnGeneration:
         deadline: float | None = None,
         stop: threading.Event | None = None,
         on_bound: Callable[[int], None] | None = None,
+        before_round: Callable[[], None] | None = None,
     ) -> Generation:
         """Generate columns until convergence, ``max_rounds``, ``deadline`` (a
         ``time.perf_counter`` instant) or ``stop`` (set from another thread, it also
         ends a pricing solve under way); ``on_bound`` hears each better bound as it is
-        proven."""
+        proven; ``before_round`` runs before each round (to add columns from outside,
+        say the search's incumbent: :meth:`add_roster`)."""
         result = Generation(capacity=self.capacity_bound())
         prices = [row.under_weight * SCALE if row.low > 0 else 0 for row in self.rows]
+        # The smoothing centre: the prices, among those drawn from duals, that proved the
+        # best bound. The first round's prices are not duals and stay out: pulling later
+        # prices towards a head's full price kept every price above half of it, and on
+        # Curtois 12 the bound then took 14 rounds to pass the first round's.
         center: list[int] | None = None
-        smoothing = 0.0  # the first round's prices are not duals: nothing to smooth
+        center_bound = -math.inf
+        from_duals = False
+        smoothing = 0.0
         employees = range(len(self.problem.employees))
 
         def out_of_time() -> bool:
             return requested(stop) or (deadline is not None and time.perf_counter() >= deadline)
 
         while not out_of_time() and (max_rounds is None or result.rounds < max_rounds):
+            if before_round is not None:
+                before_round()
             member_prices = self._member_prices(prices)
             answers: list[Priced] = []
             for e in employees:
@@ -105,9 +131,10 @@ class ColumnGeneration:
             bound = self._bound(prices, answers)
             if bound is not None and (result.bound is None or bound > result.bound):
                 result.bound = bound
-                center = prices
                 if on_bound is not None:
                     on_bound(bound)
+            if from_duals and bound is not None and bound > center_bound:
+                center, center_bound = prices, bound
             result.history.append(result.bound if result.bound is not None else -(2**62))
             added = sum(self.master.add(a.column) for a in answers if a.column is not None)
             result.columns += added
@@ -126,6 +153,7 @@ class ColumnGeneration:
                 return result  # pricing found nothing at the LP's own duals: stalled
             smoothing = SMOOTHING if improving or added else 0.0
             prices = self._next_prices(solution, center, smoothing)
+            from_duals = True
         return result
 
     def _pricer(self, e: int) -> EmployeePricer:

@@ -234,6 +234,7 @@ class _Decomposer:
     done: threading.Event = field(default_factory=threading.Event)
     rounds: int = 0
     from_columns: float | None = None  # the objective of a roster built from columns
+    _columns_of: int = -1  # the incumbent version whose rows were added as columns
 
     def run(self) -> None:
         try:
@@ -243,12 +244,29 @@ class _Decomposer:
                 deadline=self.deadline,
                 stop=self.done,
                 on_bound=lambda bound: self._tell(bound, "decomposition"),
+                before_round=lambda: self._add_incumbent(generation),
             )
             self.rounds = result.rounds
             if result.converged:
                 self._roster_from_columns(generation)
         except Exception:  # the bound is an extra: a failure must not cost the roster
             log.exception("the decomposition bound failed; CP-SAT's bound stands")
+
+    def _add_incumbent(self, generation: ColumnGeneration) -> None:
+        """The incumbent's rows as columns, once per roster: the master then holds a
+        roster at least as good as the search's, so its duals are meaningful early and
+        a combination of columns can only improve on the incumbent."""
+        solution, _, version = self.incumbent.read()
+        if solution is None or version == self._columns_of:
+            return
+        self._columns_of = version
+        roster: dict[tuple[int, int, int], int | None] = {
+            key: None for key, x in self.compiled.x.items() if solution[x.index]
+        }
+        for (e, d, s, k), y in self.compiled.y.items():
+            if solution[y.index]:
+                roster[e, d, s] = k
+        generation.add_roster(roster)
 
     def _roster_from_columns(self, generation: ColumnGeneration) -> None:
         """The best combination of the columns, offered as a roster when it is better."""

@@ -318,3 +318,12 @@ def test_checker_on_a_year_long_instance() -> None:
     report = check(instance, {**roster, "A": a_days})
     a = sorted((v.rule, v.detail) for v in report.violations if v.staff == "A")
     assert a == [("max_weekends", "27 > 26"), ("min_total_minutes", "25440 < 111360")]
+
+
+def test_the_report_flags_a_bound_above_the_best_known_value() -> None:
+    from benchmarks.curtois import bound_valid
+
+    assert bound_valid(1300.0, 1300) is True  # meeting it proves the best known optimal
+    assert bound_valid(1299.0, 1300) is True
+    assert bound_valid(1301.0, 1300) is False  # a "proof" above a known roster: a bug
+    assert bound_valid(None, 1300) is None and bound_valid(1.0, None) is None

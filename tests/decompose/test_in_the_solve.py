@@ -1,0 +1,136 @@
+"""The decomposition inside a solve: it raises the shared bound, names itself as the
+bound's source, proves a roster optimal, and turns its columns into rosters.
+
+The parts are driven directly where a test must be deterministic (no deadline, pricing
+on CP-SAT's deterministic work); the two-worker solve asserts only what holds for any
+roster and any timing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engine.decompose import ColumnGeneration
+from engine.decompose.restricted import best_combination
+from engine.formats import curtois
+from engine.formats.curtois_check import check
+from engine.greedy import greedy_roster
+from engine.model.build import build
+from engine.search.completion import complete_roster
+from engine.search.portfolio import Incumbent, _Decomposer
+from engine.search.progress import Progress
+from engine.solve import SolveLimits, solve_problem
+
+OPTIMUM_2 = 828  # Curtois & Qu instance 2, proven optimal in the literature
+
+
+def compiled_instance(number: int):  # type: ignore[no-untyped-def]
+    compiled = build(curtois.to_problem(curtois.load(number)))
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    return compiled
+
+
+def test_the_decomposition_proves_a_roster_at_the_optimum_optimal() -> None:
+    compiled = compiled_instance(2)
+    # The greedy roster, completed into the full model, stands in for a roster at the
+    # optimum: the decomposer compares bounds with the objective the incumbent states.
+    completed = complete_roster(compiled, greedy_roster(compiled.problem), seconds=120.0)
+    assert completed is not None
+    values, objective = completed
+    assert objective >= OPTIMUM_2
+    incumbent = Incumbent()
+    incumbent.offer(values, float(OPTIMUM_2))
+    progress = Progress()
+    proofs: list[bool] = []
+    decomposer = _Decomposer(compiled, incumbent, progress, None, lambda: proofs.append(True))
+    decomposer.run()
+    assert progress.bound == OPTIMUM_2 and progress.bound_source == "decomposition"
+    assert proofs, "a bound meeting the incumbent stops the search"
+    assert decomposer.from_columns is None  # nothing from the columns beats the optimum
+
+
+def test_a_roster_from_the_columns_completes_into_the_full_model_at_its_cost() -> None:
+    compiled = compiled_instance(1)
+    generation = ColumnGeneration(compiled.problem)
+    assert generation.run().converged
+    combination = best_combination(
+        len(compiled.problem.employees),
+        generation.rows,
+        generation.master.columns,
+        work=5.0,
+        seconds=120.0,
+    )
+    assert combination is not None
+    columns, cost = combination
+    assert sorted(c.employee for c in columns) == list(range(len(compiled.problem.employees)))
+    roster = {(c.employee, d, s): k for c in columns for d, s, k in c.cells}
+    completed = complete_roster(compiled, roster, seconds=120.0)
+    assert completed is not None, "each column keeps its employee's rules; nothing else binds"
+    _, objective = completed
+    assert objective == cost  # the full model prices the combination as the master did
+    problem = compiled.problem
+    named = {e.id: [""] * problem.num_days for e in problem.employees}
+    for e, d, s in roster:
+        named[problem.employees[e].id][d] = problem.shifts[s].id
+    report = check(curtois.load(1), named)  # the benchmark's own checker agrees
+    assert report.violations == [] and report.objective == cost
+
+
+def test_progress_counts_from_the_start_of_the_call() -> None:
+    called = time.perf_counter() - 5.0  # the model build and greedy pass took 5 s
+    progress = Progress(started=called)
+    progress.start()  # the search starting later does not move the clock
+    progress.record_roster(100.0)
+    assert progress.first_solution_seconds is not None
+    assert progress.first_solution_seconds >= 5.0
+    assert progress.raise_bound(40.0, "capacity") and progress.bound_source == "capacity"
+    assert not progress.raise_bound(30.0, "decomposition")  # not better: the source stays
+    assert progress.bound == 40.0 and progress.bound_source == "capacity"
+
+
+@pytest.mark.multi_worker
+def test_a_two_worker_solve_reports_a_bound_with_its_source() -> None:
+    problem = curtois.to_problem(curtois.load(2))
+    limits = SolveLimits(
+        time_limit_seconds=120.0,
+        num_workers=2,
+        random_seed=0,
+        diagnosis_budget_seconds=0,
+        parameters={"max_deterministic_time": 2.0},
+    )
+    outcome = solve_problem(problem, limits)
+    assert outcome.objective_value is not None and outcome.best_bound is not None
+    assert outcome.best_bound <= OPTIMUM_2 <= outcome.objective_value
+    assert outcome.solver.bound_source in ("cp_sat", "decomposition", "capacity")
+    if outcome.status == "optimal":
+        assert outcome.best_bound == outcome.objective_value == OPTIMUM_2
+    first = outcome.solver.time_to_first_solution_seconds
+    assert first is not None and 0 < first <= outcome.runtime_seconds
+
+
+def test_a_rosters_rows_become_columns_that_the_combination_can_always_reuse() -> None:
+    problem = curtois.to_problem(curtois.load(1))
+    exact = solve_problem(
+        problem, SolveLimits(time_limit_seconds=120.0, num_workers=1, random_seed=0)
+    )
+    assert exact.status == "optimal" and exact.objective_value == 607
+    index = {e.id: i for i, e in enumerate(problem.employees)}
+    shifts = {s.id: i for i, s in enumerate(problem.shifts)}
+    days = {d: i for i, d in enumerate(problem.horizon.dates)}
+    roster: dict[tuple[int, int, int], int | None] = {
+        (index[a.employee_id], days[a.date], shifts[a.shift_id]): None for a in exact.assignments
+    }
+    generation = ColumnGeneration(problem)
+    assert generation.add_roster(roster) == len(problem.employees)  # every row keeps its rules
+    assert generation.add_roster(roster) == 0  # the same rows are not added twice
+    combination = best_combination(
+        len(problem.employees),
+        generation.rows,
+        generation.master.columns,
+        work=5.0,
+        seconds=120.0,
+    )
+    assert combination is not None and combination[1] == 607  # the roster, repriced
