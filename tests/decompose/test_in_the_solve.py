@@ -8,6 +8,9 @@ roster and any timing.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 
 import pytest
@@ -19,7 +22,7 @@ from engine.formats.curtois_check import check
 from engine.greedy import greedy_roster
 from engine.model.build import build
 from engine.search.completion import complete_roster
-from engine.search.portfolio import Incumbent, _Decomposer
+from engine.search.portfolio import STEP_BACK_NICENESS, Incumbent, _Decomposer
 from engine.search.progress import Progress
 from engine.solve import SolveLimits, solve_problem
 
@@ -134,3 +137,37 @@ def test_a_rosters_rows_become_columns_that_the_combination_can_always_reuse() -
         seconds=120.0,
     )
     assert combination is not None and combination[1] == 607  # the roster, repriced
+
+
+def _niceness_after_rounds(deadline_in: float, round_seconds: float) -> tuple[int, int]:
+    """Run three round starts of a decomposer in a thread of its own (niceness is per
+    thread on Linux); the thread's niceness before and after."""
+    compiled = compiled_instance(1)
+    seen: list[int] = []
+
+    def rounds() -> None:
+        tid = threading.get_native_id()
+        seen.append(os.getpriority(os.PRIO_PROCESS, tid))
+        decomposer = _Decomposer(
+            compiled, Incumbent(), Progress(), time.perf_counter() + deadline_in, lambda: None
+        )
+        decomposer._pace()
+        decomposer._pace()
+        decomposer._first_round_started -= round_seconds  # the second round took this long
+        decomposer._pace()
+        seen.append(os.getpriority(os.PRIO_PROCESS, tid))
+
+    thread = threading.Thread(target=rounds)
+    thread.start()
+    thread.join()
+    return seen[0], seen[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness")
+def test_a_decomposition_that_cannot_converge_in_time_steps_back() -> None:
+    # Forty rounds of 10 s do not fit in 60 s: it steps back.
+    before, after = _niceness_after_rounds(deadline_in=60.0, round_seconds=10.0)
+    assert after >= max(before, STEP_BACK_NICENESS)
+    # Rounds of a millisecond converge long before the deadline: it keeps its share.
+    before, after = _niceness_after_rounds(deadline_in=3600.0, round_seconds=0.001)
+    assert after == before
