@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
@@ -41,7 +41,7 @@ from engine.contract import Assignment
 from engine.horizon import SATURDAY
 from engine.model.build import build
 from engine.model.registry import FAMILIES
-from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
+from engine.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem, one_employee
 
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
 
@@ -318,7 +318,7 @@ def _replan_row(state: _State, e: int) -> None:
     problem = state.problem
     employee = problem.employees[e]
     days = problem.num_days
-    compiled = build(_row_problem(problem, e), skip=_ROW_SKIPPED)
+    compiled = build(one_employee(problem, e), skip=_ROW_SKIPPED)
     model = compiled.model
     for group in compiled.hard_groups:
         model.add_bool_and([group.literal])
@@ -390,19 +390,6 @@ def _hint_ideal_row(
 # Rules that tie rows together or only price a roster stay out of a row's model: the
 # other rows are fixed, and _replannable admits only rows whose hard rules are their own.
 _ROW_SKIPPED = tuple(family.name for family in FAMILIES if not family.hard)
-
-
-def _row_problem(problem: Problem, e: int) -> Problem:
-    """The problem of employee e alone: e's options and rules, and the period-wide ones."""
-    return replace(
-        problem,
-        employees=(problem.employees[e],),
-        pairings=(),
-        skill_support=None,
-        cross_shift=(),
-        fairness=(),
-        cover=(),
-    )
 
 
 def _row_value(state: _State, e: int, d: int, s: int) -> int:

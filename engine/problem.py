@@ -463,3 +463,21 @@ def _gated_employee(
         day_gates=day_gates,
         duty_gates=duty_gates,
     )
+
+
+def one_employee(problem: Problem, e: int) -> Problem:
+    """Employee e alone, with the period-wide rules that bind each employee.
+
+    Every rule that ties employees together is dropped (pairings, skill support,
+    cross-shift demand, fairness, cover targets): a row re-planned with the others fixed
+    (engine.greedy) or priced on its own (engine.decompose) sees only its own rules.
+    """
+    return replace(
+        problem,
+        employees=(problem.employees[e],),
+        pairings=(),
+        skill_support=None,
+        cross_shift=(),
+        fairness=(),
+        cover=(),
+    )

@@ -18,14 +18,14 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from engine.decompose.rows import Member
 from engine.model.build import CompiledModel, build
 from engine.model.tight import evaluate, tight_values
-from engine.problem import Problem
+from engine.problem import Problem, one_employee
 from engine.search.stopping import stopping
 
 # Families that couple employees: priced through the cover rows, or relaxed away.
@@ -68,19 +68,6 @@ class Priced:
     column: Column | None  # the best roster found (None: none within the work)
     lower_bound: float  # proven: no roster of this employee prices lower (-inf: none)
     infeasible: bool = False  # no roster keeps this employee's hard rules
-
-
-def one_employee(problem: Problem, e: int) -> Problem:
-    """Employee e alone, with the period-wide rules that bind each employee."""
-    return replace(
-        problem,
-        employees=(problem.employees[e],),
-        pairings=(),
-        skill_support=None,
-        cross_shift=(),
-        fairness=(),
-        cover=(),
-    )
 
 
 class EmployeePricer:
@@ -141,13 +128,7 @@ class EmployeePricer:
             self._own
             - cp_model.LinearExpr.weighted_sum([v for v, _ in priced], [p for _, p in priced])
         )
-        solver = cp_model.CpSolver()
-        p = solver.parameters
-        p.num_workers = 1
-        p.random_seed = 0
-        p.symmetry_level = 0
-        p.max_deterministic_time = work
-        p.max_time_in_seconds = max(0.05, seconds)
+        solver = deterministic_solver(work, seconds)
         with stopping(stop, solver.stop_search):
             status = solver.solve(model)
         if status == cp_model.INFEASIBLE:
@@ -184,6 +165,19 @@ class EmployeePricer:
         for (d, s), value in gain.items():
             best_day[d] = max(best_day.get(d, 0), value + duty_gain.get((d, s), 0))
         return float(-sum(best_day.values()))
+
+
+def deterministic_solver(work: float, seconds: float) -> cp_model.CpSolver:
+    """One worker, a fixed seed, stopped on ``work`` deterministic seconds: the same
+    answer on any machine, with ``seconds`` of wall clock only as a backstop."""
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.num_workers = 1
+    p.random_seed = 0
+    p.symmetry_level = 0
+    p.max_deterministic_time = work
+    p.max_time_in_seconds = max(0.05, seconds)
+    return solver
 
 
 def _cell_key(cell: Cell) -> tuple[int, int, int]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
-from engine.decompose.pricing import Column
+from engine.decompose.pricing import Column, deterministic_solver
 from engine.decompose.rows import CoverRow, Member
 from engine.search.stopping import stopping
 
@@ -68,12 +68,7 @@ def best_combination(
             model.add(over >= count - row.high)
             costs.append((over, row.over_weight))
     model.minimize(cp_model.LinearExpr.weighted_sum([v for v, _ in costs], [w for _, w in costs]))
-    solver = cp_model.CpSolver()
-    p = solver.parameters
-    p.num_workers = 1
-    p.random_seed = 0
-    p.max_deterministic_time = work
-    p.max_time_in_seconds = max(0.05, seconds)
+    solver = deterministic_solver(work, seconds)
     with stopping(stop, solver.stop_search):
         status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
