@@ -1,8 +1,8 @@
 """The decomposition's bound is a proof: never above a roster anyone can find.
 
 Checked against what CP-SAT finds on small random requests (every family, rules that
-tie employees together included): the optimum when it is proven, else the roster's cost, and on Curtois & Qu instances whose optima are
-proven in the literature. Every run here is deterministic: pricing stops on CP-SAT's
+tie employees together included): the optimum when it is proven, else the roster's
+cost. Checked too on Curtois & Qu instances whose optima the literature proves. Every run here is deterministic: pricing stops on CP-SAT's
 deterministic work with one worker, the LP is GLOP's simplex, and no deadline is set.
 """
 
