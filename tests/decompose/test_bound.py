@@ -2,8 +2,10 @@
 
 Checked against what CP-SAT finds on small random requests (every family, rules that
 tie employees together included): the optimum when it is proven, else the roster's
-cost. Checked too on Curtois & Qu instances whose optima the literature proves. Every run here is deterministic: pricing stops on CP-SAT's
-deterministic work with one worker, the LP is GLOP's simplex, and no deadline is set.
+cost. Checked too on Curtois & Qu instances whose optima the literature proves.
+
+Every run here is deterministic: pricing stops on CP-SAT's deterministic work with one
+worker, the LP is GLOP's simplex, and no deadline is set.
 """
 
 from __future__ import annotations
