@@ -28,7 +28,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.decompose.capacity import capacity_bound
 from engine.decompose.master import Master, MasterSolution
@@ -53,7 +53,6 @@ class Generation:
     columns: int = 0
     converged: bool = False  # the bound met the LP optimum
     infeasible: bool = False  # an employee has no roster that keeps their hard rules
-    history: list[int] = field(default_factory=list)  # the bound after each round
 
 
 class ColumnGeneration:
@@ -135,7 +134,6 @@ class ColumnGeneration:
                     on_bound(bound)
             if from_duals and bound is not None and bound > center_bound:
                 center, center_bound = prices, bound
-            result.history.append(result.bound if result.bound is not None else -(2**62))
             added = sum(self.master.add(a.column) for a in answers if a.column is not None)
             result.columns += added
             if len(self.master.columns) == 0 or not self._every_employee_has_a_column():

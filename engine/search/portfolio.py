@@ -236,7 +236,6 @@ class _Decomposer:
     deadline: float | None
     on_proof: Callable[[], None]  # the incumbent meets the bound: stop the search
     done: threading.Event = field(default_factory=threading.Event)
-    rounds: int = 0
     from_columns: float | None = None  # the objective of a roster built from columns
     _columns_of: int = -1  # the incumbent version whose rows were added as columns
     _rounds_begun: int = 0
@@ -252,7 +251,6 @@ class _Decomposer:
                 on_bound=lambda bound: self._tell(bound, "decomposition"),
                 before_round=lambda: self._before_round(generation),
             )
-            self.rounds = result.rounds
             if result.converged:
                 self._roster_from_columns(generation)
         except Exception:  # the bound is an extra: a failure must not cost the roster
