@@ -29,10 +29,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.decompose.capacity import capacity_bound
+from engine.decompose.labelling import ExactWithUsage, LabellingPricer, supports
 from engine.decompose.master import Master, MasterSolution
-from engine.decompose.pricing import EmployeePricer, Priced
+from engine.decompose.pricing import EmployeePricer, Priced, Pricer
 from engine.decompose.rows import CoverRow, Member, cover_rows
 from engine.problem import Problem
 from engine.search.stopping import requested
@@ -40,6 +42,7 @@ from engine.search.stopping import requested
 SCALE = 1000  # prices are integers in thousandths of a cost unit
 SMOOTHING = 0.5  # weight of the best-bound prices in the next round's prices
 PRICING_WORK = 1.0  # deterministic seconds per employee and round
+Pricing = Literal["paths_then_exact", "paths", "exact"]
 
 
 @dataclass
@@ -58,12 +61,38 @@ class Generation:
 class ColumnGeneration:
     """The decomposition of one problem: pricers built on first use, one master."""
 
-    def __init__(self, problem: Problem, *, pricing_work: float = PRICING_WORK) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        *,
+        pricing_work: float = PRICING_WORK,
+        pricing: Pricing = "paths_then_exact",
+    ) -> None:
+        """``pricing``: ``paths`` prices by paths over the days
+        (:mod:`engine.decompose.labelling`) every employee whose rules allow it, and
+        CP-SAT the others; ``exact`` prices every employee by CP-SAT;
+        ``paths_then_exact`` starts with paths, which reach their bound in a fraction of
+        the time, and switches to CP-SAT when they have (its bound is the stronger)."""
         self.problem = problem
         self.rows: list[CoverRow] = cover_rows(problem)
         self.pricing_work = pricing_work
-        self._pricers: dict[int, EmployeePricer] = {}
-        self.master = Master(len(problem.employees), self.rows)
+        self.pricing = pricing
+        self._pricers: dict[int, Pricer] = {
+            e: LabellingPricer(problem, e, SCALE)
+            for e in range(len(problem.employees))
+            if pricing != "exact" and supports(problem, e)
+        }
+        self._mixed: set[int] = set()  # exact now, with path columns still in the master
+        self.limits = [
+            self._pricers[e].limits if e in self._pricers else ()
+            for e in range(len(problem.employees))
+        ]
+        self.master = Master(len(problem.employees), self.rows, self.limits)
+        self._limit_offsets: list[int] = []
+        offset = len(self.rows)
+        for own in self.limits:
+            self._limit_offsets.append(offset)
+            offset += len(own)
 
     def add_roster(self, roster: Mapping[tuple[int, int, int], int | None]) -> int:
         """Add each employee's row of a roster (the greedy start, the incumbent) as a
@@ -99,7 +128,9 @@ class ColumnGeneration:
         proven; ``before_round`` runs before each round (to add columns from outside,
         say the search's incumbent: :meth:`add_roster`)."""
         result = Generation(capacity=self.capacity_bound())
+        # One vector: a price per cover row, then a multiplier per limit of each employee.
         prices = [row.under_weight * SCALE if row.low > 0 else 0 for row in self.rows]
+        prices += [0] * sum(len(own) for own in self.limits)
         # The smoothing centre: the prices, among those drawn from duals, that proved the
         # best bound. The first round's prices are not duals and stay out: pulling later
         # prices towards a head's full price kept every price above half of it, and on
@@ -122,7 +153,12 @@ class ColumnGeneration:
                 if out_of_time():
                     return result
                 left = math.inf if deadline is None else deadline - time.perf_counter()
-                answers.append(self._pricer(e).price(member_prices, self.pricing_work, left, stop))
+                start = self._limit_offsets[e]
+                multipliers = prices[start : start + len(self.limits[e])]
+                priced = self._pricer(e).price(
+                    member_prices, self.pricing_work, left, stop, multipliers=multipliers
+                )
+                answers.append(priced)
             if any(a.infeasible for a in answers):
                 result.infeasible = True
                 return result
@@ -136,25 +172,49 @@ class ColumnGeneration:
                 center, center_bound = prices, bound
             added = sum(self.master.add(a.column) for a in answers if a.column is not None)
             result.columns += added
+            self._mixed = {e for e in self._mixed if not self.master.retire(e)}
             if len(self.master.columns) == 0 or not self._every_employee_has_a_column():
                 continue
             solution = self.master.solve()
             result.lp_value = solution.value
-            if result.bound is not None and result.bound >= math.ceil(solution.value - 1e-6):
-                result.converged = True
-                return result
+            converged = result.bound is not None and result.bound >= math.ceil(
+                solution.value - 1e-6
+            )
             improving = any(
                 a.column is not None and self.master.reduced_cost(a.column, solution) < -1e-6
                 for a in answers
             )
-            if not improving and smoothing == 0.0 and center is not None and added == 0:
-                return result  # pricing found nothing at the LP's own duals: stalled
+            # Pricing found nothing at the LP's own duals: stalled.
+            stalled = not improving and smoothing == 0.0 and center is not None and added == 0
+            if (converged or stalled) and self._to_exact():
+                # The paths have given what they can: CP-SAT from the LP's duals on.
+                center, center_bound, smoothing = None, -math.inf, 0.0
+                prices = self._next_prices(solution, None, 0.0)
+                continue
+            if converged:
+                result.converged = True
+                return result
+            if stalled:
+                return result
             smoothing = SMOOTHING if improving or added else 0.0
             prices = self._next_prices(solution, center, smoothing)
             from_duals = True
         return result
 
-    def _pricer(self, e: int) -> EmployeePricer:
+    def _to_exact(self) -> bool:
+        """Price every path-priced employee by CP-SAT from now on; whether any was."""
+        if self.pricing != "paths_then_exact":
+            return False
+        switched = False
+        for e, pricer in list(self._pricers.items()):
+            if isinstance(pricer, LabellingPricer):
+                exact = EmployeePricer(self.problem, e, SCALE)
+                self._pricers[e] = ExactWithUsage(exact, pricer)
+                self._mixed.add(e)
+                switched = True
+        return switched
+
+    def _pricer(self, e: int) -> Pricer:
         pricer = self._pricers.get(e)
         if pricer is None:
             pricer = self._pricers[e] = EmployeePricer(self.problem, e, SCALE)
@@ -166,7 +226,7 @@ class ColumnGeneration:
     def _member_prices(self, prices: list[int]) -> dict[Member, int]:
         """What a literal earns: the sum of the prices of the rows that count it."""
         member_prices: dict[Member, int] = {}
-        for row, price in zip(self.rows, prices, strict=True):
+        for row, price in zip(self.rows, prices, strict=False):
             if price:
                 for member in row.members:
                     member_prices[member] = member_prices.get(member, 0) + price
@@ -179,13 +239,17 @@ class ColumnGeneration:
         if not all(math.isfinite(b) for b in employees):
             return None
         total = sum(int(b) for b in employees)
-        total += sum(row.floor(p, SCALE) for row, p in zip(self.rows, prices, strict=True))
+        total += sum(row.floor(p, SCALE) for row, p in zip(self.rows, prices, strict=False))
         return -(-total // SCALE)
 
     def _next_prices(
         self, solution: MasterSolution, center: list[int] | None, smoothing: float
     ) -> list[int]:
-        duals = solution.row_prices
+        duals = list(solution.row_prices)
+        for own, limit_duals in zip(self.limits, solution.limit_prices, strict=True):
+            # A limit's multiplier: how much the LP gains per unit the limit gives way,
+            # never negative (so the pricing's bound stays a bound).
+            duals += [max(0.0, -limit.sign * d) for limit, d in zip(own, limit_duals, strict=True)]
         if center is None or smoothing == 0.0:
             return [round(SCALE * d) for d in duals]
         return [

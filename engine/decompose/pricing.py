@@ -19,6 +19,7 @@ import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ortools.sat.python import cp_model
 
@@ -45,11 +46,18 @@ Cell = tuple[int, int, int | None]  # (day, shift, duty or None)
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """One employee's roster: the cells worked and what the employee's own rules charge."""
+    """One employee's roster: the cells worked and what the employee's own rules charge.
+
+    A path pricer (:mod:`engine.decompose.labelling`) also returns rosters that break a
+    rule over the whole period (``kept`` False): the master LP holds those rules as rows
+    over ``usage``, so such a roster may be part of a mix but is never a roster itself.
+    """
 
     employee: int
     cells: tuple[Cell, ...]
     cost: int  # the employee's own penalty terms, priced exactly (every slack tight)
+    usage: tuple[int, ...] = ()  # per limit of the employee's pricer (Pricer.limits)
+    kept: bool = True  # keeps every rule of the employee
 
     def members(self) -> list[Member]:
         """The cover-row literals this roster sets: each shift worked, and its duty."""
@@ -62,6 +70,17 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
+class Limit:
+    """A rule of one employee over the whole period that the master holds as a row:
+    ``usage . mix <= bound`` (``sign`` +1) or ``>= bound`` (``sign`` -1), where each
+    column carries its ``usage``. Its multiplier, from the row's dual, prices it in."""
+
+    bound: int
+    sign: int
+    unit: int = 1  # the most one day adds to the usage (a shift's minutes, say)
+
+
+@dataclass(frozen=True, slots=True)
 class Priced:
     """A pricing answer, in scaled units (``scale x`` the request's costs)."""
 
@@ -70,8 +89,29 @@ class Priced:
     infeasible: bool = False  # no roster keeps this employee's hard rules
 
 
+class Pricer(Protocol):
+    """What the loop asks of a pricer: one employee's cheapest roster at given prices."""
+
+    employee: int
+    limits: tuple[Limit, ...]
+
+    def column_of(self, cells: Sequence[Cell]) -> Column | None: ...
+
+    def price(
+        self,
+        prices: Mapping[Member, int],
+        work: float,
+        seconds: float,
+        stop: threading.Event | None = None,
+        multipliers: Sequence[int] = (),
+    ) -> Priced: ...
+
+
 class EmployeePricer:
-    """One employee's model, re-priced each round."""
+    """One employee's model, re-priced each round. It holds every rule itself, so it
+    has no limits for the master to hold."""
+
+    limits: tuple[Limit, ...] = ()
 
     def __init__(self, problem: Problem, e: int, scale: int) -> None:
         self.employee = e
@@ -94,6 +134,9 @@ class EmployeePricer:
         """A given row of this employee (a roster's, say) as a column, priced exactly;
         None when it breaks one of the employee's own hard rules."""
         worked = {(d, s): k for d, s, k in cells}
+        e = self.employee
+        if len(worked) < len(cells) or any((e, d, s, k) not in self.literals for d, s, k in cells):
+            return None  # a cell twice, or one the employee has no option for
         model = self.compiled.model.clone()
         model.clear_objective()  # type: ignore[no-untyped-call]
         for (_, d, s), x in self.compiled.x.items():
@@ -118,10 +161,12 @@ class EmployeePricer:
         work: float,
         seconds: float,
         stop: threading.Event | None = None,
+        multipliers: Sequence[int] = (),
     ) -> Priced:
         """The cheapest roster against ``prices`` (scaled, per literal), within ``work``
         deterministic seconds (``seconds`` of wall clock only as a backstop, and ``stop``
-        ends it early: its proven bound still holds)."""
+        ends it early: its proven bound still holds). There are no limits, so no
+        ``multipliers``."""
         model = self.compiled.model
         priced = [(v, prices[m]) for m, v in self.literals.items() if prices.get(m)]
         model.minimize(

@@ -40,6 +40,8 @@ def best_combination(
     heads: dict[Member, list[cp_model.IntVar]] = {}
     costs: list[tuple[cp_model.IntVar, int]] = []
     for column in columns:
+        if not column.kept:
+            continue  # a path that breaks a rule over the period: only the LP mixes it
         z = model.new_bool_var("")
         chosen[column.employee].append((z, column))
         if hint is not None:
