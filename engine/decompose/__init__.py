@@ -9,8 +9,10 @@ bound on the whole objective.
 
 - :mod:`engine.decompose.rows`: the demand rows that tie employees together, and their costs;
 - :mod:`engine.decompose.capacity`: bounds from staff capacity, before any search;
-- :mod:`engine.decompose.pricing`: one employee's cheapest roster at given prices;
-- :mod:`engine.decompose.master`: the LP over rosters (HiGHS);
+- :mod:`engine.decompose.pricing`: one employee's cheapest roster at given prices (CP-SAT);
+- :mod:`engine.decompose.labelling` and :mod:`engine.decompose.paths`: the same by a
+  compiled shortest path over the days, for the rules a path can hold;
+- :mod:`engine.decompose.master`: the LP over rosters (GLOP);
 - :mod:`engine.decompose.generation`: the loop, and the bound it proves each round.
 """
 

@@ -83,6 +83,7 @@ class ColumnGeneration:
             if pricing != "exact" and supports(problem, e)
         }
         self._mixed: set[int] = set()  # exact now, with path columns still in the master
+        self._switched = False
         self.limits = [
             self._pricers[e].limits if e in self._pricers else ()
             for e in range(len(problem.employees))
@@ -201,6 +202,11 @@ class ColumnGeneration:
             from_duals = True
         return result
 
+    @property
+    def exact(self) -> bool:
+        """Whether CP-SAT has taken over the pricing from paths."""
+        return self._switched
+
     def _to_exact(self) -> bool:
         """Price every path-priced employee by CP-SAT from now on; whether any was."""
         if self.pricing != "paths_then_exact":
@@ -212,6 +218,7 @@ class ColumnGeneration:
                 self._pricers[e] = ExactWithUsage(exact, pricer)
                 self._mixed.add(e)
                 switched = True
+        self._switched = self._switched or switched
         return switched
 
     def _pricer(self, e: int) -> Pricer:

@@ -240,6 +240,7 @@ class _Decomposer:
     _columns_of: int = -1  # the incumbent version whose rows were added as columns
     _rounds_begun: int = 0
     _first_round_started: float = 0.0
+    _paced_exact: bool = False  # the pace was re-timed when CP-SAT took over from paths
 
     def run(self) -> None:
         try:
@@ -257,6 +258,11 @@ class _Decomposer:
             log.exception("the decomposition bound failed; CP-SAT's bound stands")
 
     def _before_round(self, generation: ColumnGeneration) -> None:
+        if generation.exact and not self._paced_exact:
+            # Paths have converged and CP-SAT prices from here on, a round now takes
+            # far longer: time it afresh.
+            self._paced_exact = True
+            self._rounds_begun = 0
         self._pace()
         self._add_incumbent(generation)
 

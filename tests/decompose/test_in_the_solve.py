@@ -171,3 +171,32 @@ def test_a_decomposition_that_cannot_converge_in_time_steps_back() -> None:
     # Rounds of a millisecond converge long before the deadline: it keeps its share.
     before, after = _niceness_after_rounds(deadline_in=3600.0, round_seconds=0.001)
     assert after == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness")
+def test_the_pace_is_timed_afresh_when_cp_sat_takes_over_from_paths() -> None:
+    compiled = compiled_instance(1)
+    seen: list[int] = []
+
+    def rounds() -> None:
+        tid = threading.get_native_id()
+        decomposer = _Decomposer(
+            compiled, Incumbent(), Progress(), time.perf_counter() + 60.0, lambda: None
+        )
+        generation = ColumnGeneration(compiled.problem)
+        for _ in range(3):  # rounds by paths, a millisecond each: it keeps its share
+            decomposer._before_round(generation)
+        seen.append(os.getpriority(os.PRIO_PROCESS, tid))
+        assert generation._to_exact()  # the paths converged: CP-SAT prices from here on
+        assert generation.exact
+        decomposer._before_round(generation)
+        decomposer._before_round(generation)
+        decomposer._first_round_started -= 10.0  # an exact round took 10 s
+        decomposer._before_round(generation)
+        seen.append(os.getpriority(os.PRIO_PROCESS, tid))
+
+    thread = threading.Thread(target=rounds)
+    thread.start()
+    thread.join()
+    before, after = seen
+    assert after >= max(before, STEP_BACK_NICENESS)

@@ -204,3 +204,32 @@ def test_a_negative_multiplier_is_refused() -> None:
     assert pricer.limits
     with pytest.raises(ValueError, match="never negative"):
         pricer.price({}, multipliers=[-1] * len(pricer.limits))
+
+
+def test_the_master_holds_a_limit_and_retires_rosters_that_break_it() -> None:
+    from engine.decompose.master import LIMIT_PENALTY, Master
+    from engine.decompose.pricing import Column, Limit
+    from engine.decompose.rows import CoverRow
+
+    # One employee, one day's demand of one head at 10 a missing head; the employee's
+    # limit allows at most 0 worked minutes, so working costs the limit's penalty.
+    row = CoverRow("r", ((0, 0, 0, None),), 1, None, 10, 0)
+    master = Master(1, [row], [(Limit(0, +1, 480),)])
+    works = Column(0, ((0, 0, None),), 0, usage=(480,), kept=False)
+    master.add(works)
+    assert not master.retire(0)  # no roster that keeps the limit yet: nothing retired
+    solution = master.solve()
+    # The only column must be used: a day's worth beyond the limit costs the penalty.
+    assert solution.value == pytest.approx(LIMIT_PENALTY * 10)
+    assert solution.limit_prices[0][0] < 0  # the limit's dual prices the minutes used
+    assert master.reduced_cost(works, solution) == pytest.approx(0.0, abs=1e-6)
+    rests = Column(0, (), 0, usage=(0,), kept=True)
+    master.add(rests)
+    assert master.solve().value == pytest.approx(10.0)  # resting: the head goes missing
+    assert master.retire(0)
+    assert master.solve().value == pytest.approx(10.0)
+    assert master.columns == [works, rests]  # retired, not removed: its bound is 0
+    # With the limit allowing the shift, the same mix costs nothing.
+    loose = Master(1, [row], [(Limit(480, +1, 480),)])
+    loose.add(Column(0, ((0, 0, None),), 0, usage=(480,), kept=True))
+    assert loose.solve().value == pytest.approx(0.0)
