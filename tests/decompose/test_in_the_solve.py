@@ -200,3 +200,16 @@ def test_the_pace_is_timed_afresh_when_cp_sat_takes_over_from_paths() -> None:
     thread.join()
     before, after = seen
     assert after >= max(before, STEP_BACK_NICENESS)
+
+
+def test_a_decomposition_ends_after_its_share_of_the_time_limit() -> None:
+    now = time.perf_counter()
+    decomposer = _Decomposer(
+        compiled_instance(1), Incumbent(), Progress(), now + 60.0, lambda: None
+    )
+    decomposer._started = now - 10.0  # 10 s of 70: within its share
+    decomposer._pace()
+    assert not decomposer.done.is_set()
+    decomposer._started = now - 30.0  # 30 s of 90: beyond it
+    decomposer._pace()
+    assert decomposer.done.is_set()
