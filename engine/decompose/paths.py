@@ -124,11 +124,12 @@ def _cheapest_path(
 
 def _compiled(function: Callable[..., Any]) -> Any:
     """The function compiled, cached on disk where numba finds a writable place (next to
-    this file, else the user's cache directory); compiled in each process otherwise."""
+    this file, else the user's cache directory); compiled in each process otherwise. It
+    runs without the interpreter lock, so the search's threads go on meanwhile."""
     try:
-        return njit(cache=True)(function)
+        return njit(cache=True, nogil=True)(function)
     except RuntimeError:  # no writable cache directory (a read-only install, say)
-        return njit(function)
+        return njit(nogil=True)(function)
 
 
 cheapest_path = _compiled(_cheapest_path)

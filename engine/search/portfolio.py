@@ -12,7 +12,8 @@ Two halves share one incumbent:
 A third part, the **decomposition** (:mod:`engine.decompose`), proves a lower bound from
 column generation, which on rosters is far stronger than what CP-SAT proves on the full
 model; the reported bound is the better of the two, tagged with its source. It runs in a
-thread of its own (its solves release the interpreter) and ends when its LP converges.
+thread of its own (its solves release the interpreter) and ends when its LP converges
+or when it has run a quarter of the time limit (:data:`DECOMPOSITION_SHARE`).
 
 Each full-model roster better than the incumbent is passed to the neighbourhood search,
 which adopts it before its next step; each improvement the search finds is recorded.
