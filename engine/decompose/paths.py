@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 START = -2  # the back pointer of a first day: nothing came before
 
@@ -122,14 +121,19 @@ def _cheapest_path(
     return value[best], choices
 
 
-def _compiled(function: Callable[..., Any]) -> Any:
-    """The function compiled, cached on disk where numba finds a writable place (next to
-    this file, else the user's cache directory); compiled in each process otherwise. It
-    runs without the interpreter lock, so the search's threads go on meanwhile."""
-    try:
-        return njit(cache=True, nogil=True)(function)
-    except RuntimeError:  # no writable cache directory (a read-only install, say)
-        return njit(nogil=True)(function)
+_COMPILED: list[Callable[..., Any]] = []  # the compiled loop, once built
 
 
-cheapest_path = _compiled(_cheapest_path)
+def cheapest_path(*args: Any) -> tuple[float, npt.NDArray[np.int64]]:
+    """:func:`_cheapest_path`, compiled on first use (numba is imported only then: the
+    v1 requests never price by paths, and a process that solves one pays nothing)."""
+    if not _COMPILED:
+        from numba import njit
+
+        try:  # cached on disk where numba finds a writable place (next to this file...)
+            compiled = njit(cache=True, nogil=True)(_cheapest_path)
+        except RuntimeError:  # ...else compiled in each process (a read-only install)
+            compiled = njit(nogil=True)(_cheapest_path)
+        _COMPILED.append(compiled)
+    result: tuple[float, npt.NDArray[np.int64]] = _COMPILED[0](*args)
+    return result
