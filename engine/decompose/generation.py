@@ -59,7 +59,8 @@ class Generation:
 
 
 class ColumnGeneration:
-    """The decomposition of one problem: pricers built on first use, one master."""
+    """The decomposition of one problem: a pricer per employee (paths built at once,
+    CP-SAT ones on first use) and one master."""
 
     def __init__(
         self,
