@@ -11,7 +11,8 @@ bound on the whole objective.
 - :mod:`engine.decompose.capacity`: bounds from staff capacity, before any search;
 - :mod:`engine.decompose.pricing`: one employee's cheapest roster at given prices (CP-SAT);
 - :mod:`engine.decompose.labelling` and :mod:`engine.decompose.paths`: the same by a
-  compiled shortest path over the days, for the rules a path can hold;
+  compiled shortest path over the days, the rules over weeks, months and the period
+  priced in by multipliers (every rule of an employee but a diagnosis' gates);
 - :mod:`engine.decompose.master`: the LP over rosters (GLOP);
 - :mod:`engine.decompose.generation`: the loop, and the bound it proves each round.
 """

@@ -257,7 +257,11 @@ class ColumnGeneration:
         for own, limit_duals in zip(self.limits, solution.limit_prices, strict=True):
             # A limit's multiplier: how much the LP gains per unit the limit gives way,
             # never negative (so the pricing's bound stays a bound).
-            duals += [max(0.0, -limit.sign * d) for limit, d in zip(own, limit_duals, strict=True)]
+            # A soft limit's is at most its weight (the pricer caps it there too).
+            duals += [
+                min(max(0.0, -limit.sign * d), limit.weight or math.inf)
+                for limit, d in zip(own, limit_duals, strict=True)
+            ]
         if center is None or smoothing == 0.0:
             return [round(SCALE * d) for d in duals]
         return [

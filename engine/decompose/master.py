@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
 
-from engine.decompose.pricing import Column, Limit
+from engine.decompose.pricing import Column, Limit, lp_cost
 from engine.decompose.rows import CoverRow, Member
 
 # What a day's worth of usage beyond a limit costs in the master, times the dearest row
@@ -94,9 +94,11 @@ class Master:
                     constraint = solver.Constraint(float(limit.bound), infinity)
                 beyond = solver.NumVar(0.0, infinity, "")
                 constraint.SetCoefficient(beyond, -float(limit.sign))
-                self._objective.SetCoefficient(beyond, penalty / limit.unit)
+                # A soft rule's slack at its weight; a hard one's at the penalty.
+                self._objective.SetCoefficient(beyond, limit.weight or penalty / limit.unit)
                 held.append(constraint)
             self.limits.append(held)
+        self._limits = [tuple(own) for own in limits] + [()] * (employees - len(limits))
         self.columns: list[Column] = []
         self._variables: list[pywraplp.Variable] = []
         self._seen: set[tuple[int, tuple[object, ...]]] = set()
@@ -109,7 +111,7 @@ class Master:
         self._seen.add(key)
         solver = self._solver
         z = solver.NumVar(0.0, solver.infinity(), "")
-        self._objective.SetCoefficient(z, float(column.cost))
+        self._objective.SetCoefficient(z, self.cost(column))
         self.convexity[column.employee].SetCoefficient(z, 1.0)
         counts: dict[int, int] = {}
         for member in column.members():
@@ -160,4 +162,8 @@ class Master:
         for member in column.members():
             for r in self.rows_of.get(member, ()):
                 paid += solution.row_prices[r]
-        return column.cost - paid
+        return self.cost(column) - paid
+
+    def cost(self, column: Column) -> float:
+        """The column's cost in this LP (soft limits' charges are the slacks')."""
+        return lp_cost(column, self._limits[column.employee])

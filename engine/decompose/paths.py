@@ -5,15 +5,18 @@ rules that look at neighbouring days are held exactly by the path's state, ``(wh
 previous day was, how long its run has lasted, whether that run began on the first day
 of the period)``:
 
-- forbidden transitions between the shift of one day and the next;
+- transitions between the shift (or day off) of one day and the next: forbidden, or
+  charged per occurrence (soft forbids and requires);
 - a run of worked days is at most ``high`` long, and at least ``low`` long unless it
-  touches the first or last day of the period;
-- a run of days off is at least ``rest`` long unless it touches either end.
+  touches the first or last day of the period; a day that makes a run ``r`` long may
+  cost (the soft cap on consecutive days charges each run's days from the cap on);
+- a run of days off is at least ``rest`` long unless it touches either end;
+- a day may have to be worked (a fixed assignment).
 
 These are the semantics of ``engine.model.consecutive_shifts``,
-``engine.model.days_off_runs`` and ``engine.model.sequences`` (hard forbids). Each day
-and shift has a cost, and a worked weekend (Saturday or Sunday, once per weekend) one
-more, so that rules over the whole period can be priced in by multipliers
+``engine.model.days_off_runs`` and ``engine.model.sequences``. Each day and shift has a
+cost, and a worked weekend (Saturday or Sunday, once per weekend) one more, so that
+rules over the whole period or a week or month can be priced in by multipliers
 (:mod:`engine.decompose.labelling`).
 
 The loop is compiled with numba: a year of days with a dozen shifts is about a million
@@ -35,7 +38,9 @@ START = -2  # the back pointer of a first day: nothing came before
 def _cheapest_path(
     cost: npt.NDArray[np.float64],
     allowed: npt.NDArray[np.bool_],
-    forbid: npt.NDArray[np.bool_],
+    must_work: npt.NDArray[np.bool_],
+    step: npt.NDArray[np.float64],
+    run_cost: npt.NDArray[np.float64],
     low: int,
     high: int,
     rest: int,
@@ -46,10 +51,14 @@ def _cheapest_path(
     """The least total cost of a path and its choices (-1 off, else the shift).
 
     ``cost[d, s]``: working shift ``s`` on day ``d`` (off costs nothing);
-    ``allowed[d, s]``: the option exists; ``forbid[a, b]``: ``b`` may not follow ``a``;
-    ``high`` 0 means no maximum; ``weekend_start[d]``: working ``d`` works its weekend;
-    ``weekend_second[d]``: working ``d`` works its weekend unless ``d - 1`` was worked.
-    Returns ``(inf, [])`` when no path keeps the rules.
+    ``allowed[d, s]``: the option exists; ``must_work[d]``: day ``d`` may not be off;
+    ``step[a, b]``: what ``b`` costs after ``a`` on the day before, where 0 is a day off
+    and ``s + 1`` shift ``s`` (``inf``: ``b`` may not follow ``a``);
+    ``run_cost[r]``: a worked day that makes its run ``r`` long (index ``high`` and
+    beyond: the last entry); ``high`` 0 means no maximum; ``weekend_start[d]``:
+    working ``d`` works its weekend; ``weekend_second[d]``: working ``d`` works its
+    weekend unless ``d - 1`` was worked. Returns ``(inf, [])`` when no path keeps the
+    rules.
     """
     days, shifts = cost.shape
     work_cap = high if high > 0 else max(low, 1)
@@ -57,19 +66,23 @@ def _cheapest_path(
     states = (shifts + 1) * runs * 2
     value = np.full(states, np.inf)
     back = np.full((days, states), -1, np.int64)
+    last_run = len(run_cost) - 1
 
     def index(last: int, run: int, edge: int) -> int:
         return ((last * runs) + (run - 1)) * 2 + edge
 
     if days == 0:
         return 0.0, np.empty(0, np.int64)
-    at = index(0, 1, 1)
-    value[at] = 0.0
-    back[0, at] = START
+    if not must_work[0]:
+        at = index(0, 1, 1)
+        value[at] = 0.0
+        back[0, at] = START
     for s in range(shifts):
         if allowed[0, s]:
             at = index(s + 1, 1, 1)
-            charge = cost[0, s] + (weekend_price if weekend_start[0] or weekend_second[0] else 0.0)
+            charge = cost[0, s] + run_cost[min(1, last_run)]
+            if weekend_start[0] or weekend_second[0]:
+                charge += weekend_price
             value[at] = charge
             back[0, at] = START
     for d in range(1, days):
@@ -82,30 +95,36 @@ def _cheapest_path(
             run = (state // 2) % runs + 1
             last = state // (2 * runs)
             # A day off.
-            if last == 0:
-                to = index(0, min(run + 1, max(rest, 1)), edge)
-                ok = True
-            else:
-                to = index(0, 1, 0)
-                ok = not (run < low and edge == 0)
-            if ok and here < nxt[to]:
-                nxt[to] = here
-                back[d, to] = state
+            if not must_work[d]:
+                if last == 0:
+                    to = index(0, min(run + 1, max(rest, 1)), edge)
+                    ok = True
+                else:
+                    to = index(0, 1, 0)
+                    ok = not (run < low and edge == 0)
+                charge = here + step[last, 0]
+                if ok and charge < nxt[to]:
+                    nxt[to] = charge
+                    back[d, to] = state
             # A shift.
             for s in range(shifts):
-                if not allowed[d, s]:
+                if not allowed[d, s] or step[last, s + 1] == np.inf:
                     continue
                 if last == 0:
                     if run < rest and edge == 0:
                         continue
+                    length = 1
                     to = index(s + 1, 1, 0)
                     weekend = weekend_start[d] or weekend_second[d]
                 else:
-                    if forbid[last - 1, s] or (high > 0 and run + 1 > high):
+                    if high > 0 and run + 1 > high:
                         continue
+                    length = run + 1
                     to = index(s + 1, min(run + 1, work_cap), edge)
                     weekend = weekend_start[d]
-                charge = here + cost[d, s] + (weekend_price if weekend else 0.0)
+                charge = here + step[last, s + 1] + cost[d, s] + run_cost[min(length, last_run)]
+                if weekend:
+                    charge += weekend_price
                 if charge < nxt[to]:
                     nxt[to] = charge
                     back[d, to] = state
@@ -125,8 +144,8 @@ _COMPILED: list[Callable[..., Any]] = []  # the compiled loop, once built
 
 
 def cheapest_path(*args: Any) -> tuple[float, npt.NDArray[np.int64]]:
-    """:func:`_cheapest_path`, compiled on first use (numba is imported only then: the
-    v1 requests never price by paths, and a process that solves one pays nothing)."""
+    """:func:`_cheapest_path`, compiled on first use (numba is imported only then: a
+    process that never prices by paths pays nothing for it)."""
     if not _COMPILED:
         from numba import njit
 

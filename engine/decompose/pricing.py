@@ -71,13 +71,33 @@ class Column:
 
 @dataclass(frozen=True, slots=True)
 class Limit:
-    """A rule of one employee over the whole period that the master holds as a row:
+    """A rule of one employee over a stretch of days that the master holds as a row:
     ``usage . mix <= bound`` (``sign`` +1) or ``>= bound`` (``sign`` -1), where each
-    column carries its ``usage``. Its multiplier, from the row's dual, prices it in."""
+    column carries its ``usage``. Its multiplier, from the row's dual, prices it in.
+
+    A soft rule has a ``weight``: what a unit of usage beyond the bound costs. The
+    master then prices the row's slack at it, and a column's cost in the LP leaves that
+    part out (:meth:`lp_cost`)."""
 
     bound: int
     sign: int
     unit: int = 1  # the most one day adds to the usage (a shift's minutes, say)
+    weight: float = 0.0  # soft: the cost of a unit beyond the bound; 0: hard
+
+    def beyond(self, used: int) -> int:
+        """How far a usage goes past the bound (0 when it keeps it)."""
+        return max(0, self.sign * (used - self.bound))
+
+
+def lp_cost(column: Column, limits: Sequence[Limit]) -> float:
+    """A column's cost in the master LP: its exact cost less what its soft limits' slacks
+    charge there. At a whole roster the two agree; the exact cost is never less (a soft
+    rule rounded up by the hour, say)."""
+    cost = float(column.cost)
+    for limit, used in zip(limits, column.usage, strict=True):
+        if limit.weight:
+            cost -= limit.weight * limit.beyond(used)
+    return cost
 
 
 @dataclass(frozen=True, slots=True)

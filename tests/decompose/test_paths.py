@@ -27,16 +27,19 @@ from hypothesis import strategies as st
 from engine.decompose import ColumnGeneration
 from engine.decompose.labelling import LabellingPricer, supports
 from engine.decompose.pricing import EmployeePricer
-from engine.decompose.rows import Member, cover_rows
+from engine.decompose.rows import Member
 from engine.formats import curtois
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.solve import solve_problem
+from engine.problem import Problem
 from tests.audited import work_limited
-from tests.factories import minimal_request_dict
+from tests.decompose.agreement import (
+    SCALE,
+    assert_bound_below_optimum,
+    assert_rows_agree,
+    random_prices,
+    reduced,
+)
 from tests.formats.tiny import Staff, text
 
-SCALE = 1000
 LIMITS = replace(work_limited(5.0), diagnosis_budget_seconds=0)
 
 
@@ -88,18 +91,7 @@ def instances(draw: st.DrawFn) -> Problem:
 
 
 def _prices(problem: Problem, seed: int) -> dict[Member, int]:
-    rng = random.Random(seed)
-    prices: dict[Member, int] = {}
-    for row in cover_rows(problem):
-        price = rng.randint(-20, 150) * SCALE
-        for member in row.members:
-            prices[member] = prices.get(member, 0) + price
-    return prices
-
-
-def _reduced(cost: int, members: list[Member], prices: dict[Member, int]) -> int:
-    """A column's reduced cost at ``prices``, scaled."""
-    return SCALE * cost - sum(prices.get(m, 0) for m in members)
+    return random_prices(problem, seed)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -119,7 +111,7 @@ def test_a_path_never_prices_below_what_cp_sat_proves(
         if exact.infeasible:
             continue  # no roster keeps the rules: nothing to bound
         assert exact.column is not None
-        optimum = _reduced(exact.column.cost, exact.column.members(), prices)
+        optimum = reduced(exact.column, prices)
         assert exact.lower_bound == optimum  # proven: the reference is exact
         assert not plain.infeasible and not priced.infeasible
         assert plain.lower_bound <= optimum
@@ -127,7 +119,7 @@ def test_a_path_never_prices_below_what_cp_sat_proves(
         assert plain.column is not None
         if plain.column.kept:  # the relaxation's answer keeps every rule: it is optimal
             assert plain.lower_bound == optimum
-            assert _reduced(plain.column.cost, plain.column.members(), prices) == optimum
+            assert reduced(plain.column, prices) == optimum
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -135,37 +127,13 @@ def test_a_path_never_prices_below_what_cp_sat_proves(
 def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
     problem: Problem, seed: int
 ) -> None:
-    rng = random.Random(seed)
-    days, shifts = problem.num_days, len(problem.shifts)
-    for e in range(len(problem.employees)):
-        paths = LabellingPricer(problem, e, SCALE)
-        exact = EmployeePricer(problem, e, SCALE)
-        found = paths.price(_prices(problem, seed)).column
-        rows = [[] if found is None else list(found.cells)]
-        for _ in range(4):  # random rows: mostly broken, some not
-            density = rng.random()
-            rows.append(
-                [(d, rng.randrange(shifts), None) for d in range(days) if rng.random() < density]
-            )
-        for cells in rows:
-            mine, reference = paths.column_of(cells), exact.column_of(cells)
-            assert (mine is None) == (reference is None), (cells, problem.employees[e])
-            if mine is not None and reference is not None:
-                assert mine.kept and mine.cost == reference.cost
-                assert mine.cells == reference.cells
+    assert_rows_agree(problem, seed)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_the_bound_by_paths_never_exceeds_the_proven_optimum(problem: Problem) -> None:
-    outcome = solve_problem(problem, LIMITS)
-    if outcome.status != "optimal":
-        return  # infeasible (or unproven within the work): no optimum to compare with
-    assert outcome.objective_value is not None
-    for pricing in ("paths", "paths_then_exact"):
-        result = ColumnGeneration(problem, pricing=pricing).run(max_rounds=40)
-        assert not result.infeasible
-        assert result.bound is not None and result.bound <= outcome.objective_value
+    assert_bound_below_optimum(problem, LIMITS, rounds=40)
 
 
 def test_paths_then_exact_proves_as_much_as_exact_on_curtois_2() -> None:
@@ -188,14 +156,6 @@ def test_every_column_the_paths_keep_is_a_roster_cp_sat_accepts() -> None:
     for column in kept[:40]:
         reference = EmployeePricer(problem, column.employee, SCALE).column_of(column.cells)
         assert reference is not None and reference.cost == column.cost
-
-
-def test_a_v1_request_is_priced_by_cp_sat() -> None:
-    # v1 requests state a consecutive-days cap (and more): rules no path holds here.
-    problem = from_request(parse_request(minimal_request_dict()))
-    assert not any(supports(problem, e) for e in range(len(problem.employees)))
-    with pytest.raises(ValueError, match="does not hold"):
-        LabellingPricer(problem, 0, SCALE)
 
 
 def test_a_negative_multiplier_is_refused() -> None:

@@ -1,0 +1,159 @@
+"""Pricing v1 requests by paths: every employee rule of the contract, against CP-SAT.
+
+Random small generated requests (engine.synthetic, every constraint family), with the
+period starting on any date (so weeks and months are cut at either end), a random
+consecutive-days cap, and transitions made hard or soft, forbid or require at random. For
+each employee, CP-SAT's one-employee model (engine.decompose.pricing) is the reference:
+
+- a row is accepted by the path pricer exactly when CP-SAT accepts it, at the same cost
+  (duties, fixed days, windowed soft rules and all);
+- at any prices and any multipliers the path's bound is at most CP-SAT's optimum;
+- the decomposition priced by paths never proves more than the whole request's optimum.
+
+Every CP-SAT solve here runs one worker on deterministic work and is required proven.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.decompose import ColumnGeneration
+from engine.decompose.labelling import LabellingPricer, supports
+from engine.decompose.master import Master
+from engine.decompose.pricing import Column, EmployeePricer, Limit, lp_cost
+from engine.decompose.rows import CoverRow
+from engine.problem import Problem, from_request
+from engine.rules import parse_request
+from engine.solve import solve_problem
+from engine.synthetic import synthetic_request
+from tests.audited import work_limited
+from tests.decompose.agreement import (
+    SCALE,
+    assert_bound_below_optimum,
+    assert_rows_agree,
+    random_prices,
+    reduced,
+)
+
+LIMITS = replace(work_limited(10.0), diagnosis_budget_seconds=0)
+
+
+def _request(draw: st.DrawFn, employees: tuple[int, int], days: tuple[int, int]) -> Any:
+    start = dt.date(2026, 1, 1) + dt.timedelta(days=draw(st.integers(0, 400)))
+    request = synthetic_request(
+        draw(st.integers(*employees)),
+        draw(st.integers(2, 4)),
+        draw(st.integers(0, 2)),
+        draw(st.integers(*days)),
+        seed=draw(st.integers(0, 2**16)),
+        mix="all",
+        start=start,
+    )
+    constraints = request["constraints"]
+    constraints["max_consecutive_working_days"] = draw(st.integers(1, 7))
+    for rule in constraints.get("shift_transitions", []):
+        rule["rule"] = draw(st.sampled_from(["forbid", "require"]))
+        rule["enforcement"] = draw(st.sampled_from(["hard", "soft"]))
+    return request
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> Problem:
+    return from_request(parse_request(_request(draw, (1, 4), (3, 20))))
+
+
+@st.composite
+def small_problems(draw: st.DrawFn) -> Problem:
+    return from_request(parse_request(_request(draw, (2, 3), (3, 9))))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 2**16))
+def test_a_path_never_prices_below_what_cp_sat_proves(problem: Problem, seed: int) -> None:
+    prices = random_prices(problem, seed, most=400)
+    rng = random.Random(seed)
+    for e in range(len(problem.employees)):
+        assert supports(problem, e)
+        paths = LabellingPricer(problem, e, SCALE)
+        exact = EmployeePricer(problem, e, SCALE).price(prices, work=30.0, seconds=120.0)
+        plain = paths.price(prices)
+        multipliers = [rng.randint(0, 300) * SCALE for _ in paths.limits]
+        priced = paths.price(prices, multipliers=multipliers)
+        # Paths relax the windowed hard rules: no path means no roster, not the reverse.
+        assert plain.infeasible == priced.infeasible
+        assert exact.infeasible or not plain.infeasible
+        if exact.infeasible:
+            continue
+        assert exact.column is not None and plain.column is not None
+        optimum = reduced(exact.column, prices)
+        assert exact.lower_bound == optimum  # proven: the reference is exact
+        assert plain.lower_bound <= optimum
+        assert priced.lower_bound <= optimum
+        # CP-SAT's roster, read by the path pricer, costs what CP-SAT says.
+        again = paths.column_of(exact.column.cells)
+        assert again is not None and again.cost == exact.column.cost
+        # Without limits that bind or cost, the path is the optimum itself.
+        if not paths.limits:
+            assert plain.lower_bound == optimum == reduced(plain.column, prices)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 2**16))
+def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
+    problem: Problem, seed: int
+) -> None:
+    assert_rows_agree(problem, seed, duties=True)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_problems())
+def test_the_bound_by_paths_never_exceeds_the_proven_optimum(problem: Problem) -> None:
+    assert_bound_below_optimum(problem, LIMITS, rounds=30)
+
+
+def test_a_generated_request_converges_by_paths_to_a_bound_below_its_optimum() -> None:
+    # Every family of the contract, no shortage in the optimum (185, proven here); the
+    # paths' root bound leaves out fairness and pairings, so it stops a little below.
+    request = synthetic_request(3, 2, 1, 7, seed=0, mix="all")
+    problem = from_request(parse_request(request))
+    outcome = solve_problem(problem, LIMITS)
+    assert outcome.status == "optimal" and outcome.objective_value == 185
+    paths = ColumnGeneration(problem, pricing="paths").run()
+    both = ColumnGeneration(problem, pricing="paths_then_exact").run()
+    assert paths.converged and both.converged
+    assert paths.bound is not None and both.bound is not None
+    assert 0.9 * 185 <= paths.bound <= both.bound <= 185
+
+
+def test_a_diagnosis_problem_is_priced_by_cp_sat() -> None:
+    # A diagnosis opens options the request rules out, each behind a gate: the path
+    # pricer does not model gates.
+    request = parse_request(synthetic_request(4, 2, 1, 14, seed=1, mix="all"))
+    assert all(supports(from_request(request), e) for e in range(4))
+    gated = from_request(request, gated=True)
+    assert all(spec.day_gates for spec in gated.employees)  # a holiday, at least
+    assert not any(supports(gated, e) for e in range(4))
+    with pytest.raises(ValueError, match="does not hold"):
+        LabellingPricer(gated, 0, SCALE)
+
+
+def test_a_soft_limit_is_a_slack_at_its_weight_in_the_master() -> None:
+    # One employee, one head missing at 10 a head; a soft limit "at most 0 days" at 3
+    # a day: working costs 3 in the LP, and the column's cost there leaves it out.
+    row = CoverRow("r", ((0, 0, 0, None),), 1, None, 10, 0)
+    soft = Limit(0, +1, 1, weight=3.0)
+    works = Column(0, ((0, 0, None),), 3 + 5, usage=(1,))  # 5 of its own, 3 of the limit
+    assert lp_cost(works, (soft,)) == pytest.approx(5.0)
+    master = Master(1, [row], [(soft,)])
+    master.add(works)
+    solution = master.solve()
+    assert solution.value == pytest.approx(8.0)  # the whole roster's cost
+    assert master.reduced_cost(works, solution) == pytest.approx(0.0, abs=1e-6)
+    assert -solution.limit_prices[0][0] <= 3.0 + 1e-9  # the dual never passes the weight
