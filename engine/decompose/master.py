@@ -6,18 +6,22 @@ counts the heads of the rosters chosen, with a slack on each side priced as the 
 cost (:class:`engine.decompose.rows.CoverRow`), so the master is always feasible. Its
 duals on the cover rows are the prices the next round of pricing sees.
 
-Solved with GLOP, OR-Tools' simplex, through ``pywraplp``: the solver keeps the model
-between rounds and adding columns re-optimises from the last basis. (The HiGHS shipped
-inside OR-Tools returned wrong duals through the same wrapper, and the separate ``highspy``
+Solved with GLOP, OR-Tools' simplex, through MathOpt, re-optimised each round from the
+last optimal basis with the new columns at zero. GLOP does not keep its basis when a
+model gains columns (through ``pywraplp`` or MathOpt alike, it restarted from scratch:
+about 3,500 iterations and 0.45 s a round on a 40,000-size request, against about 600
+and 0.12 s from the basis), so the basis is handed over explicitly. (The HiGHS shipped
+inside OR-Tools returned wrong duals through ``pywraplp``, and the separate ``highspy``
 wheel clashes with the HiGHS symbols inside OR-Tools' library when both are loaded.)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ortools.linear_solver import pywraplp
+from ortools.math_opt.python import mathopt
 
 from engine.decompose.pricing import Column, Limit, lp_cost
 from engine.decompose.rows import CoverRow, Member
@@ -48,60 +52,50 @@ class Master:
     ) -> None:
         """``limits[e]``: employee ``e``'s rules held as rows (:class:`Limit`), in the
         order of each of their columns' ``usage``."""
-        solver = pywraplp.Solver.CreateSolver("GLOP")
-        if solver is None:  # pragma: no cover - GLOP ships with every OR-Tools wheel
-            raise RuntimeError("OR-Tools has no GLOP solver")
-        infinity = solver.infinity()
-        self._solver = solver
-        # Presolve would rebuild the LP each round and throw the last basis away.
-        self._parameters = pywraplp.MPSolverParameters()
-        self._parameters.SetIntegerParam(
-            pywraplp.MPSolverParameters.PRESOLVE, pywraplp.MPSolverParameters.PRESOLVE_OFF
-        )
-        self._parameters.SetIntegerParam(
-            pywraplp.MPSolverParameters.INCREMENTALITY,
-            pywraplp.MPSolverParameters.INCREMENTALITY_ON,
-        )
-        self._objective = solver.Objective()
-        self._objective.SetMinimization()
-        self.convexity = [solver.Constraint(1.0, 1.0) for _ in range(employees)]
-        self.cover = []
+        model = mathopt.Model(name="master")
+        self._model = model
+        objective = model.objective
+        objective.is_maximize = False
+        self.convexity = [model.add_linear_constraint(lb=1.0, ub=1.0) for _ in range(employees)]
+        self.cover: list[mathopt.LinearConstraint] = []
         self.rows_of: dict[Member, list[int]] = {}
         for r, row in enumerate(rows):
-            high = infinity if row.high is None else float(row.high)
-            constraint = solver.Constraint(float(row.low), high)
+            high = math.inf if row.high is None else float(row.high)
+            constraint = model.add_linear_constraint(lb=float(row.low), ub=high)
             self.cover.append(constraint)
             for member in row.members:
                 self.rows_of.setdefault(member, []).append(r)
             if row.low > 0:  # missing heads, at the row's price
-                under = solver.NumVar(0.0, float(row.low), "")
-                constraint.SetCoefficient(under, 1.0)
-                self._objective.SetCoefficient(under, float(row.under_weight))
+                under = model.add_variable(lb=0.0, ub=float(row.low))
+                constraint.set_coefficient(under, 1.0)
+                objective.set_linear_coefficient(under, float(row.under_weight))
             if row.high is not None:  # heads over the cap
-                over = solver.NumVar(0.0, infinity, "")
-                constraint.SetCoefficient(over, -1.0)
-                self._objective.SetCoefficient(over, float(row.over_weight))
+                over = model.add_variable(lb=0.0)
+                constraint.set_coefficient(over, -1.0)
+                objective.set_linear_coefficient(over, float(row.over_weight))
         penalty = LIMIT_PENALTY * max(
             [1, *(max(row.under_weight, row.over_weight) for row in rows)]
         )
-        self.limits: list[list[pywraplp.Constraint]] = []
+        self.limits: list[list[mathopt.LinearConstraint]] = []
         for own in [*limits, *([()] * (employees - len(limits)))]:
             held = []
             for limit in own:
                 if limit.sign > 0:
-                    constraint = solver.Constraint(-infinity, float(limit.bound))
+                    constraint = model.add_linear_constraint(ub=float(limit.bound))
                 else:
-                    constraint = solver.Constraint(float(limit.bound), infinity)
-                beyond = solver.NumVar(0.0, infinity, "")
-                constraint.SetCoefficient(beyond, -float(limit.sign))
+                    constraint = model.add_linear_constraint(lb=float(limit.bound))
+                beyond = model.add_variable(lb=0.0)
+                constraint.set_coefficient(beyond, -float(limit.sign))
                 # A soft rule's slack at its weight; a hard one's at the penalty.
-                self._objective.SetCoefficient(beyond, limit.weight or penalty / limit.unit)
+                objective.set_linear_coefficient(beyond, limit.weight or penalty / limit.unit)
                 held.append(constraint)
             self.limits.append(held)
         self._limits = [tuple(own) for own in limits] + [()] * (employees - len(limits))
         self.columns: list[Column] = []
-        self._variables: list[pywraplp.Variable] = []
+        self._variables: list[mathopt.Variable] = []
         self._seen: set[tuple[int, tuple[object, ...]]] = set()
+        self._solver = mathopt.IncrementalSolver(model, mathopt.SolverType.GLOP)
+        self._basis: mathopt.Basis | None = None  # the last optimal basis
 
     def add(self, column: Column) -> bool:
         """Add a roster unless it is already a column; whether it was added."""
@@ -109,21 +103,22 @@ class Master:
         if key in self._seen:
             return False
         self._seen.add(key)
-        solver = self._solver
-        z = solver.NumVar(0.0, solver.infinity(), "")
-        self._objective.SetCoefficient(z, self.cost(column))
-        self.convexity[column.employee].SetCoefficient(z, 1.0)
+        z = self._model.add_variable(lb=0.0)
+        self._model.objective.set_linear_coefficient(z, self.cost(column))
+        self.convexity[column.employee].set_coefficient(z, 1.0)
         counts: dict[int, int] = {}
         for member in column.members():
             for r in self.rows_of.get(member, ()):
                 counts[r] = counts.get(r, 0) + 1
         for r, count in counts.items():
-            self.cover[r].SetCoefficient(z, float(count))
+            self.cover[r].set_coefficient(z, float(count))
         for constraint, used in zip(self.limits[column.employee], column.usage, strict=True):
             if used:
-                constraint.SetCoefficient(z, float(used))
+                constraint.set_coefficient(z, float(used))
         self.columns.append(column)
         self._variables.append(z)
+        if self._basis is not None:  # a new column starts out of the basis, at zero
+            self._basis.variable_status[z] = mathopt.BasisStatus.AT_LOWER_BOUND
         return True
 
     def retire(self, employee: int) -> bool:
@@ -139,20 +134,37 @@ class Master:
             return False
         for column, z in mine:
             if not column.kept:
-                z.SetUb(0.0)
+                z.upper_bound = 0.0
         return True
 
     def solve(self) -> MasterSolution:
         """Re-optimise from the last basis; every employee must have a column by now."""
-        status = self._solver.Solve(self._parameters)
-        if status != pywraplp.Solver.OPTIMAL:
-            raise RuntimeError(f"the master LP ended with status {status}")
+        result = None
+        if self._basis is not None:
+            try:
+                result = self._solve(self._basis)
+            except (RuntimeError, ValueError):  # a basis GLOP will not take
+                result = None
+        if result is None or result.termination.reason != mathopt.TerminationReason.OPTIMAL:
+            result = self._solve(None)  # from scratch
+        if result.termination.reason != mathopt.TerminationReason.OPTIMAL:
+            raise RuntimeError(f"the master LP ended with {result.termination.reason.name}")
+        self._basis = result.solutions[0].basis if result.has_basis() else None
         return MasterSolution(
-            self._objective.Value(),
-            [c.dual_value() for c in self.cover],
-            [c.dual_value() for c in self.convexity],
-            [[c.dual_value() for c in held] for held in self.limits],
+            result.objective_value(),
+            list(result.dual_values(self.cover)),
+            list(result.dual_values(self.convexity)),
+            [list(result.dual_values(held)) for held in self.limits],
         )
+
+    def _solve(self, basis: mathopt.Basis | None) -> mathopt.SolveResult:
+        nothing: mathopt.SparseVectorFilter[mathopt.Variable] = mathopt.SparseVectorFilter(
+            filtered_items=set()
+        )  # only duals and the basis are read: parsing every value took a third
+        parameters = mathopt.ModelSolveParameters(
+            initial_basis=basis, variable_values_filter=nothing, reduced_costs_filter=nothing
+        )
+        return self._solver.solve(model_params=parameters)
 
     def reduced_cost(self, column: Column, solution: MasterSolution) -> float:
         """The column's cost less what the duals pay for it (negative: it improves)."""
