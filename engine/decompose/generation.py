@@ -19,7 +19,8 @@ stops it, or at its deadline.
 The first round prices every head at its under-cover weight, which makes every
 employee's first roster as full as the employee's rules allow: the master starts with
 columns that cover demand, and the first bound is already the capacity argument per
-employee.
+employee. When a roster is in the master before the first round (the search's), the
+first prices are its LP's duals instead.
 """
 
 from __future__ import annotations
@@ -149,6 +150,10 @@ class ColumnGeneration:
         while not out_of_time() and (max_rounds is None or result.rounds < max_rounds):
             if before_round is not None:
                 before_round()
+            if result.rounds == 0 and self._every_employee_has_a_column():
+                # A roster is in already (the search's): its LP's duals beat full prices.
+                prices = self._next_prices(self.master.solve(), None, 0.0)
+                from_duals = True
             member_prices = self._member_prices(prices)
             answers: list[Priced] = []
             for e in employees:

@@ -29,6 +29,7 @@ from engine.decompose.labelling import LabellingPricer, supports
 from engine.decompose.master import Master
 from engine.decompose.pricing import Column, EmployeePricer, Limit, lp_cost
 from engine.decompose.rows import CoverRow
+from engine.greedy import greedy_roster
 from engine.problem import Problem, from_request
 from engine.rules import parse_request
 from engine.solve import solve_problem
@@ -157,3 +158,16 @@ def test_a_soft_limit_is_a_slack_at_its_weight_in_the_master() -> None:
     assert solution.value == pytest.approx(8.0)  # the whole roster's cost
     assert master.reduced_cost(works, solution) == pytest.approx(0.0, abs=1e-6)
     assert -solution.limit_prices[0][0] <= 3.0 + 1e-9  # the dual never passes the weight
+
+
+def test_starting_from_a_roster_s_duals_reaches_the_same_root_bound() -> None:
+    # With the greedy roster in the master first, the first prices are its LP's duals,
+    # not full prices; the root LP optimum, and so the converged bound, is the same.
+    problem = from_request(parse_request(synthetic_request(6, 3, 1, 14, seed=2, mix="all")))
+    warm = ColumnGeneration(problem, pricing="paths")
+    assert warm.add_roster(greedy_roster(problem)) == len(problem.employees)
+    cold_result = ColumnGeneration(problem, pricing="paths").run()
+    warm_result = warm.run()
+    assert cold_result.converged and warm_result.converged
+    assert cold_result.bound == warm_result.bound
+    assert warm_result.lp_value == pytest.approx(cold_result.lp_value)
