@@ -58,6 +58,7 @@ class Master:
         objective.is_maximize = False
         self.convexity = [model.add_linear_constraint(lb=1.0, ub=1.0) for _ in range(employees)]
         self.cover: list[mathopt.LinearConstraint] = []
+        self._under: list[tuple[mathopt.Variable, float]] = []  # and each one's weight
         self.rows_of: dict[Member, list[int]] = {}
         for r, row in enumerate(rows):
             high = math.inf if row.high is None else float(row.high)
@@ -69,13 +70,14 @@ class Master:
                 under = model.add_variable(lb=0.0, ub=float(row.low))
                 constraint.set_coefficient(under, 1.0)
                 objective.set_linear_coefficient(under, float(row.under_weight))
+                self._under.append((under, float(row.under_weight)))
             if row.high is not None:  # heads over the cap
                 over = model.add_variable(lb=0.0)
                 constraint.set_coefficient(over, -1.0)
                 objective.set_linear_coefficient(over, float(row.over_weight))
-        penalty = LIMIT_PENALTY * max(
-            [1, *(max(row.under_weight, row.over_weight) for row in rows)]
-        )
+        self._dearest = float(max([1, *(max(row.under_weight, row.over_weight) for row in rows)]))
+        penalty = LIMIT_PENALTY * self._dearest
+        self._hard: list[tuple[mathopt.Variable, int]] = []  # hard limits' slacks, per unit
         self.limits: list[list[mathopt.LinearConstraint]] = []
         for own in [*limits, *([()] * (employees - len(limits)))]:
             held = []
@@ -88,6 +90,8 @@ class Master:
                 constraint.set_coefficient(beyond, -float(limit.sign))
                 # A soft rule's slack at its weight; a hard one's at the penalty.
                 objective.set_linear_coefficient(beyond, limit.weight or penalty / limit.unit)
+                if not limit.weight:
+                    self._hard.append((beyond, limit.unit))
                 held.append(constraint)
             self.limits.append(held)
         self._limits = [tuple(own) for own in limits] + [()] * (employees - len(limits))
@@ -136,6 +140,22 @@ class Master:
             if not column.kept:
                 z.upper_bound = 0.0
         return True
+
+    def cap_shortage(self, cap: float | None) -> None:
+        """Price a missing head at most ``cap`` (None: at its real weight again).
+
+        A box on the duals: while the columns cannot yet cover the demand, a missing
+        head's dual is its full weight, every employee then prices as if each head were
+        worth that much, and the bound sits far below zero for dozens of rounds. Any
+        prices give a valid bound, so the loop may head in on the capped LP and lift the
+        cap once it has converged there. A hard limit's slack, priced off the dearest
+        head, is capped with it."""
+        objective = self._model.objective
+        for under, weight in self._under:
+            objective.set_linear_coefficient(under, weight if cap is None else min(weight, cap))
+        dearest = self._dearest if cap is None else min(self._dearest, cap)
+        for beyond, unit in self._hard:
+            objective.set_linear_coefficient(beyond, LIMIT_PENALTY * dearest / unit)
 
     def solve(self) -> MasterSolution:
         """Re-optimise from the last basis; every employee must have a column by now."""

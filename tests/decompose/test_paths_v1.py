@@ -171,3 +171,29 @@ def test_starting_from_a_roster_s_duals_reaches_the_same_root_bound() -> None:
     assert cold_result.converged and warm_result.converged
     assert cold_result.bound == warm_result.bound
     assert warm_result.lp_value == pytest.approx(cold_result.lp_value)
+
+
+def test_heading_in_with_missing_heads_capped_reaches_the_same_root_bound() -> None:
+    # Demand this small staff cannot meet: the optimum (100,495) prices missing heads
+    # at 10,000. Heading in with a missing head capped at 150, the loop lifts the cap
+    # once it converges there, and ends at the same root LP as without the cap.
+    problem = from_request(parse_request(synthetic_request(3, 3, 1, 8, seed=1, mix="all")))
+    capped = ColumnGeneration(problem, pricing="paths", shortage_cap=150.0).run()
+    plain = ColumnGeneration(problem, pricing="paths", shortage_cap=None).run()
+    assert capped.converged and plain.converged
+    assert capped.bound == plain.bound
+    assert plain.bound is not None and 100_000 < plain.bound <= 100_495
+    assert capped.lp_value == pytest.approx(plain.lp_value)
+
+
+def test_a_capped_master_prices_a_missing_head_at_the_cap() -> None:
+    row = CoverRow("r", ((0, 0, 0, None),), 1, None, 10_000, 0)
+    master = Master(1, [row])
+    master.add(Column(0, (), 0))  # the only roster rests: the head goes missing
+    assert master.solve().value == pytest.approx(10_000)
+    master.cap_shortage(150.0)
+    solution = master.solve()
+    assert solution.value == pytest.approx(150.0)
+    assert solution.row_prices[0] == pytest.approx(150.0)
+    master.cap_shortage(None)
+    assert master.solve().value == pytest.approx(10_000)
