@@ -32,6 +32,10 @@ from engine.decompose.rows import CoverRow, Member
 # as full as the day-by-day rules allow).
 LIMIT_PENALTY = 100
 
+# Presolve would rewrite the LP each round, and GLOP then ignores the basis handed in
+# (on Curtois & Qu 13, as many iterations as from scratch).
+_GLOP = mathopt.SolveParameters(presolve=mathopt.Emphasis.OFF)
+
 
 @dataclass(frozen=True, slots=True)
 class MasterSolution:
@@ -39,6 +43,7 @@ class MasterSolution:
     row_prices: list[float]  # per cover row: the dual, what one more head is worth there
     employee_prices: list[float]  # per employee: the convexity row's dual
     limit_prices: list[list[float]]  # per employee and limit: the row's dual
+    iterations: int = 0  # simplex iterations this solve took
 
 
 class Master:
@@ -175,6 +180,7 @@ class Master:
             list(result.dual_values(self.cover)),
             list(result.dual_values(self.convexity)),
             [list(result.dual_values(held)) for held in self.limits],
+            result.solve_stats.simplex_iterations,
         )
 
     def _solve(self, basis: mathopt.Basis | None) -> mathopt.SolveResult:
@@ -184,7 +190,7 @@ class Master:
         parameters = mathopt.ModelSolveParameters(
             initial_basis=basis, variable_values_filter=nothing, reduced_costs_filter=nothing
         )
-        return self._solver.solve(model_params=parameters)
+        return self._solver.solve(params=_GLOP, model_params=parameters)
 
     def reduced_cost(self, column: Column, solution: MasterSolution) -> float:
         """The column's cost less what the duals pay for it (negative: it improves)."""

@@ -197,3 +197,16 @@ def test_a_capped_master_prices_a_missing_head_at_the_cap() -> None:
     assert solution.row_prices[0] == pytest.approx(150.0)
     master.cap_shortage(None)
     assert master.solve().value == pytest.approx(10_000)
+
+
+def test_the_master_re_solves_from_its_last_basis() -> None:
+    # Handed its last basis, GLOP needs no iteration for an unchanged LP (with presolve
+    # on, it ignored the basis and started again).
+    problem = from_request(parse_request(synthetic_request(6, 3, 1, 14, seed=2, mix="all")))
+    generation = ColumnGeneration(problem, pricing="paths")
+    generation.run(max_rounds=8)
+    master = generation.master
+    first = master.solve()
+    again = master.solve()
+    assert again.iterations == 0
+    assert again.value == pytest.approx(first.value)
