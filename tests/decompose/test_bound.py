@@ -48,8 +48,10 @@ def test_the_bound_never_exceeds_a_proven_optimum(data: dict[str, Any]) -> None:
     assert result.capacity <= ceiling
     assert result.bound is not None and result.bound <= ceiling
     if result.converged:  # the bound met the LP, which no roster beats either
+        # CP-SAT's bound, once it has taken over from paths, may pass the LP: the LP
+        # still mixes paths that keep a weekly or monthly rule only on average.
         assert result.lp_value is not None
-        assert result.bound == math.ceil(result.lp_value - 1e-6) <= ceiling
+        assert math.ceil(result.lp_value - 1e-6) <= result.bound <= ceiling
 
 
 @pytest.mark.parametrize("number", [1, 2, 4])
