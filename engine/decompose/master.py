@@ -10,7 +10,8 @@ Solved with GLOP, OR-Tools' simplex, through MathOpt, re-optimised each round fr
 last optimal basis with the new columns at zero. GLOP does not keep its basis when a
 model gains columns (through ``pywraplp`` or MathOpt alike, it restarted from scratch:
 about 3,500 iterations and 0.45 s a round on a 40,000-size request, against about 600
-and 0.12 s from the basis), so the basis is handed over explicitly. (The HiGHS shipped
+and 0.12 s from the basis), so the basis is handed over explicitly, with presolve off
+(presolve rewrites the LP, and GLOP then ignored the basis). (The HiGHS shipped
 inside OR-Tools returned wrong duals through ``pywraplp``, and the separate ``highspy``
 wheel clashes with the HiGHS symbols inside OR-Tools' library when both are loaded.)
 """
