@@ -228,6 +228,11 @@ class ColumnGeneration:
         return result
 
     @property
+    def by_paths(self) -> bool:
+        """Whether some employee is priced by paths (so the loop will need them compiled)."""
+        return any(isinstance(p, LabellingPricer) for p in self._pricers.values())
+
+    @property
     def exact(self) -> bool:
         """Whether CP-SAT has taken over the pricing from paths."""
         return self._switched

@@ -143,6 +143,12 @@ def _cheapest_path(
 _COMPILED: list[Callable[..., Any]] = []  # the compiled loop, once built
 
 
+def compiled() -> bool:
+    """Whether this process has the compiled loop already (compiling it takes about a
+    second, two on a busy machine, and cannot be interrupted)."""
+    return bool(_COMPILED)
+
+
 def cheapest_path(*args: Any) -> tuple[float, npt.NDArray[np.int64]]:
     """:func:`_cheapest_path`, compiled on first use (numba is imported only then: a
     process that never prices by paths pays nothing for it)."""

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from engine.decompose import ColumnGeneration
+from engine.decompose.paths import compiled as paths_compiled
 from engine.decompose.restricted import best_combination
 from engine.model.build import CompiledModel
 from engine.search.completion import complete_roster
@@ -54,6 +55,10 @@ WAIT_FOR_ROSTER_SECONDS = 0.05
 ROUNDS_TO_CONVERGE = 40  # column generation rounds, as measured on Curtois & Qu 8-12
 STEP_BACK_NICENESS = 10  # the decomposition's thread when it cannot converge in time
 DECOMPOSITION_SHARE = 0.25  # of the time limit, the most the decomposition may run
+# Seconds the decomposition waits before a process's first compile of the path pricer:
+# the compile cannot be stopped, and the solve waits for it, so a request the search
+# settles at once (most small ones) would otherwise take a second or two longer.
+COMPILE_GRACE = 1.0
 COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
 SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
 
@@ -250,6 +255,8 @@ class _Decomposer:
         try:
             generation = ColumnGeneration(self.compiled.problem)
             self._tell(generation.capacity_bound(), "capacity")
+            if generation.by_paths and not paths_compiled() and self.done.wait(COMPILE_GRACE):
+                return  # the search ended first: nothing to compile for
             result = generation.run(
                 deadline=self.deadline,
                 stop=self.done,

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from engine.decompose import ColumnGeneration
+from engine.decompose import ColumnGeneration, Generation
 from engine.decompose.restricted import best_combination
 from engine.formats import curtois
 from engine.formats.curtois_check import check
@@ -213,3 +213,23 @@ def test_a_decomposition_ends_after_its_share_of_the_time_limit() -> None:
     decomposer._started = now - 30.0  # 30 s of 90: beyond it
     decomposer._pace()
     assert decomposer.done.is_set()
+
+
+@pytest.mark.parametrize("compiled_already", [False, True])
+def test_a_search_that_ends_first_spares_the_first_compile(
+    monkeypatch: pytest.MonkeyPatch, compiled_already: bool
+) -> None:
+    # A process's first compile of the path pricer cannot be stopped and the solve
+    # waits for it: the decomposition holds off for a grace period, and a search that
+    # has ended by then (``done``) leaves it uncompiled. Once compiled, it goes ahead.
+    import engine.search.portfolio as portfolio
+
+    monkeypatch.setattr(portfolio, "paths_compiled", lambda: compiled_already)
+    runs: list[bool] = []
+    monkeypatch.setattr(
+        ColumnGeneration, "run", lambda self, **_: runs.append(True) or Generation()
+    )
+    decomposer = _Decomposer(compiled_instance(2), Incumbent(), Progress(), None, lambda: None)
+    decomposer.done.set()  # the search has ended
+    decomposer.run()
+    assert runs == ([True] if compiled_already else [])
