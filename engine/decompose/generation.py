@@ -137,11 +137,9 @@ class ColumnGeneration:
         say the search's incumbent: :meth:`add_roster`)."""
         result = Generation(capacity=self.capacity_bound())
         # One vector: a price per cover row, then a multiplier per limit of each employee.
-        capped = self.shortage_cap is not None and any(
-            row.under_weight > self.shortage_cap for row in self.rows
-        )
-        self.master.cap_shortage(self.shortage_cap if capped else None)
-        cap = self.shortage_cap if capped and self.shortage_cap is not None else math.inf
+        cap = self.shortage_cap if self.shortage_cap is not None else math.inf
+        capped = any(row.under_weight > cap for row in self.rows)
+        self.master.cap_shortage(cap if capped else None)
         prices = [
             round(min(row.under_weight, cap) * SCALE) if row.low > 0 else 0 for row in self.rows
         ]
@@ -205,15 +203,14 @@ class ColumnGeneration:
             )
             # Pricing found nothing at the LP's own duals: stalled.
             stalled = not improving and smoothing == 0.0 and center is not None and added == 0
-            if (converged or stalled) and capped:
-                # Converged with missing heads priced at the cap: at their weight now.
+            # Converged with missing heads priced at the cap: at their weight now. Else,
+            # the paths have given what they can: CP-SAT from the LP's duals on.
+            lifted = (converged or stalled) and capped
+            if lifted:
                 capped = False
                 self.master.cap_shortage(None)
-                center, center_bound, smoothing = None, -math.inf, 0.0
-                prices = self._next_prices(self.master.solve(), None, 0.0)
-                continue
-            if (converged or stalled) and self._to_exact():
-                # The paths have given what they can: CP-SAT from the LP's duals on.
+                solution = self.master.solve()
+            if lifted or ((converged or stalled) and self._to_exact()):
                 center, center_bound, smoothing = None, -math.inf, 0.0
                 prices = self._next_prices(solution, None, 0.0)
                 continue
