@@ -9,8 +9,15 @@ cap (period-wide and per employee), monthly maximum, hard weekly hours, total-mi
 maximum, shift count maxima, worked-weekend maximum, minimum days-off runs, hard
 forbidden transitions and exclude pairings. Weighted cover targets count as demand.
 
+Among candidates equal on those keys, a second pass prefers the one whose pick costs
+least in the soft terms the roster so far decides: a soft transition from yesterday,
+a beginner without a senior (or a senior joining one), require pairings, the weekly
+soft maxima. It can spend a scarce manager or duty holder the plain pass kept, so
+both passes run and the one leaving less demand unmet is kept (:func:`greedy_roster`).
+
 Minimums it cannot see looking backwards get passes of their own. Shift count minimums
-are topped up on free days. Under a minimum run of worked days, an employee whose run is
+are topped up on free days, and where those are not enough (a month's maximum reached)
+by trading worked days of other shifts. Under a minimum run of worked days, an employee whose run is
 still too short is picked first, and so is one continuing a run (fewer, longer runs
 leave room for work between the days-off minimums); a run that still ends too short is
 lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
@@ -723,6 +730,44 @@ def _meet_count_minimums(state: _State) -> None:
                     break
                 if state.can_take(e, d, limit.shift):
                     state.place(e, d, limit.shift, _any_duty(employee, limit.shift))
+            if state.shift_count[e, limit.shift] < limit.min:
+                _trade_into(state, e, limit.shift, limit.min)
+
+
+def _trade_into(state: _State, e: int, s: int, minimum: int) -> None:
+    """Trade e's worked days of other shifts for shift s until e works it ``minimum``
+    times, when free days were not enough (a month's maximum reached, say): the days
+    whose shift has most heads to spare first, never a fixed day, nor a shift another
+    minimum of e's still needs. A head moved may leave demand short; a minimum missed
+    leaves no start at all."""
+    problem = state.problem
+    employee = problem.employees[e]
+    fixed = {f.day for f in employee.fixed}
+    worked = [
+        d for d in range(problem.num_days) if state.shift_on.get((e, d), s) != s and d not in fixed
+    ]
+
+    def spare(d: int) -> int:
+        other = state.shift_on[e, d]
+        return len(state.on_shift[d, other]) - state.need[d, other]
+
+    for d in sorted(worked, key=spare, reverse=True):
+        if state.shift_count[e, s] >= minimum:
+            return
+        other = state.shift_on[e, d]
+        if any(
+            limit.shift == other
+            and limit.min is not None
+            and state.shift_count[e, other] <= limit.min
+            for limit in employee.count_limits
+        ):
+            continue
+        duty = state.roster[e, d, other]
+        state.unplace(e, d)
+        if state.can_take(e, d, s):
+            state.place(e, d, s, _any_duty(employee, s))
+        else:
+            state.place(e, d, other, duty)
 
 
 def _any_duty(employee: EmployeeSpec, s: int) -> int | None:

@@ -22,7 +22,7 @@ from engine.greedy import _State, greedy_roster, roster_assignments
 from engine.problem import from_request
 from engine.rules import parse_request
 from engine.synthetic import synthetic_request
-from tests.factories import employee_dict, minimal_request_dict
+from tests.factories import demand, employee_dict, minimal_request_dict
 from tests.strategies import requests
 
 DATASETS = sorted((Path(__file__).parent.parent / "datasets").glob("*.json"))
@@ -187,3 +187,25 @@ def test_a_require_pairing_prices_partners_present_and_absent() -> None:
     assert state.soft_cost(0, 0, 0) == 2 * weights.PAIRING_REQUIRE
     state.place(1, 0, 0, None)
     assert state.soft_cost(0, 0, 0) == 0
+
+
+def test_a_count_minimum_free_days_cannot_meet_is_met_by_trading_worked_days() -> None:
+    # e1 alone may work days, and works three of them before the month's maximum of
+    # three stops it; its minimum of two nights then needs two of those days traded.
+    data = minimal_request_dict()
+    data["shifts"][1]["staffing_demand"] = demand(0, 3)
+    data["employees"] = [
+        employee_dict(
+            "e1",
+            working_days_per_month={"min": 0, "max": 3},
+            shift_count_limits=[{"shift_id": "night", "min": 2}],
+        ),
+        employee_dict("e2", assignable_shift_ids=["night"]),
+    ]
+    request = parse_request(data)
+    problem = from_request(request)
+    roster = greedy_roster(problem)
+    report = _audited(request, roster)
+    assert not report.hard_violations
+    assert sorted(s for (e, _, s) in roster if e == 0) == [0, 1, 1]  # a day, two nights
+    assert sum(s.missing for s in report.shortages) == 6  # 4 days e1 never had, 2 traded
