@@ -17,16 +17,16 @@ both passes run and the one leaving less demand unmet is kept (:func:`greedy_ros
 
 Minimums it cannot see looking backwards get passes of their own. Shift count minimums
 are topped up on free days, and where those are not enough (a month's maximum reached)
-by trading worked days of other shifts. Under a minimum run of worked days, an employee whose run is
-still too short is picked first, and so is one continuing a run (fewer, longer runs
-leave room for work between the days-off minimums); a run that still ends too short is
-lengthened or dropped, and total-minutes minimums are topped up by lengthening runs or
-adding runs of the minimum length. A benchmark row (engine.formats: only per-employee hard
-rules) that still breaks a minimum is replanned alone by the model's own encoding of that
-employee's rules (engine.model.build on a one-employee problem), the other rows fixed;
-its search stops on CP-SAT's deterministic work, so the whole roster is the same on any
-machine. A hint breaking no hard rule is
-completed into a first solution at once (engine.solve.complete_hint). What is left is
+by trading worked days of other shifts. Under a minimum run of worked days, an employee
+whose run is still too short is picked first, and so is one continuing a run (fewer,
+longer runs leave room for work between the days-off minimums); a run that still ends
+too short is lengthened or dropped, and total-minutes minimums are topped up by
+lengthening runs or adding runs of the minimum length. A benchmark row (engine.formats:
+only per-employee hard rules) that still breaks a minimum is replanned alone by the
+model's own encoding of that employee's rules (engine.model.build on a one-employee
+problem), the other rows fixed; its search stops on CP-SAT's deterministic work, so the
+whole roster is the same on any machine. A hint breaking no hard rule is completed into
+a first solution at once (engine.solve.complete_hint). What is left is
 left to the solver, which repairs or improves the hint; the hint never changes what is
 optimal, only where the search starts.
 
@@ -312,20 +312,6 @@ class _State:
             return -weights.SKILL_SUPPORT
         return 0
 
-    @property
-    def prices_soft_terms(self) -> bool:
-        """Whether the request has a soft rule that :meth:`soft_cost` prices."""
-        return bool(
-            self.step_cost
-            or self.partners
-            or self.problem.skill_support is not None
-            or any(
-                employee.days_per_week is not None
-                or (employee.weekly_hours is not None and not employee.weekly_hours[1])
-                for employee in self.problem.employees
-            )
-        )
-
     def preference_cost(self, e: int, d: int, s: int) -> int:
         cost = 0
         for pref in self.preferences_on.get((e, d), ()):
@@ -346,10 +332,24 @@ def greedy_roster(problem: Problem) -> Roster:
     more heads missing (a missing head costs more than any soft term a pick prices).
     """
     plain = _greedy(problem, priced=False)
-    if not _State(problem).prices_soft_terms:
+    if not _prices_soft_terms(problem):
         return plain
     priced = _greedy(problem, priced=True)
     return priced if _unmet(problem, priced) <= _unmet(problem, plain) else plain
+
+
+def _prices_soft_terms(problem: Problem) -> bool:
+    """Whether the request has a soft rule that :meth:`_State.soft_cost` prices."""
+    return (
+        any(not t.hard for t in problem.transitions)
+        or any(not pairing.exclude for pairing in problem.pairings)
+        or problem.skill_support is not None
+        or any(
+            employee.days_per_week is not None
+            or (employee.weekly_hours is not None and not employee.weekly_hours[1])
+            for employee in problem.employees
+        )
+    )
 
 
 def _unmet(problem: Problem, roster: Roster) -> int:
