@@ -46,7 +46,7 @@ from ortools.sat.python import cp_model
 
 from engine import weights
 from engine.contract import Assignment
-from engine.decompose.rows import Member, cover_rows
+from engine.decompose.rows import CoverRow, Member, cover_rows
 from engine.horizon import SATURDAY
 from engine.model.build import build
 from engine.model.registry import FAMILIES
@@ -335,7 +335,8 @@ def greedy_roster(problem: Problem) -> Roster:
     if not _prices_soft_terms(problem):
         return plain
     priced = _greedy(problem, priced=True)
-    return priced if _unmet(problem, priced) <= _unmet(problem, plain) else plain
+    rows = cover_rows(problem)
+    return priced if _unmet(rows, priced) <= _unmet(rows, plain) else plain
 
 
 def _prices_soft_terms(problem: Problem) -> bool:
@@ -352,7 +353,7 @@ def _prices_soft_terms(problem: Problem) -> bool:
     )
 
 
-def _unmet(problem: Problem, roster: Roster) -> int:
+def _unmet(rows: list[CoverRow], roster: Roster) -> int:
     """What the demand rows (staffing, managers, duties, cross-shift, cover targets)
     charge a roster for the heads it leaves missing."""
     worked: set[Member] = set()
@@ -362,7 +363,7 @@ def _unmet(problem: Problem, roster: Roster) -> int:
             worked.add((e, d, s, k))
     return sum(
         row.under_weight * max(0, row.low - sum(1 for m in row.members if m in worked))
-        for row in cover_rows(problem)
+        for row in rows
     )
 
 
