@@ -28,14 +28,14 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from engine.decompose.capacity import capacity_bound
 from engine.decompose.labelling import ExactWithUsage, LabellingPricer, supports
 from engine.decompose.master import Master, MasterSolution
-from engine.decompose.pricing import EmployeePricer, Priced, Pricer
+from engine.decompose.pricing import Column, EmployeePricer, Priced, Pricer
 from engine.decompose.rows import CoverRow, Member, cover_rows
 from engine.problem import Problem
 from engine.search.stopping import requested
@@ -96,6 +96,7 @@ class ColumnGeneration:
             for e in range(len(problem.employees))
         ]
         self.master = Master(len(problem.employees), self.rows, self.limits)
+        self.solution: MasterSolution | None = None  # the last master LP's
         self._limit_offsets: list[int] = []
         offset = len(self.rows)
         for own in self.limits:
@@ -108,15 +109,32 @@ class ColumnGeneration:
 
         Rows of a good roster give the master a basis that covers demand from the first
         round, so its first duals are already meaningful."""
+        return sum(self.master.add(c) for c in self.columns_of(roster) if c is not None)
+
+    def columns_of(self, roster: Mapping[tuple[int, int, int], int | None]) -> list[Column | None]:
+        """Each employee's row of a roster as a column, or None where the row breaks one
+        of the employee's own rules."""
         cells: dict[int, list[tuple[int, int, int | None]]] = {}
         for (e, d, s), k in roster.items():
             cells.setdefault(e, []).append((d, s, k))
-        added = 0
-        for e in range(len(self.problem.employees)):
-            column = self._pricer(e).column_of(cells.get(e, []))
-            if column is not None:
-                added += self.master.add(column)
-        return added
+        return [
+            self._pricer(e).column_of(cells.get(e, [])) for e in range(len(self.problem.employees))
+        ]
+
+    def gains(self, columns: Sequence[Column | None]) -> list[float] | None:
+        """Per employee, the reduced cost of their column at the last LP's duals: what
+        the row costs beyond the best mix of rosters for them at those prices (a row
+        that breaks one of their rules: the dearest of the others, doubled). None
+        before the first LP."""
+        solution = self.solution
+        if solution is None:
+            return None
+        known = [
+            max(0.0, self.master.reduced_cost(c, solution)) if c is not None else None
+            for c in columns
+        ]
+        dearest = 2 * max([1.0, *(g for g in known if g is not None)])
+        return [dearest if g is None else g for g in known]
 
     def capacity_bound(self) -> int:
         return capacity_bound(self.problem, self.rows)
@@ -162,7 +180,8 @@ class ColumnGeneration:
                 before_round()
             if result.rounds == 0 and self._every_employee_has_a_column():
                 # A roster is in already (the search's): its LP's duals beat full prices.
-                prices = self._next_prices(self.master.solve(), None, 0.0)
+                self.solution = self.master.solve()
+                prices = self._next_prices(self.solution, None, 0.0)
                 from_duals = True
             member_prices = self._member_prices(prices)
             answers: list[Priced] = []
@@ -192,7 +211,7 @@ class ColumnGeneration:
             self._mixed = {e for e in self._mixed if not self.master.retire(e)}
             if len(self.master.columns) == 0 or not self._every_employee_has_a_column():
                 continue
-            solution = self.master.solve()
+            solution = self.solution = self.master.solve()
             result.lp_value = solution.value
             converged = result.bound is not None and result.bound >= math.ceil(
                 solution.value - 1e-6
@@ -209,7 +228,7 @@ class ColumnGeneration:
             if lifted:
                 capped = False
                 self.master.cap_shortage(None)
-                solution = self.master.solve()
+                solution = self.solution = self.master.solve()
             if lifted or ((converged or stalled) and self._to_exact()):
                 center, center_bound, smoothing = None, -math.inf, 0.0
                 prices = self._next_prices(solution, None, 0.0)

@@ -45,6 +45,12 @@ class Selector:
         for name in self.names:
             self.arms[name] = Arm(self.initial_fraction)
 
+    def add(self, name: str) -> None:
+        """A neighbourhood that became possible during the search (it starts afresh)."""
+        if name not in self.arms:
+            self.names.append(name)
+            self.arms[name] = Arm(self.initial_fraction)
+
     def choose(self, rng: random.Random) -> tuple[str, float]:
         weights = [self.arms[name].success + CHOICE_FLOOR for name in self.names]
         name = rng.choices(self.names, weights)[0]

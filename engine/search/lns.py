@@ -34,6 +34,8 @@ from engine.search.neighbourhoods import (
     Cell,
     applicable,
     shape_of,
+    with_gains,
+    with_required,
     with_roster,
     with_shortfalls,
 )
@@ -107,7 +109,7 @@ class NeighbourhoodSearch:
         self._extractor = Extractor.of(compiled.model, decisions, stopped) if cut else None
         if cut and self._extractor is None and stopped():
             self._stopped = True
-        self._shape = shape_of(compiled.problem)
+        self._shape = with_required(shape_of(compiled.problem), _required(compiled))
         self.selector = Selector(
             applicable(self._shape),
             self._shape.cells,
@@ -136,6 +138,15 @@ class NeighbourhoodSearch:
         if self._whole is not None:
             self._whole.fix_all(self._values)
 
+    def guide(self, gains: Sequence[float]) -> None:
+        """Per employee, how far their row in the incumbent is from right at the
+        decomposition's prices (reduced costs): the priced-rows neighbourhood draws by
+        them from now on."""
+        if len(gains) != self._shape.employees:
+            return
+        self._shape = with_gains(self._shape, tuple(gains))
+        self.selector.add("priced_rows")
+
     def roster(self) -> dict[Cell, int]:
         """The incumbent's shift per worked cell (a gather: a year's roster has 500,000
         shift decisions, and a loop over them took 0.1 s a step)."""
@@ -162,9 +173,9 @@ class NeighbourhoodSearch:
             self.steps += 1
             return Step(name, 0, "UNKNOWN", False, self.objective, proved_optimal=False)
         shape = self._shape
-        if name == "shift_type":
+        if name in ("shift_type", "cover_swap"):
             shape = with_roster(shape, self.roster())
-        elif name == "shortfall":
+        if name in ("shortfall", "cover_swap"):
             shape = with_shortfalls(shape, self._shortfalls())
         began = time.perf_counter()
         cells = self._cells
@@ -224,6 +235,16 @@ class NeighbourhoodSearch:
         current = self._current
         if current is not None:
             current.stop_search()
+
+
+def _required(compiled: CompiledModel) -> dict[tuple[int, int], int]:
+    """Heads each (day, shift) needs: its staffing minimum or cover target."""
+    required: dict[tuple[int, int], int] = {}
+    for slot in compiled.shortages:
+        if slot.kind == "staffing" and slot.shift is not None and slot.duty is None:
+            key = (slot.day, slot.shift)
+            required[key] = max(required.get(key, 0), slot.required)
+    return required
 
 
 class _WholeModel:

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from engine.problem import Problem
 
 Cell = tuple[int, int]
 Chooser = Callable[["Shape", random.Random, float], frozenset[Cell]]
 BLOCK_DAYS = 14  # a block frees a fortnight, as published rostering searches do
+SWAP_REACH = 3  # a head to spare counts for a missing one at most this many days away
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ class Shape:
     shift_workers: tuple[tuple[int, ...], ...]  # per shift: employees who may work it
     roster: Mapping[Cell, int]  # the incumbent's shift per worked cell
     shortfalls: tuple[tuple[int, int | None, int], ...] = ()  # (day, shift, missing heads)
+    # Heads each (day, shift) needs (staffing minimums and cover targets); others need none.
+    required: Mapping[tuple[int, int], int] = field(default_factory=dict)
+    # Per employee: how far the incumbent's row is from the best the decomposition's
+    # prices allow (its reduced cost); empty until the decomposition has prices.
+    gains: tuple[float, ...] = ()
 
     @property
     def cells(self) -> int:
@@ -85,6 +92,14 @@ def with_roster(shape: Shape, roster: Mapping[Cell, int]) -> Shape:
 
 def with_shortfalls(shape: Shape, shortfalls: tuple[tuple[int, int | None, int], ...]) -> Shape:
     return replace(shape, shortfalls=shortfalls)
+
+
+def with_required(shape: Shape, required: Mapping[tuple[int, int], int]) -> Shape:
+    return replace(shape, required=required)
+
+
+def with_gains(shape: Shape, gains: tuple[float, ...]) -> Shape:
+    return replace(shape, gains=gains)
 
 
 def _count(total: int, fraction: float) -> int:
@@ -174,20 +189,92 @@ def shortfall(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Ce
     return _rows(rng.sample(workers, wanted), days)
 
 
+def spare_heads(shape: Shape) -> dict[tuple[int, int], int]:
+    """Per (day, shift) of the incumbent, the heads above what the slot needs."""
+    heads = Counter((d, s) for (_, d), s in shape.roster.items())
+    spare = {slot: n - shape.required.get(slot, 0) for slot, n in heads.items()}
+    return {slot: n for slot, n in spare.items() if n > 0}
+
+
+def cover_swap(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """Around a missing head, the employees who could fill it with a head spared nearby.
+
+    A roster short on one day and shift often has, within a few days, a slot with more
+    heads than it needs. An employee who works that slot and may work the short shift can
+    move a day of work (or change shift on the day itself) and keep their totals, so
+    cover moves where it is missing at no cost to their own rules. Such donors are freed
+    over a week around the missing head, the nearest in days first; employees off that
+    day who could simply take it come after them. Without a roster or a shortfall this is
+    the shortfall neighbourhood.
+    """
+    if not shape.shortfalls or not shape.roster:
+        return shortfall(shape, rng, fraction)
+    day, shift, _ = rng.choices(shape.shortfalls, [m for _, _, m in shape.shortfalls])[0]
+    days = range(max(0, day - SWAP_REACH), min(shape.days, day + SWAP_REACH + 1))
+    spare = spare_heads(shape)
+    roster = shape.roster
+    workers = shape.shift_workers[shift] if shift is not None else range(shape.employees)
+    ranked: list[tuple[int, float, int]] = []
+    for e in workers:
+        today = roster.get((e, day))
+        if today is not None and (shift is None or today == shift):
+            continue  # already counted there
+        distances = [abs(d - day) for d in days if spare.get((d, roster.get((e, d), -1)), 0) > 0]
+        if distances:
+            ranked.append((min(distances), rng.random(), e))
+        elif today is None:  # off that day: may take it if their totals allow
+            ranked.append((SWAP_REACH + 1, rng.random(), e))
+    if not ranked:
+        return shortfall(shape, rng, fraction)
+    ranked.sort()
+    wanted = _count(len(ranked), fraction * shape.cells / (len(days) * len(ranked)))
+    return _rows([e for _, _, e in ranked[:wanted]], days)
+
+
+PRICED_FLOOR = 0.05  # of the mean gain: a row the prices call right may still be drawn
+
+
+def priced_rows(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
+    """The employees whose rows the decomposition's prices say are furthest from right.
+
+    An employee's reduced cost at the master LP's duals is what their row costs beyond
+    the best mix of rosters for them at those prices: zero for a row the LP would keep,
+    large for one that works where heads are plentiful or rests where they are missing.
+    Employees are drawn in proportion to it, over the whole period (a weighted draw
+    without replacement: each takes ``log(u) / w`` for a uniform ``u`` in (0, 1], the
+    largest keys win), so the sub-solve re-plans the rows most worth re-planning together.
+    Without prices this is the random-employees neighbourhood.
+    """
+    gains = shape.gains
+    positive = [g for g in gains if g > 0]
+    if len(gains) != shape.employees or not positive:
+        return random_employees(shape, rng, fraction)
+    floor = PRICED_FLOOR * sum(positive) / len(positive)
+    keys = [(math.log(1.0 - rng.random()) / (max(0.0, g) + floor), e) for e, g in enumerate(gains)]
+    keys.sort(reverse=True)
+    wanted = _count(shape.employees, fraction)
+    return _rows([e for _, e in keys[:wanted]], range(shape.days))
+
+
 NEIGHBOURHOODS: dict[str, Chooser] = {
     "shortfall": shortfall,
+    "cover_swap": cover_swap,
     "random_employees": random_employees,
     "similar_employees": similar_employees,
     "group_employees": group_employees,
     "day_window": day_window,
     "block": block,
     "shift_type": shift_type,
+    "priced_rows": priced_rows,
 }
 
 
 def applicable(shape: Shape) -> list[str]:
-    """The neighbourhoods worth trying on this problem (no groups: no group search)."""
+    """The neighbourhoods worth trying on this problem (no groups: no group search; no
+    prices from the decomposition: no priced rows, until it has them)."""
     names = list(NEIGHBOURHOODS)
+    if not shape.gains:
+        names.remove("priced_rows")
     if not shape.groups:
         names.remove("group_employees")
     if len(shape.shift_workers) < 2:

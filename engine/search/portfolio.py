@@ -39,6 +39,7 @@ from ortools.sat.python import cp_model
 
 from engine.decompose import ColumnGeneration
 from engine.decompose.paths import compiled as paths_compiled
+from engine.decompose.pricing import Column
 from engine.decompose.restricted import best_combination
 from engine.model.build import CompiledModel
 from engine.search.completion import complete_roster
@@ -60,6 +61,7 @@ DECOMPOSITION_SHARE = 0.25  # of the time limit, the most the decomposition may 
 # settles at once (most small ones) would otherwise take a second or two longer.
 COMPILE_GRACE = 1.0
 COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
+GUIDE_SECONDS = 1.0  # once its loop has ended, the decomposition re-prices the rows this often
 SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
 
 log = logging.getLogger(__name__)
@@ -152,6 +154,17 @@ class Incumbent:
             return self.solution, self.objective, self.version
 
 
+class Guidance:
+    """The decomposition's latest word to the search: per employee, the reduced cost of
+    their row in the incumbent at the master LP's duals (one writer, read whole)."""
+
+    def __init__(self) -> None:
+        self.latest: tuple[int, tuple[float, ...]] = (0, ())
+
+    def publish(self, gains: list[float]) -> None:
+        self.latest = (self.latest[0] + 1, tuple(gains))
+
+
 @dataclass
 class SearchResult:
     """The best roster of the portfolio (a CP-SAT solution vector) and its proof."""
@@ -176,6 +189,7 @@ class _Searcher:
     started: float  # when the search began (perf_counter)
     seed: int
     stop_full: Callable[[], None]
+    guidance: Guidance | None = None
     done: threading.Event = field(default_factory=threading.Event)
     proved_optimal: bool = False
     steps: int = 0
@@ -210,6 +224,7 @@ class _Searcher:
         self._lns = lns
         if self.done.is_set():
             lns.stop()
+        guided = 0
         while not self.done.is_set():
             left = self._left()
             if left <= 0.05:
@@ -218,6 +233,9 @@ class _Searcher:
             if version != seen and solution is not None and objective < lns.objective:
                 lns.adopt(solution, objective)
             seen = version
+            if self.guidance is not None and self.guidance.latest[0] != guided:
+                guided, gains = self.guidance.latest
+                lns.guide(gains)
             seconds = step_limit(self.step_seconds, time.perf_counter() - self.started, left)
             step = lns.step(StepLimits(seconds=seconds))
             self.steps += 1
@@ -242,9 +260,12 @@ class _Decomposer:
     progress: Progress
     deadline: float | None
     on_proof: Callable[[], None]  # the incumbent meets the bound: stop the search
-    done: threading.Event = field(default_factory=threading.Event)
+    guidance: Guidance = field(default_factory=Guidance)
+    done: threading.Event = field(default_factory=threading.Event)  # ends the loop
+    finished: threading.Event = field(default_factory=threading.Event)  # the solve's end
     from_columns: float | None = None  # the objective of a roster built from columns
     _columns_of: int = -1  # the incumbent version whose rows were added as columns
+    _columns: list[Column | None] = field(default_factory=list)  # and those columns
     _rounds_begun: int = 0
     _first_round_started: float = 0.0
     _paced_exact: bool = False  # the pace was re-timed when CP-SAT took over from paths
@@ -263,8 +284,15 @@ class _Decomposer:
                 on_bound=lambda bound: self._tell(bound, "decomposition"),
                 before_round=lambda: self._before_round(generation),
             )
+            self._publish(generation)  # at the last duals
             if result.converged:
                 self._roster_from_columns(generation)
+            # Until the solve ends, the search's new rosters are priced at the last duals
+            # (with no deadline the loop ran to its end, and so did the solve).
+            while self.deadline is not None and not self.finished.wait(GUIDE_SECONDS):
+                if time.perf_counter() >= self.deadline:
+                    break
+                self._guide(generation)
         except Exception:  # the bound is an extra: a failure must not cost the roster
             log.exception("the decomposition bound failed; CP-SAT's bound stands")
 
@@ -276,6 +304,7 @@ class _Decomposer:
             self._rounds_begun = 0
         self._pace()
         self._add_incumbent(generation)
+        self._publish(generation)
 
     def _pace(self) -> None:
         """Step back when the column generation cannot converge in the time left.
@@ -312,17 +341,40 @@ class _Decomposer:
         """The incumbent's rows as columns, once per roster: the master then holds a
         roster at least as good as the search's, so its duals are meaningful early and
         a combination of columns can only improve on the incumbent."""
+        if self._read_incumbent(generation):
+            for column in self._columns:
+                if column is not None:
+                    generation.master.add(column)
+
+    def _guide(self, generation: ColumnGeneration) -> None:
+        """Once the loop has ended, price each new incumbent's rows at its last duals,
+        so the search's priced-rows neighbourhood follows the roster it improves."""
+        if self._read_incumbent(generation):
+            self._publish(generation)
+
+    def _read_incumbent(self, generation: ColumnGeneration) -> bool:
+        """Take the incumbent's rows as columns when it changed; whether it had."""
         solution, _, version = self.incumbent.read()
         if solution is None or version == self._columns_of:
-            return
+            return False
         self._columns_of = version
+        self._columns = generation.columns_of(self._roster(solution))
+        return True
+
+    def _publish(self, generation: ColumnGeneration) -> None:
+        """The incumbent's rows' reduced costs at the last LP, for the search."""
+        gains = generation.gains(self._columns) if self._columns else None
+        if gains is not None:
+            self.guidance.publish(gains)
+
+    def _roster(self, solution: list[int]) -> dict[tuple[int, int, int], int | None]:
         roster: dict[tuple[int, int, int], int | None] = {
             key: None for key, x in self.compiled.x.items() if solution[x.index]
         }
         for (e, d, s, k), y in self.compiled.y.items():
             if solution[y.index]:
                 roster[e, d, s] = k
-        generation.add_roster(roster)
+        return roster
 
     def _roster_from_columns(self, generation: ColumnGeneration) -> None:
         """The best combination of the columns, offered as a roster when it is better."""
@@ -400,6 +452,11 @@ def search(
             callback.stop_search()
 
     progress.on_roster.append(on_roster)
+    decomposer = (
+        _Decomposer(compiled, incumbent, progress, deadline, full.stop_search)
+        if plan.decomposition
+        else None
+    )
     searchers = [
         _Searcher(
             compiled,
@@ -410,14 +467,10 @@ def search(
             started,
             (seed + 7919 * (n + 1)) % SEED_MODULUS,
             full.stop_search,
+            decomposer.guidance if decomposer is not None else None,
         )
         for n in range(plan.neighbourhood_threads)
     ]
-    decomposer = (
-        _Decomposer(compiled, incumbent, progress, deadline, full.stop_search)
-        if plan.decomposition
-        else None
-    )
     threads = [threading.Thread(target=s.run, daemon=True) for s in searchers]
     if decomposer is not None:
         threads.append(threading.Thread(target=decomposer.run, daemon=True))
@@ -430,6 +483,7 @@ def search(
             searcher.stop()
         if decomposer is not None:
             decomposer.done.set()
+            decomposer.finished.set()
         for thread in threads:
             thread.join()
         progress.on_roster.remove(on_roster)

@@ -233,3 +233,54 @@ def test_a_search_that_ends_first_spares_the_first_compile(
     decomposer.done.set()  # the search has ended
     decomposer.run()
     assert runs == ([True] if compiled_already else [])
+
+
+def test_the_search_hears_the_reduced_costs_of_the_incumbents_rows() -> None:
+    compiled = compiled_instance(1)
+    completed = complete_roster(compiled, greedy_roster(compiled.problem), seconds=120.0)
+    assert completed is not None
+    values, objective = completed
+    incumbent = Incumbent()
+    incumbent.offer(values, objective)
+    decomposer = _Decomposer(compiled, incumbent, Progress(), None, lambda: None)
+    generation = ColumnGeneration(compiled.problem, pricing="paths")
+    decomposer._before_round(generation)  # the rows go in; no LP yet, nothing to say
+    assert decomposer.guidance.latest == (0, ())
+    generation.run(before_round=lambda: decomposer._before_round(generation))
+    assert generation.solution is not None  # the loop ran to its end (it stalls on paths)
+    version, gains = decomposer.guidance.latest
+    assert version >= 1 and len(gains) == len(compiled.problem.employees)
+    # What was published is each row's reduced cost at the LP's duals, never negative.
+    roster = decomposer._roster(values)
+    assert gains == tuple(generation.gains(generation.columns_of(roster)) or ())
+    assert min(gains) >= 0
+    # Once the loop has ended, a new incumbent is priced at the last duals.
+    decomposer._guide(generation)
+    assert decomposer.guidance.latest[0] == version  # the same roster: nothing new
+    incumbent.offer(values, objective - 1)
+    decomposer._guide(generation)
+    assert decomposer.guidance.latest == (version + 1, gains)
+
+
+def test_the_decomposition_keeps_pricing_the_search_until_the_solve_ends() -> None:
+    compiled = compiled_instance(1)
+    completed = complete_roster(compiled, greedy_roster(compiled.problem), seconds=120.0)
+    assert completed is not None
+    incumbent = Incumbent()
+    incumbent.offer(*completed)
+    decomposer = _Decomposer(
+        compiled, incumbent, Progress(), time.perf_counter() + 3600.0, lambda: None
+    )
+    thread = threading.Thread(target=decomposer.run)
+    thread.start()
+    # The loop converges and waits; each new roster is priced until the solve ends.
+    while decomposer.guidance.latest[0] == 0:
+        assert thread.is_alive(), "the decomposition ended without a word to the search"
+        time.sleep(0.05)
+    before = decomposer.guidance.latest[0]
+    incumbent.offer(completed[0], completed[1] - 1)
+    while decomposer.guidance.latest[0] == before:
+        assert thread.is_alive()
+        time.sleep(0.05)
+    decomposer.finished.set()
+    thread.join()

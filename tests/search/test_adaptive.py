@@ -117,3 +117,16 @@ def test_a_kind_that_stops_paying_loses_its_lead() -> None:
     assert selector.arms["block"].success > selector.arms["rows"].success
     late = Counter(selector.choose(rng)[0] for _ in range(2000))
     assert late["block"] > late["rows"]
+
+
+def test_a_kind_added_later_starts_afresh_and_is_drawn() -> None:
+    selector = Selector(list(NAMES), cells=1000, initial_fraction=0.2)
+    selector.report("rows", improved=True, finished=True)
+    selector.add("priced")
+    selector.add("priced")  # once only
+    assert selector.names == [*NAMES, "priced"]
+    assert selector.arms["priced"].fraction == 0.2 and selector.arms["priced"].tried == 0
+    rng = random.Random(5)
+    assert "priced" in Counter(selector.choose(rng)[0] for _ in range(200))
+    selector.add("rows")  # a kind it has keeps what it learnt
+    assert selector.arms["rows"].tried == 1

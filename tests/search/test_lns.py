@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from engine.decompose import ColumnGeneration
 from engine.formats.curtois import load
 from engine.model.build import CompiledModel
+from engine.search.adaptive import Selector
 from engine.search.lns import NeighbourhoodSearch, Step, StepLimits
 from engine.search.neighbourhoods import NEIGHBOURHOODS
 from engine.search.submodel import Extractor
@@ -242,6 +244,68 @@ def test_a_step_that_frees_the_whole_roster_and_finishes_proves_it_optimal() -> 
     assert proved, "no step proved the roster optimal"
     assert proved[0].objective == 607  # the instance's known optimum
     assert priced_by_checker(start.compiled, load(1), search.solution) == 607
+
+
+# ------------------------------------------------- neighbourhoods that follow cover
+
+
+def only(search: NeighbourhoodSearch, name: str) -> None:
+    """Make the search try one neighbourhood only."""
+    selector = search.selector
+    search.selector = Selector([name], selector.cells, selector.initial_fraction)
+
+
+def walk_one(start: Start, name: str, gains: list[float] | None = None) -> Trajectory:
+    search = NeighbourhoodSearch(start.compiled, start.solution, start.objective, seed=SEED)
+    if gains is not None:
+        search.guide(gains)
+    only(search, name)
+    taken, solutions = [], []
+    for _ in range(STEPS):
+        taken.append(search.step(WORK))
+        solutions.append(list(search.solution))
+    return Trajectory(start, taken, solutions)
+
+
+def test_cover_swap_steps_on_curtois_4_keep_rosters_the_checker_accepts(
+    curtois_4: Trajectory,
+) -> None:
+    start = curtois_4.start
+    trajectory = walk_one(start, "cover_swap")
+    assert {step.neighbourhood for step in trajectory.steps} == {"cover_swap"}
+    assert_every_step_keeps_a_better_or_equal_roster(
+        trajectory, lambda solution: priced_by_checker(start.compiled, load(4), solution)
+    )
+    assert trajectory.objectives()[-1] < start.objective
+
+
+def test_priced_rows_follow_the_decompositions_prices_and_keep_checked_rosters(
+    curtois_4: Trajectory,
+) -> None:
+    start = curtois_4.start
+    compiled = start.compiled
+    roster: dict[tuple[int, int, int], int | None] = {
+        key: None for key, x in compiled.x.items() if start.solution[x.index]
+    }
+    generation = ColumnGeneration(compiled.problem, pricing="paths")
+    columns = generation.columns_of(roster)
+    assert all(c is not None for c in columns)  # the start keeps every employee's rules
+    assert generation.gains(columns) is None  # no LP solved yet: no prices
+    generation.add_roster(roster)
+    assert generation.run().converged
+    gains = generation.gains(columns)
+    assert gains is not None and len(gains) == len(compiled.problem.employees)
+    assert min(gains) >= 0 and max(gains) > 0  # a greedy roster is not the LP's best
+    search = NeighbourhoodSearch(compiled, start.solution, start.objective, seed=SEED)
+    search.guide(gains[:-1])  # not one per employee: ignored
+    assert "priced_rows" not in search.selector.names
+    search.guide(gains)
+    assert "priced_rows" in search.selector.names
+    trajectory = walk_one(start, "priced_rows", gains)
+    assert_every_step_keeps_a_better_or_equal_roster(
+        trajectory, lambda solution: priced_by_checker(compiled, load(4), solution)
+    )
+    assert trajectory.objectives()[-1] < start.objective
 
 
 # ------------------------------------------------------------ a request with duties
