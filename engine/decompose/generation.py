@@ -35,7 +35,7 @@ from typing import Literal
 from engine.decompose.capacity import capacity_bound
 from engine.decompose.labelling import ExactWithUsage, LabellingPricer, supports
 from engine.decompose.master import Master, MasterSolution
-from engine.decompose.pricing import Column, EmployeePricer, Priced, Pricer
+from engine.decompose.pricing import Cell, Column, EmployeePricer, Priced, Pricer, cell_key
 from engine.decompose.rows import CoverRow, Member, cover_rows
 from engine.problem import Problem
 from engine.search.stopping import requested
@@ -97,6 +97,8 @@ class ColumnGeneration:
         ]
         self.master = Master(len(problem.employees), self.rows, self.limits)
         self.solution: MasterSolution | None = None  # the last master LP's
+        # Per employee, the last row turned into a column, and the column (columns_of).
+        self._rows_priced: dict[int, tuple[tuple[Cell, ...], Column | None]] = {}
         self._limit_offsets: list[int] = []
         offset = len(self.rows)
         for own in self.limits:
@@ -113,13 +115,19 @@ class ColumnGeneration:
 
     def columns_of(self, roster: Mapping[tuple[int, int, int], int | None]) -> list[Column | None]:
         """Each employee's row of a roster as a column, or None where the row breaks one
-        of the employee's own rules."""
+        of the employee's own rules. A row met before is not priced again: a search
+        step changes a few rows, and a year-long row takes tens of milliseconds."""
         cells: dict[int, list[tuple[int, int, int | None]]] = {}
         for (e, d, s), k in roster.items():
             cells.setdefault(e, []).append((d, s, k))
-        return [
-            self._pricer(e).column_of(cells.get(e, [])) for e in range(len(self.problem.employees))
-        ]
+        columns: list[Column | None] = []
+        for e in range(len(self.problem.employees)):
+            row = tuple(sorted(cells.get(e, []), key=cell_key))
+            known = self._rows_priced.get(e)
+            if known is None or known[0] != row:
+                known = self._rows_priced[e] = (row, self._pricer(e).column_of(row))
+            columns.append(known[1])
+        return columns
 
     def gains(self, columns: Sequence[Column | None]) -> list[float] | None:
         """Per employee, the reduced cost of their column at the last LP's duals: what

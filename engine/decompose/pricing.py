@@ -167,7 +167,7 @@ class EmployeePricer:
         solver.parameters.num_workers = 1
         if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
-        ordered = tuple(sorted(cells, key=_cell_key))
+        ordered = tuple(sorted(cells, key=cell_key))
         return Column(self.employee, ordered, self.own_cost(list(solver.response_proto.solution)))
 
     def own_cost(self, values: Sequence[int]) -> int:
@@ -207,7 +207,7 @@ class EmployeePricer:
         for (_, d, s), x in self.compiled.x.items():
             if values[x.index]:
                 cells.append((d, s, duty_of.get((d, s))))
-        column = Column(self.employee, tuple(sorted(cells, key=_cell_key)), self.own_cost(values))
+        column = Column(self.employee, tuple(sorted(cells, key=cell_key)), self.own_cost(values))
         bound = (
             solver.objective_value if status == cp_model.OPTIMAL else solver.best_objective_bound
         )
@@ -245,7 +245,7 @@ def deterministic_solver(work: float, seconds: float) -> cp_model.CpSolver:
     return solver
 
 
-def _cell_key(cell: Cell) -> tuple[int, int, int]:
+def cell_key(cell: Cell) -> tuple[int, int, int]:
     d, s, k = cell
     return d, s, -1 if k is None else k
 

@@ -13,7 +13,10 @@ A third part, the **decomposition** (:mod:`engine.decompose`), proves a lower bo
 column generation, which on rosters is far stronger than what CP-SAT proves on the full
 model; the reported bound is the better of the two, tagged with its source. It runs in a
 thread of its own (its solves release the interpreter) and ends when its LP converges
-or when it has run a quarter of the time limit (:data:`DECOMPOSITION_SHARE`).
+or when it has run a quarter of the time limit (:data:`DECOMPOSITION_SHARE`). Its
+prices also guide the search: each incumbent's rows are priced at the master LP's last
+duals (:class:`Guidance`), and the search's priced-rows neighbourhood frees the
+employees whose rows those prices call furthest from right, until the solve ends.
 
 Each full-model roster better than the incumbent is passed to the neighbourhood search,
 which adopts it before its next step; each improvement the search finds is recorded.
@@ -35,6 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from engine.decompose import ColumnGeneration
@@ -62,6 +66,7 @@ DECOMPOSITION_SHARE = 0.25  # of the time limit, the most the decomposition may 
 COMPILE_GRACE = 1.0
 COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
 GUIDE_SECONDS = 1.0  # once its loop has ended, the decomposition re-prices the rows this often
+GUIDE_SHARE = 0.05  # ... or less often: re-pricing takes at most this share of its thread
 SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
 
 log = logging.getLogger(__name__)
@@ -251,6 +256,16 @@ class _Searcher:
                 return
 
 
+@dataclass(frozen=True)
+class _Decisions:
+    """The model's shift and duty decisions: their indices and keys, in one order."""
+
+    shift_indices: np.ndarray
+    cells: list[tuple[int, int, int]]
+    duty_indices: np.ndarray
+    duties: list[tuple[int, int, int, int]]
+
+
 @dataclass
 class _Decomposer:
     """Runs the column generation beside the search and raises the shared bound."""
@@ -266,6 +281,7 @@ class _Decomposer:
     from_columns: float | None = None  # the objective of a roster built from columns
     _columns_of: int = -1  # the incumbent version whose rows were added as columns
     _columns: list[Column | None] = field(default_factory=list)  # and those columns
+    _decisions: _Decisions | None = None  # read once, for _roster
     _rounds_begun: int = 0
     _first_round_started: float = 0.0
     _paced_exact: bool = False  # the pace was re-timed when CP-SAT took over from paths
@@ -289,10 +305,13 @@ class _Decomposer:
                 self._roster_from_columns(generation)
             # Until the solve ends, the search's new rosters are priced at the last duals
             # (with no deadline the loop ran to its end, and so did the solve).
-            while self.deadline is not None and not self.finished.wait(GUIDE_SECONDS):
+            wait = GUIDE_SECONDS
+            while self.deadline is not None and not self.finished.wait(wait):
                 if time.perf_counter() >= self.deadline:
                     break
+                began = time.perf_counter()
                 self._guide(generation)
+                wait = max(GUIDE_SECONDS, (time.perf_counter() - began) / GUIDE_SHARE)
         except Exception:  # the bound is an extra: a failure must not cost the roster
             log.exception("the decomposition bound failed; CP-SAT's bound stands")
 
@@ -368,12 +387,25 @@ class _Decomposer:
             self.guidance.publish(gains)
 
     def _roster(self, solution: list[int]) -> dict[tuple[int, int, int], int | None]:
+        """The shift (and duty) of each worked cell of a solution, by a gather: a
+        year-long model has a million decisions, too many for a loop once a second."""
+        if self._decisions is None:
+            x, y = self.compiled.x, self.compiled.y
+            self._decisions = _Decisions(
+                np.fromiter((v.index for v in x.values()), np.int64, len(x)),
+                list(x),
+                np.fromiter((v.index for v in y.values()), np.int64, len(y)),
+                list(y),
+            )
+        decisions = self._decisions
+        values = np.asarray(solution, dtype=np.int64)
+        cells = decisions.cells
         roster: dict[tuple[int, int, int], int | None] = {
-            key: None for key, x in self.compiled.x.items() if solution[x.index]
+            cells[i]: None for i in np.flatnonzero(values[decisions.shift_indices]).tolist()
         }
-        for (e, d, s, k), y in self.compiled.y.items():
-            if solution[y.index]:
-                roster[e, d, s] = k
+        for i in np.flatnonzero(values[decisions.duty_indices]).tolist():
+            e, d, s, k = decisions.duties[i]
+            roster[e, d, s] = k
         return roster
 
     def _roster_from_columns(self, generation: ColumnGeneration) -> None:

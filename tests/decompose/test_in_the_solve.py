@@ -284,3 +284,19 @@ def test_the_decomposition_keeps_pricing_the_search_until_the_solve_ends() -> No
         time.sleep(0.05)
     decomposer.finished.set()
     thread.join()
+
+
+def test_rows_met_before_are_not_priced_again() -> None:
+    problem = curtois.to_problem(curtois.load(1))
+    roster: dict[tuple[int, int, int], int | None] = dict.fromkeys(greedy_roster(problem))
+    generation = ColumnGeneration(problem, pricing="paths")
+    first = generation.columns_of(roster)
+    again = generation.columns_of(roster)
+    assert all(a is b for a, b in zip(first, again, strict=True))  # the same objects
+    dropped = min(key for key in roster if key[0] == 0)  # employee 0's first worked cell
+    changed = {key: k for key, k in roster.items() if key != dropped}
+    after = generation.columns_of(changed)
+    assert all(a is b for a, b in zip(first[1:], after[1:], strict=True))
+    row = sorted((d, s, None) for (e, d, s) in changed if e == 0)
+    fresh = ColumnGeneration(problem, pricing="paths").columns_of(changed)[0]
+    assert after[0] == fresh and (fresh is None or list(fresh.cells) == row)
