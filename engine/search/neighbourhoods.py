@@ -24,6 +24,7 @@ Cell = tuple[int, int]
 Chooser = Callable[["Shape", random.Random, float], frozenset[Cell]]
 BLOCK_DAYS = 14  # a block frees a fortnight, as published rostering searches do
 SWAP_REACH = 3  # a head to spare counts for a missing one at most this many days away
+PRICED_FLOOR = 0.05  # of the mean gain: a row the prices call right may still be drawn
 
 
 @dataclass(frozen=True)
@@ -229,9 +230,6 @@ def cover_swap(shape: Shape, rng: random.Random, fraction: float) -> frozenset[C
     ranked.sort()
     wanted = _count(len(ranked), fraction * shape.cells / (len(days) * len(ranked)))
     return _rows([e for _, _, e in ranked[:wanted]], days)
-
-
-PRICED_FLOOR = 0.05  # of the mean gain: a row the prices call right may still be drawn
 
 
 def priced_rows(shape: Shape, rng: random.Random, fraction: float) -> frozenset[Cell]:
