@@ -54,7 +54,7 @@ serve: $(STAMP)
 ## JOBS_CONSUMER=external and run this (as often as wanted) with the same DATABASE_URL and
 ## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
 consumer: $(STAMP)
-	exec env SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
+	exec env SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.solving.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
 
 ## The Bento (bentofile.yaml) in the local Bento store; prints its tag.
 bento: $(STAMP)

@@ -1,7 +1,7 @@
 """The composition root: settings, store, solve pool and job queue, opened one way for
 both the web service (its lifespan) and a separate job consumer (``make consumer``).
 
-A consumer process opens nothing at import: huey_consumer imports ``bento.jobs`` to find
+A consumer process opens nothing at import: huey_consumer imports ``bento.solving.jobs`` to find
 the queue, and the store and pool open on the first task (:func:`open_runtime`).
 """
 
@@ -15,8 +15,8 @@ from huey import RedisHuey, SqliteHuey
 from sqlalchemy.engine import make_url
 
 from bento.settings import Settings
+from bento.solving.workers import SolvePool
 from bento.store import Store
-from bento.workers import SolvePool
 
 QUEUE_NAME: Final = "shiftsched-jobs"
 JOBS_DB_NAME: Final = "jobs.db"

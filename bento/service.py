@@ -6,33 +6,34 @@ are 400 plain JSON, it has no 413 or 415), so the whole API is one Starlette app
 mounted with ``@bentoml.asgi_app``; BentoML runs each mounted app's lifespan (the
 store, the solver pool, the MCP session manager). BentoML's traffic timeout is set far
 above our own deadlines, so its plain-JSON 504 never pre-empts our problem+json one; its
-timer is cancelled when a request ends (``bento.traffic_timeout``), so that long timeout
+timer is cancelled when a request ends (``bento.ops.traffic_timeout``), so that long timeout
 costs no memory per request.
 
 BentoML keeps its own probes and ``/metrics``; the service only adds to them: readiness
 asks the database and the job queue and turns 503 when a graceful stop begins
-(``bento.health``, ``bento.stopping``), the metrics text gets the gauges
-read from them (``bento.gauges``), BentoML's request metrics are labelled by route, not by
-raw path (``bento.route_labels``), and the service's own log lines become structured
-(``bento.logs``) when a worker starts.
+(``bento.ops.health``, ``bento.solving.stopping``), the metrics text gets the gauges
+read from them (``bento.ops.gauges``), BentoML's request metrics are labelled by route, not by
+raw path (``bento.ops.route_labels``), and the service's own log lines become structured
+(``bento.ops.logs``) when a worker starts.
 """
 
 from __future__ import annotations
 
 import bentoml
 
-from bento import lifeline, logs
-from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter, SignUpLimiter
-from bento.front import serve_front_page
-from bento.gauges import StateGauges
-from bento.health import Readiness, check_app, stopping
-from bento.mcp import create_mcp_app, create_mcp_server
-from bento.route_labels import BENTOML_PATHS, RouteLabels
-from bento.route_labels import install as label_requests_by_route
+from bento.http.api import create_app
+from bento.http.front import serve_front_page
+from bento.mcp.server import create_mcp_app, create_mcp_server
+from bento.ops import logs
+from bento.ops.gauges import StateGauges
+from bento.ops.health import Readiness, check_app, stopping
+from bento.ops.route_labels import BENTOML_PATHS, RouteLabels
+from bento.ops.route_labels import install as label_requests_by_route
+from bento.ops.traffic_timeout import install as cancel_request_timers
 from bento.settings import Settings
-from bento.traffic_timeout import install as cancel_request_timers
+from bento.solving import lifeline
 
 TRAFFIC_TIMEOUT_SECONDS = 900
 
@@ -69,7 +70,7 @@ class ShiftScheduler:
     def __init__(self) -> None:
         logs.configure()
         # Made only in the web worker: it must not outlive BentoML's supervisor, which
-        # started it in a session of its own (bento.lifeline).
+        # started it in a session of its own (bento.solving.lifeline).
         lifeline.die_with_parent()
 
     async def __is_ready__(self) -> bool:

@@ -1,7 +1,7 @@
 """Everything the service reads from its environment, with the embedded defaults.
 
 One frozen object shared by the HTTP app and the job queue, so a separate consumer
-process (``huey_consumer bento.jobs.huey``) configures itself from the same variables
+process (``huey_consumer bento.solving.jobs.huey``) configures itself from the same variables
 as the server it works for.
 """
 
@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bento.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
+from bento.billing.payments.config import MppSettings, X402Settings, mpp_from_env, x402_from_env
 from engine.cores import available_cores
 
 DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset

@@ -102,9 +102,9 @@ def test_bento_builds_with_the_service_its_files_and_the_locked_packages(
     # What the service reads at run time: its code, page templates and static files.
     for needed in (
         "bento/service.py",
-        "bento/jobs.py",
+        "bento/solving/jobs.py",
         "engine/solve.py",
-        "bento/templates/front.html",
+        "bento/http/templates/front.html",
         "bento/dashboard/templates/base.html",
         "bento/dashboard/static/style.css",
         "pyproject.toml",

@@ -138,12 +138,12 @@ def test_consumers_run_the_makefile_consumer_command() -> None:
     line = next(text for text in makefile.splitlines() if "huey_consumer" in text)
     made = shlex.split(line[line.index("huey_consumer") :])
     command = [str(part) for part in service("consumer")["command"]]
-    assert command[:2] == ["huey_consumer", "bento.jobs.huey"] == made[:2]
+    assert command[:2] == ["huey_consumer", "bento.solving.jobs.huey"] == made[:2]
     assert [command[i] for i in range(2, len(command), 2)] == made[2::2]  # the same options
     workers = command[command.index("--workers") + 1]
     assert environment("consumer")["SOLVE_PROCESSES"] == workers  # as `make consumer`
     assert environment("consumer")["JOBS_WORKERS"] == workers
-    # huey_consumer imports bento.jobs from its working directory: the Bento's src/.
+    # huey_consumer imports bento.solving.jobs from its working directory: the Bento's src/.
     assert service("consumer")["working_dir"].endswith("/src")
 
 

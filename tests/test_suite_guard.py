@@ -111,7 +111,8 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_services_solver_processes_inherit_the_guard() -> None:
-    from bento.workers import SolveFailed, SolvePool
+    from bento.solving.failures import SolveFailed
+    from bento.solving.workers import SolvePool
 
     for workers, refused in ((2, True), (1, False)):
         pool = SolvePool(processes=1, memory_mb=0, cp_sat_workers=workers)

@@ -11,11 +11,11 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bento.blocking import in_thread
 from bento.dashboard.charts import units_chart
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, go, render, signed_in
-from bento.identity import User
+from bento.http.blocking import in_thread
+from bento.store.identity import User
 
 TIER_FEATURES: Final = {
     "basic": "Synchronous solves of problems up to size 80,000, within 30 seconds.",

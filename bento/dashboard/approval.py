@@ -1,4 +1,4 @@
-"""The OAuth approval page: ``bento.oauth`` parks an app's authorization request and sends
+"""The OAuth approval page: ``bento.mcp.oauth`` parks an app's authorization request and sends
 the browser here; the signed-in user approves or denies it, and the browser goes back to
 the app's redirect URI with a code or with ``access_denied``.
 
@@ -16,11 +16,11 @@ from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from bento.blocking import in_thread
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, render, signed_in
-from bento.identity import User, client_name
-from bento.oauth import SCOPE, redirect_origin, redirect_uri_problem
+from bento.http.blocking import in_thread
+from bento.mcp.oauth import SCOPE, redirect_origin, redirect_uri_problem
+from bento.store.identity import User, client_name
 
 SCOPE_DESCRIPTIONS: Final = {
     SCOPE: [

@@ -14,7 +14,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.templating import Jinja2Templates
 
-from bento.blocking import in_thread
 from bento.dashboard.security import (
     ANONYMOUS_COOKIE,
     SESSION_COOKIE,
@@ -23,9 +22,10 @@ from bento.dashboard.security import (
     SignUpLimiter,
     client_address,
 )
-from bento.identity import Identity, User
+from bento.http.blocking import in_thread
 from bento.settings import Settings
 from bento.store import Store
+from bento.store.identity import Identity, User
 
 
 @dataclass(frozen=True)

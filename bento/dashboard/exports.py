@@ -12,10 +12,10 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bento.blocking import in_thread
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import error_page, signed_in
-from bento.identity import User
+from bento.http.blocking import in_thread
+from bento.store.identity import User
 from engine.audit import read_response
 from engine.errors import InvalidRequest
 from engine.export import FILE_TYPES, Format, assignments_path, export, file_name

@@ -24,7 +24,6 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from bento.blocking import in_thread
 from bento.dashboard.deps import address_of, current_user, deps_of, visitor
 from bento.dashboard.security import (
     ANONYMOUS_COOKIE,
@@ -36,7 +35,8 @@ from bento.dashboard.security import (
     safe_next,
 )
 from bento.dashboard.web import csrf_failed, form_with_csrf, go, local, render, set_cookie
-from bento.identity import EmailTaken, User, normalize_email
+from bento.http.blocking import in_thread
+from bento.store.identity import EmailTaken, User, normalize_email
 
 AFTER_SIGN_IN: Final = "/keys"
 # The sign-in page with the note for both kinds of sign-up, then the first page's welcome.

@@ -15,7 +15,7 @@ from starlette.responses import RedirectResponse, Response
 
 from bento.dashboard.deps import current_user, deps_of, visitor
 from bento.dashboard.security import ANONYMOUS_COOKIE, new_visitor_id
-from bento.identity import User
+from bento.store.identity import User
 
 Page = Callable[[Request], Awaitable[Response]]
 UserPage = Callable[[Request, User], Awaitable[Response]]

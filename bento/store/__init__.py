@@ -56,7 +56,7 @@ from bento.store.rows import (
 )
 
 # The tables, for callers that inspect the rows behind the store directly.
-from bento.tables import api_keys, ledger
+from bento.store.tables import api_keys, ledger
 
 __all__ = [
     "ACCESS_TOKEN_PREFIX",

@@ -37,7 +37,7 @@ from bento.store.rows import (
     now,
     require_account,
 )
-from bento.tables import accounts, api_keys, connections, oauth_tokens
+from bento.store.tables import accounts, api_keys, connections, oauth_tokens
 
 DEFAULT_FREE_QUOTA: Final = 100
 """Free units of a new account: about a hundred small solves in the open beta."""

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Connection
 
-from bento import metrics
+from bento.ops import metrics
 from bento.store.database import Database
 from bento.store.rows import (
     Reservation,
@@ -33,7 +33,7 @@ from bento.store.rows import (
     require_account,
     reservation_from_row,
 )
-from bento.tables import accounts, ledger
+from bento.store.tables import accounts, ledger
 
 
 class Ledger:
@@ -202,7 +202,7 @@ def _check_reservation_id(reservation_id: str) -> None:
 
 def follow_job(conn: Connection, reservation_id: str) -> None:
     """A queued job now holds the reservation (in the caller's transaction, which records
-    the job): its lease goes, and the job's own sweep for dead runs (``bento.jobs``)
+    the job): its lease goes, and the job's own sweep for dead runs (``bento.solving.jobs``)
     settles it from now on, so the reconciler and the sweep never both judge one hold."""
     conn.execute(
         ledger.update()

@@ -1,7 +1,7 @@
 """What an API key looks like and the form in which it is stored.
 
 Why apart: keys, OAuth tokens and session ids are all kept as SHA-256 hashes (never in
-plaintext) by both the billing store and ``bento.identity``; one definition of the
+plaintext) by both the billing store and ``bento.store.identity``; one definition of the
 hash keeps every lookup comparing like with like. The plaintext of a key is returned
 once, when issued.
 """

@@ -1,7 +1,7 @@
 """The service database: engine, dialect, transactions and schema migration.
 
 Why one module: every concern on this database (accounts, the unit ledger, jobs,
-payments, ``bento.identity``) must open transactions the same way. A write holds the
+payments, ``bento.store.identity``) must open transactions the same way. A write holds the
 write lock from its start on SQLite (BEGIN IMMEDIATE), so read-then-update cannot
 interleave between processes; a read never takes it. Every error that means the
 database cannot be reached becomes :class:`StoreUnavailable` here, so each concern
@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 
-from bento.tables import metadata, write_probe
+from bento.store.tables import metadata, write_probe
 
 DEFAULT_DATABASE_PATH: Final = Path("var") / "shiftsched.db"
 CONNECT_TIMEOUT_SECONDS: Final = 5

@@ -66,7 +66,7 @@ class Store:
         """Close pooled connections (the store can still be used; it reconnects)."""
         self.db.close()
 
-    # The database: schema and transactions (``bento.identity`` shares them) ---------------
+    # The database: schema and transactions (``bento.store.identity`` shares them) ---------------
 
     def migrate(self) -> None:
         self.db.migrate()

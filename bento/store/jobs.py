@@ -10,7 +10,7 @@ the process solving a job writes its progress record (:meth:`Jobs.record_progres
 reads whether its client asked to stop (:meth:`Jobs.stop_requested`); the API sets that
 request (:meth:`Jobs.stop_job`), or fails a job that has not started solving at once.
 
-A job whose consumer died is run once more (``bento.jobs``, retry policy): each run has
+A job whose consumer died is run once more (``bento.solving.jobs``, retry policy): each run has
 an attempt number, and what a run writes (its progress, its end) is conditional on the
 job still being on that attempt, so a run that was given up on and comes back late can
 neither overwrite the new run's progress nor end the job a second time.
@@ -40,7 +40,7 @@ from bento.store.rows import (
     objective_of,
     require_account,
 )
-from bento.tables import jobs
+from bento.store.tables import jobs
 
 _BODIES = frozenset({"request_json", "response_json", "progress_json"})
 

@@ -22,7 +22,7 @@ lease is resolved: given back when no money moved, recorded ``settled`` when it 
 
 Why ``settle_with``: a settlement that got no verdict (facilitator unreachable) after
 the result was delivered stays *held* in ``settle_failed`` with what settling needs,
-and is retried (``bento.payments.resettle``) until the facilitator or provider answers;
+and is retried (``bento.billing.payments.resettle``) until the facilitator or provider answers;
 the retrier takes each held claim on a lease too, so two never settle one at once.
 """
 
@@ -38,7 +38,7 @@ from sqlalchemy import exc
 
 from bento.store.database import Database
 from bento.store.rows import now
-from bento.tables import payments
+from bento.store.tables import payments
 
 PaymentState = Literal["verifying", "settling", "settled", "settle_failed"]
 

@@ -13,7 +13,7 @@ then, so something else must, and must agree with every other process doing the 
 - a hold with no job at all (a re-plan, a recommendation, or a solve whose record could
   not be written) is released;
 - a queued job's hold has no lease: the job's own sweep for dead runs settles it
-  (``bento.jobs``), so the two never judge one hold.
+  (``bento.solving.jobs``), so the two never judge one hold.
 
 A hold written before leases existed (no lease, no running job holding it) counts as past
 its lease :data:`UNLEASED_HOLD_AGE` after it was taken.
@@ -38,7 +38,7 @@ from bento.store.billing import settle
 from bento.store.database import Database
 from bento.store.jobs import end_job
 from bento.store.rows import aware, charged_for, now
-from bento.tables import accounts, jobs, ledger, payments
+from bento.store.tables import accounts, jobs, ledger, payments
 
 UNLEASED_HOLD_AGE: Final = timedelta(hours=1)
 """When a hold without a lease and without a running job counts as stale. Only rows

@@ -1,7 +1,7 @@
 """The records the store hands out, and the row reads and writes several concerns share.
 
 Why apart: an account row is read by the accounts, the ledger, the jobs and
-``bento.identity`` (users, sessions and OAuth on the same database), and written by
+``bento.store.identity`` (users, sessions and OAuth on the same database), and written by
 sign-up as well as by the operator's CLI. Mapping rows to records in one place keeps
 every reader agreeing on what a row means; these names are public so no module has to
 reach into another's internals.
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bento.store.credentials import hash_key
-from bento.tables import DISPLAY_PREFIX_LENGTH, accounts, api_keys
+from bento.store.tables import DISPLAY_PREFIX_LENGTH, accounts, api_keys
 
 Tier = Literal["basic", "pro"]
 ReservationState = Literal["reserved", "captured", "released"]
@@ -130,7 +130,7 @@ def reservation_from_row(row: sa.Row[Any]) -> Reservation:
 def charged_for(kind: str | None, status: str, response_json: Any) -> bool:
     """Whether a job that ended was paid for (docs/semantics.md, "When a solve is
     charged"): a queued job when it completed; a synchronous solve when it delivered a
-    roster or a diagnosed infeasibility (``bento.outcome.delivered``)."""
+    roster or a diagnosed infeasibility (``bento.solving.outcome.delivered``)."""
     if status == "completed":
         return True
     if kind != "sync" or status != "failed" or not isinstance(response_json, dict):

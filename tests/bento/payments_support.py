@@ -21,8 +21,8 @@ from x402.http.utils import encode_payment_signature_header
 from x402.schemas import PaymentPayload, PaymentRequirements
 from x402.schemas.v1 import PaymentPayloadV1
 
-from bento.api import Settings, create_app
-from bento.payments.config import MppSettings, X402Settings
+from bento.billing.payments.config import MppSettings, X402Settings
+from bento.http.api import Settings, create_app
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request

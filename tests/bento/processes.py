@@ -39,10 +39,10 @@ def free_port() -> int:
 
 
 def start_huey_consumer(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """`huey_consumer bento.jobs.huey` (one thread, one solver) with extra environment."""
+    """`huey_consumer bento.solving.jobs.huey` (one thread, one solver) with extra environment."""
     consumer = Path(sys.executable).parent / "huey_consumer"
     return subprocess.Popen(
-        [str(consumer), "bento.jobs.huey", "--workers", "1", "--worker-type", "thread"],
+        [str(consumer), "bento.solving.jobs.huey", "--workers", "1", "--worker-type", "thread"],
         cwd=ROOT,
         env={**os.environ, "SOLVE_PROCESSES": "1", "CP_SAT_WORKERS": "1", **env},
         stdout=subprocess.DEVNULL,
@@ -207,10 +207,10 @@ def kill_tree(process: subprocess.Popen[bytes], timeout: float = GONE_SECONDS) -
 
 
 def reconcile(database_url: str) -> dict[str, Any]:
-    """``python -m bento.admin reconcile`` in a process of its own, as an operator runs it:
+    """``python -m bento.ops.admin reconcile`` in a process of its own, as an operator runs it:
     exit 0 and a consistent ledger asserted; its report."""
     done = subprocess.run(
-        [sys.executable, "-m", "bento.admin", "--database-url", database_url, "reconcile"],
+        [sys.executable, "-m", "bento.ops.admin", "--database-url", database_url, "reconcile"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -20,11 +20,11 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from bento.api import create_app
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter, SignUpLimiter
-from bento.front import serve_front_page
-from bento.mcp import create_mcp_app, create_mcp_server
+from bento.http.api import create_app
+from bento.http.front import serve_front_page
+from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 from tests.bento.processes import free_port
 

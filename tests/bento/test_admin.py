@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bento.admin import EXIT_REFUSED, EXIT_UNAVAILABLE, main
+from bento.ops.admin import EXIT_REFUSED, EXIT_UNAVAILABLE, main
 from bento.store import Store
 
 
@@ -87,8 +87,8 @@ def test_unreachable_database_exits_3(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_show_finds_an_account_by_the_email_its_person_signed_up_with(
     capsys: pytest.CaptureFixture[str], url: str
 ) -> None:
-    from bento.identity import Identity
     from bento.store import Store
+    from bento.store.identity import Identity
 
     store = Store(url)
     store.migrate()

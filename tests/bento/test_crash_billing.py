@@ -27,11 +27,11 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bento.admission import SYNC_TIME_LIMIT_SECONDS
-from bento.api import Settings, create_app
-from bento.settlement import RECONCILE_EVERY_SECONDS, sync_lease_seconds
+from bento.billing.admission import SYNC_TIME_LIMIT_SECONDS
+from bento.billing.settlement import RECONCILE_EVERY_SECONDS, sync_lease_seconds
+from bento.http.api import Settings, create_app
 from bento.store import DEMO_ACCOUNT_ID, Store
-from bento.tables import jobs, ledger
+from bento.store.tables import jobs, ledger
 from tests.bento.conftest import PostgresServer
 from tests.bento.processes import (
     ROOT,

@@ -30,9 +30,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from bento.dashboard.security import SESSION_COOKIE, SignInLimiter, SignUpLimiter
-from bento.identity import Identity
 from bento.store import Store
-from bento.tables import DISPLAY_PREFIX_LENGTH
+from bento.store.identity import Identity
+from bento.store.tables import DISPLAY_PREFIX_LENGTH
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request

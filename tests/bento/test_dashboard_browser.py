@@ -42,8 +42,8 @@ from mcp.shared.auth import (
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from pydantic import AnyUrl
 
-from bento.identity import CONNECTION_KEY_LABEL
-from bento.mcp import MCP_PATH
+from bento.mcp.server import MCP_PATH
+from bento.store.identity import CONNECTION_KEY_LABEL
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import bento.workers
-from bento.api import Settings, create_app
+import bento.solving.workers
+from bento.http.api import Settings, create_app
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
@@ -62,7 +62,7 @@ def kill_the_solver_once_it_solves() -> threading.Thread:
 def test_killed_solve_fails_cleanly_and_the_server_keeps_serving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bento.workers, "DEADLINE_GRACE_SECONDS", 1.0)
+    monkeypatch.setattr(bento.solving.workers, "DEADLINE_GRACE_SECONDS", 1.0)
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'service.db'}",
         demo_api_key=KEY,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.api import Settings, create_app
-from bento.problems import GUIDE, STATUS, TITLES
+from bento.http.api import Settings, create_app
+from bento.http.problems import GUIDE, STATUS, TITLES
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    from bento.front import front_page
+    from bento.http.front import front_page
 
     with TestClient(Starlette(routes=[Route("/", front_page)])) as front:
         page = front.get("/")

@@ -1,4 +1,4 @@
-"""The graceful stop's steps on a real solver pool (bento.stopping): no new solve once it
+"""The graceful stop's steps on a real solver pool (bento.solving.stopping): no new solve once it
 begins, a running solve that ends within the grace is delivered, one still running when
 the grace ends is cut off (SolverLost, ``stopping``), and a second stop ends the grace.
 
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bento.stopping import GracefulStop
-from bento.workers import SolvePool, SolverLost
+from bento.solving.failures import SolverLost
+from bento.solving.stopping import GracefulStop
+from bento.solving.workers import SolvePool
 from tests.bento.pool_support import LONG_SECONDS, Background
 
 

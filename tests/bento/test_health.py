@@ -1,4 +1,4 @@
-"""Readiness (bento.health) against real stores and queues: reachable ones are ready, a
+"""Readiness (bento.ops.health) against real stores and queues: reachable ones are ready, a
 database or a queue nobody answers for is not, and the probe never raises, never runs
 two checks at once and keeps its answer for its time to live."""
 
@@ -13,12 +13,12 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bento.api import create_app
-from bento.health import Health, Readiness, check, check_app, stopping, store_problem
+from bento.http.api import create_app
+from bento.ops.health import Health, Readiness, check, check_app, stopping, store_problem
 from bento.runtime import open_queue
 from bento.settings import Settings
 from bento.store import Store, StoreUnavailable
-from bento.tables import write_probe
+from bento.store.tables import write_probe
 from tests.bento.processes import free_port
 
 

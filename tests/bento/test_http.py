@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.api import Settings, create_app
-from bento.gate import MAX_BODY_BYTES
+from bento.http.api import Settings, create_app
+from bento.http.gate import MAX_BODY_BYTES
 from bento.store import Store, StoreUnavailable
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse

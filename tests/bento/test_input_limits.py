@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.api import Settings, create_app
-from bento.gate import MAX_JSON_DEPTH, json_depth
+from bento.http.api import Settings, create_app
+from bento.http.gate import MAX_JSON_DEPTH, json_depth
 from engine.contract import MAX_COUNT, MAX_PENALTY_WEIGHT
 from tests.factories import full_request_dict, minimal_request_dict, replaced
 

@@ -22,8 +22,8 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from bento.api import create_app
-from bento.job_control import JobProgress
+from bento.http.api import create_app
+from bento.solving.job_control import JobProgress
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse

@@ -10,12 +10,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bento.job_watch import HEARTBEAT_SECONDS, IMPROVEMENTS_KEPT, MIN_WRITE_SECONDS, JobWatch
+from bento.solving.job_watch import (
+    HEARTBEAT_SECONDS,
+    IMPROVEMENTS_KEPT,
+    MIN_WRITE_SECONDS,
+    JobWatch,
+)
 from bento.store import Store
 from bento.store.rows import now
 from engine.search.progress import ProgressPoint
 
-TICK = 0.25  # the watch thread's period (bento.job_watch.POLL_SECONDS)
+TICK = 0.25  # the watch thread's period (bento.solving.job_watch.POLL_SECONDS)
 
 
 class CountingStore(Store):

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.api import Settings, create_app
-from bento.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
+from bento.http.api import Settings, create_app
+from bento.solving.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
 from bento.store import Store
 from engine.audit import audit
 from engine.contract import SolveResponse
@@ -313,7 +313,7 @@ def test_openapi_describes_the_queued_answer_and_polling(client: TestClient) -> 
 
 
 def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
-    """Scale-out: `huey_consumer bento.jobs.huey` with the service's environment."""
+    """Scale-out: `huey_consumer bento.solving.jobs.huey` with the service's environment."""
     settings = settings_for(tmp_path, jobs_consumer=False)
     store = Store(str(settings.database_url))
     store.migrate()

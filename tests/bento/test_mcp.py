@@ -12,8 +12,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bento.api import Settings, create_app
-from bento.mcp import MCP_PATH, create_mcp_app, create_mcp_server
+from bento.http.api import Settings, create_app
+from bento.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
 from engine.contract import Assignment, SolveResponse
 from engine.planning import ReplanResponse, roster_changes

@@ -17,13 +17,13 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
-from bento.api import create_app
-from bento.gauges import StateGauges, job_counts, queue_depth
-from bento.jobs import JobContext, JobQueue
-from bento.logs import RequestContext
-from bento.metrics import REGISTRY
+from bento.http.api import create_app
+from bento.ops.gauges import StateGauges, job_counts, queue_depth
+from bento.ops.logs import RequestContext
+from bento.ops.metrics import REGISTRY
 from bento.runtime import open_queue
 from bento.settings import Settings
+from bento.solving.jobs import JobContext, JobQueue
 from bento.store import Store
 from engine.rules import parse_request
 from tests.audited import solved_and_audited

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.workers import SolvePool
+from bento.solving.workers import SolvePool
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from tests.bento.payments_support import (

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from bento.payments.resettle import resettle_periodically, settle_held
+from bento.billing.payments.resettle import resettle_periodically, settle_held
 from bento.store import Store
-from bento.tables import payments
+from bento.store.tables import payments
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from tests.bento.payments_support import (

@@ -21,8 +21,8 @@ import pytest
 from mpp import Challenge, Credential, Receipt
 from starlette.testclient import TestClient
 
-from bento.payments.mpp_gateway import MppGateway
-from bento.tables import payments
+from bento.billing.payments.mpp_gateway import MppGateway
+from bento.store.tables import payments
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from engine.synthetic import synthetic_request

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import bento.payments.x402_gateway
+import bento.billing.payments.x402_gateway
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from tests.bento.payments_support import (
@@ -395,7 +395,9 @@ def test_an_unexpected_fault_while_settling_is_internal_error(
     def broken(answer: Any) -> str:
         raise RuntimeError("encoder fault")
 
-    monkeypatch.setattr(bento.payments.x402_gateway, "encode_payment_response_header", broken)
+    monkeypatch.setattr(
+        bento.billing.payments.x402_gateway, "encode_payment_response_header", broken
+    )
     data = minimal_request_dict()
     response = post_solve(client, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})
     assert_audited_roster(response, data)

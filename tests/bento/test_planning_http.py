@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.api import create_app
-from bento.gate import MAX_BODY_BYTES
-from bento.planning_routes import RECOMMEND_UNITS
+from bento.http.api import create_app
+from bento.http.gate import MAX_BODY_BYTES
+from bento.http.planning_routes import RECOMMEND_UNITS
 from bento.settings import Settings
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics

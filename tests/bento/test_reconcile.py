@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from bento.admin import EXIT_REFUSED, main
-from bento.settlement import Outbox
+from bento.billing.settlement import Outbox
+from bento.ops.admin import EXIT_REFUSED, main
 from bento.store import Store
 from bento.store.reconcile import UNLEASED_HOLD_AGE, audit, settle_stale_holds
 from bento.store.rows import now
-from bento.tables import jobs, ledger
+from bento.store.tables import jobs, ledger
 from tests.factories import minimal_request_dict
 
 LEASE = 30.0

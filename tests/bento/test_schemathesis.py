@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from bento.api import Settings, create_app
+from bento.http.api import Settings, create_app
 
 KEY = "sk_test_" + "b" * 64
 _DB = Path(tempfile.mkdtemp(prefix="schemathesis-")) / "service.db"

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from bento.store import Store
-from bento.tables import payments
+from bento.store.tables import payments
 
 THREADS = 8
 

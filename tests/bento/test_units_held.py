@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento import metrics
-from bento.api import Settings, create_app
+from bento.http.api import Settings, create_app
+from bento.ops import metrics
 from bento.store import Store
 from tests.factories import minimal_request_dict
 

@@ -1,0 +1,82 @@
+"""The service's pages for people: the front door at ``/`` and one page per error type.
+
+A problem+json ``type`` is an address (RFC 9457 suggests one a person can open), so
+``<API>/errors/<slug>`` answers a short page: when the error happens and what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup, escape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from bento.http.errors import NotFound
+from bento.http.problems import API_ROOT, GUIDE, STATUS, TITLES, server_root
+
+HERE = Path(__file__).parent
+# The pages extend the dashboard's frame (base.html), so both look alike.
+TEMPLATES = Jinja2Templates(directory=[HERE / "templates", HERE.parent / "dashboard" / "templates"])
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _with_code(text: str) -> Markup:
+    """The guide's text for a page: escaped, with `backticked` names as code."""
+    return Markup(CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
+
+
+@dataclass(frozen=True)
+class ErrorType:
+    slug: str
+    uri: str
+    title: str
+    status: int
+    when: Markup
+    advice: Markup
+
+
+def _error_type(request: Request, slug: str) -> ErrorType:
+    when, advice = GUIDE[slug]
+    uri = f"{server_root(request)}{API_ROOT}/errors/{slug}"
+    return ErrorType(slug, uri, TITLES[slug], STATUS[slug], _with_code(when), _with_code(advice))
+
+
+def _context(request: Request) -> dict[str, object]:
+    root = server_root(request)
+    # "root" is the dashboard's, for its frame: the stylesheet lives under /dashboard.
+    return {"root": "/dashboard", "server": root, "api": API_ROOT, "base": root + API_ROOT}
+
+
+async def front_page(request: Request) -> Response:
+    """What the service is, how to start, and where the reference lives."""
+    return TEMPLATES.TemplateResponse(request, "front.html", _context(request))
+
+
+def serve_front_page(root_app: Starlette) -> Starlette:
+    """Add the front page to the app mounted at the site's root. BentoML matches a root
+    mount's own routes before its generic index page, and only those, so its /metrics
+    and /readyz stay its own."""
+    root_app.router.routes.append(Route("/", front_page, methods=["GET"]))
+    return root_app
+
+
+async def error_types_page(request: Request) -> Response:
+    """Every error type (no slug), or one: when it happens and what to do. Served by the
+    public API app, whose handler answers NotFound."""
+    slug = request.path_params.get("slug")
+    if slug is not None and slug not in GUIDE:
+        raise NotFound(f"no error type {slug!r}")
+    context = _context(request)
+    if slug is None:
+        context["all"] = sorted(
+            (_error_type(request, s) for s in GUIDE), key=lambda e: (e.status, e.slug)
+        )
+    else:
+        context["one"] = _error_type(request, slug)
+    return TEMPLATES.TemplateResponse(request, "error_types.html", context)

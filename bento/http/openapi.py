@@ -1,0 +1,518 @@
+"""The machine-readable description (OpenAPI 3.1), generated from the contract models.
+
+Schemas come from the same pydantic models that validate requests, so the document can
+never drift from what the server accepts. Every operation lists its statuses, the
+headers it sets and the problem+json error types it can answer with.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from bento.http.planning_openapi import planning_paths, planning_schemas
+from bento.http.problems import PROBLEM_JSON, STATUS
+from bento.solving.job_control import JobProgress
+from engine.contract import (
+    ProblemDetails,
+    SolveRequest,
+    SolveResponse,
+    UsageResponse,
+    ValidateResponse,
+)
+
+REF = "#/components/schemas/{model}"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF.format(model=name)}
+
+
+def _json(name: str) -> dict[str, Any]:
+    return {"application/json": {"schema": _ref(name)}}
+
+
+def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": description,
+        "content": {PROBLEM_JSON: {"schema": _ref("ProblemDetails")}},
+    }
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _header(description: str, kind: str = "integer") -> dict[str, Any]:
+    return {"description": description, "schema": {"type": kind}}
+
+
+UNITS_HEADERS = {
+    "X-Units-Consumed": _header(
+        "units consumed by this request (0 when none); with X-Service-Billing-Status "
+        "failed, the units that will be captured once usage can be recorded"
+    ),
+    "X-Units-Remaining": _header(
+        "units available after the request; absent with X-Service-Billing-Status failed "
+        "(the balance could not be read)"
+    ),
+    "X-Service-Billing-Status": _header(
+        "'failed' when the result was delivered but recording the usage failed", "string"
+    ),
+}
+RETRY_AFTER = {"Retry-After": _header("seconds to wait before retrying")}
+POLL_AFTER = {
+    "Retry-After": _header("seconds to wait before polling the job (15); sent while running")
+}
+JOB_OUTCOMES = (
+    "A queued job holds its units from acceptance and settles once when it ends: completed "
+    "(solution and usage) captures them; failed releases them, whatever error.code says: "
+    "no_solution (with diagnosis when one was found; unlike the synchronous 422, a failed "
+    "job is not charged), solver_timeout, internal_error, or interrupted (the service "
+    "stopped before the job finished, or the consumer solving it died on the job's second "
+    "run: a job whose consumer dies is run once more under the same reservation, never "
+    "charged twice; submit it again)."
+)
+POSITIVE_INTEGER_STRING = {"type": "string", "pattern": "^[1-9][0-9]*$"}
+SETTLE_STATUSES = ["failed", "facilitator_error", "internal_error"]
+PAYMENT_HEADERS = {
+    "X-PAYMENT-RESPONSE": _header(
+        "x402: the facilitator's settle response (base64 JSON); present only when an "
+        "x402 payment was settled",
+        "string",
+    ),
+    "PAYMENT-RESPONSE": _header(
+        "x402 version 2 (a PAYMENT-SIGNATURE payload): the same base64 settle response",
+        "string",
+    ),
+    "Payment-Receipt": _header(
+        "mpp: the receipt of the captured payment (base64url); present only when the "
+        "payment was captured",
+        "string",
+    ),
+    "X-Service-Settle-Status": {
+        "description": "set when a payment (x402 settlement or mpp capture) failed after "
+        "the roster was produced: failed (the facilitator/provider refused, e.g. a nonce "
+        "collision: no money moved, so the roster is withheld and the answer is 401 with "
+        "this header; the payment is given back and can pay a later try), "
+        "facilitator_error (facilitator/provider unreachable or no valid answer) or "
+        "internal_error (an unexpected gateway-side fault). With the last two the money "
+        "may have moved, so the roster is delivered with this header and the payment is "
+        "held: it cannot pay another solve, and its settlement is retried until it gets "
+        "an answer. Absent on success",
+        "schema": {"type": "string", "enum": SETTLE_STATUSES},
+    },
+}
+SETTLE_REFUSED_HEADERS = {
+    "X-Service-Settle-Status": {
+        "description": "failed: the roster was produced but the facilitator/provider "
+        "refused the settlement outright, so it is withheld (nothing was charged)",
+        "schema": {"type": "string", "enum": ["failed"]},
+    },
+}
+PAYMENT_REQUIRED_HEADERS = {
+    "WWW-Authenticate": _header(
+        "one field per supported scheme: Bearer, X402 (when x402 is configured) and "
+        "Payment (mpp challenge with the payments-link profile, when mpp is configured)",
+        "string",
+    ),
+    "PAYMENT-REQUIRED": _header(
+        "x402's own challenge: base64 JSON PaymentRequired (in the configured protocol "
+        "version) for this request; present when x402 is configured",
+        "string",
+    ),
+}
+X402_DESCRIPTION = (
+    "Pay per solve with x402: send a base64 JSON payment payload in X-PAYMENT (x402 "
+    "protocol version 1) or PAYMENT-SIGNATURE (version 2). The service checks that it pays "
+    "this request's requirements (scheme, network, pay_to, asset; price = units x the "
+    "configured unit price, in the asset's atomic units), asks the facilitator to verify "
+    "it before solving and to settle it after the roster is delivered. A payment is used "
+    "once: one used before, or in use by a concurrent request, is refused (401); one "
+    "authorization (payer, nonce) is one payment in either header. The "
+    "requirements are in the 402 answer's accepts[] and PAYMENT-REQUIRED header."
+)
+MPP_DESCRIPTION = (
+    "Pay per solve with mpp, the HTTP Payment authentication scheme, payments-link "
+    "profile: the 402 answer carries the challenge in WWW-Authenticate (Payment ..., "
+    'profile="payments-link"); pay it through the payment provider and send '
+    "Authorization: Payment <credential> (or Payment-Authorization: Payment <credential> "
+    "beside an Authorization: Bearer key). The provider's authorized payment is checked "
+    "before solving and captured after the roster is delivered; the response then "
+    "carries Payment-Receipt. A payment is used once (a replay is refused, 401)."
+)
+BODY_ERRORS = {
+    "400": _problem("invalid JSON (type invalid-json)"),
+    "413": _problem("body over the 1 MB cap (type payload-too-large)"),
+    "415": _problem("Content-Type is not application/json (type unsupported-media-type)"),
+}
+
+
+def _operations() -> dict[str, Any]:
+    body = {"required": True, "content": _json("SolveRequest")}
+    return {
+        "/solve/validate": {
+            "post": {
+                "operationId": "validate_shift_input",
+                "summary": "Check a request without solving it (free, no authentication)",
+                "requestBody": body,
+                "responses": {
+                    "200": {
+                        "description": "valid, with hints",
+                        "content": _json("ValidateResponse"),
+                    },
+                    **BODY_ERRORS,
+                    "422": _problem("the request breaks the contract; errors[] has JSON paths"),
+                },
+            }
+        },
+        "/solve": {
+            "post": {
+                "operationId": "solve_shift",
+                "summary": "Solve a request; consumes max(1, ceil(size / 10,000)) units",
+                "security": [{"apiKey": []}, {"x402": []}, {"mpp": []}],
+                "requestBody": body,
+                "responses": {
+                    "200": {
+                        "description": "a roster (status completed); the units headers on "
+                        "the API-key path, the payment headers on a paid solve",
+                        "headers": {**UNITS_HEADERS, **PAYMENT_HEADERS},
+                        "content": _json("SolveResponse"),
+                    },
+                    "202": {
+                        "description": "queued (a pro key with a problem over 80,000 or a "
+                        "time limit over 30 s): job_id, status running, solution null; poll "
+                        "GET /solve/jobs/{id}. " + JOB_OUTCOMES,
+                        "headers": POLL_AFTER,
+                        "content": _json("SolveResponse"),
+                    },
+                    **BODY_ERRORS,
+                    "401": _problem(
+                        "invalid or disabled API key (also one sent beside a payment), a "
+                        "malformed or refused payment (wrong price, recipient or network, "
+                        "refused by the facilitator/provider, or used before), or a payment "
+                        "of a scheme not configured here; WWW-Authenticate names the "
+                        "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
+                        "challenge. A payment is used before when it paid a solve, or is "
+                        "held by a request in flight (until that request ends, or its claim's "
+                        "lease runs out if it died); one x402 authorization is one payment "
+                        "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment "
+                        "whose settlement the facilitator/provider refused after the solve "
+                        "(X-Service-Settle-Status: failed): the roster is withheld",
+                        SETTLE_REFUSED_HEADERS,
+                    ),
+                    "402": {
+                        "description": "no credential: accepts[] lists every configured "
+                        "way to authorise this solve (API key, x402, mpp), priced for this "
+                        "request",
+                        "headers": PAYMENT_REQUIRED_HEADERS,
+                        "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
+                    },
+                    "422": _problem(
+                        "validation-error, tier-limit-exceeded (a large problem on a basic "
+                        "key, or any large problem paid by x402/mpp: a payment buys a "
+                        "synchronous solve only), or solver-infeasible (with solver_status "
+                        "and diagnosis; units are consumed, a payment is settled)",
+                        {**UNITS_HEADERS, **PAYMENT_HEADERS},
+                    ),
+                    "429": _problem(
+                        "quota-exceeded: free quota and balance cannot cover the solve, "
+                        "even once the account's solves under way have ended (a queued "
+                        "job reserves its units when accepted); no Retry-After: waiting "
+                        "will not help"
+                    ),
+                    "500": _problem(
+                        "internal-error: the solve failed (it overran its deadline, or a "
+                        "bug); nothing was charged"
+                    ),
+                    "501": _problem(
+                        "not-implemented: a time limit over 30 s needs the queued path, "
+                        "which needs a pro key"
+                    ),
+                    "503": _problem(
+                        "service-unavailable (every solver process stayed busy for the "
+                        "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
+                        "full: Retry-After says when a process is expected to free up; "
+                        "the solve's process was lost, e.g. killed for its memory; the "
+                        "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
+                        "solve was asked for after the stop began); "
+                        "the units this solve needs are held by the account's own solves "
+                        "under way, which give them back if they fail; "
+                        "account store or job queue unreachable, the "
+                        "x402 facilitator or mpp payment provider unreachable at "
+                        "verification, or payments misconfigured on this server, e.g. an "
+                        "invalid network identifier); nothing was charged",
+                        RETRY_AFTER,
+                    ),
+                    "504": _problem("solver-timeout: no roster within the time limit"),
+                },
+            }
+        },
+        "/solve/jobs/{id}": {
+            "get": {
+                "operationId": "get_solve_job",
+                "summary": "Poll a queued solve of your account, or fetch a finished one",
+                "description": "Answers the job_id of a queued solve (the 202), and the "
+                "job_id of a completed synchronous solve (the 200) made with an API key "
+                "of the same account. A finished job can be fetched for the service's "
+                "retention time, JOB_RETENTION_DAYS (default 30 days after it ended), "
+                "then 404. Solves paid per request without an account are not kept.",
+                "security": [{"apiKey": []}],
+                "parameters": [
+                    {
+                        "name": "id",
+                        "in": "path",
+                        "required": True,
+                        "description": "the job_id of a 202, or of a completed 200 (32 "
+                        "lowercase hex characters); any other id is 404",
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "running (with Retry-After), completed or failed. "
+                        + JOB_OUTCOMES,
+                        "headers": POLL_AFTER,
+                        "content": _json("SolveResponse"),
+                    },
+                    "401": _problem("API key required"),
+                    "404": _problem("no such job for this account"),
+                    "503": _problem("service-unavailable", RETRY_AFTER),
+                },
+            }
+        },
+        "/usage": {
+            "get": {
+                "operationId": "get_usage",
+                "summary": "Units left on your key",
+                "security": [{"apiKey": []}],
+                "responses": {
+                    "200": {"description": "usage", "content": _json("UsageResponse")},
+                    "401": _problem("API key required"),
+                    "503": _problem("usage store unavailable", RETRY_AFTER),
+                },
+            }
+        },
+        "/openapi.json": {
+            "get": {
+                "operationId": "get_openapi",
+                "summary": "This document",
+                "responses": {"200": {"description": "OpenAPI 3.1 document"}},
+            }
+        },
+    }
+
+
+STOP_OUTCOMES = (
+    "A stop is heeded within about a second. A job that already has a roster completes "
+    "with its best roster so far and is charged like any completed job; one without a "
+    "roster fails with error.code cancelled and is not charged (its units are released). "
+    "A job settles once, whichever way it ends."
+)
+
+
+def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Stopping a queued job (DELETE on the job) and watching it (its progress path), for
+    bento.solving.job_control; they go beside the v1 operations, which stay as they are."""
+    job_id = {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "description": "the job_id of a 202 (32 lowercase hex characters); any other id is 404",
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    }
+    return {
+        "delete": {
+            "operationId": "stop_solve_job",
+            "summary": "Stop a queued solve of your account",
+            "description": STOP_OUTCOMES,
+            "security": [{"apiKey": []}],
+            "parameters": [job_id],
+            "responses": {
+                "200": {
+                    "description": "the job's final SolveResponse: it had already ended "
+                    "(nothing changes, so a repeated stop is harmless), or it had not started "
+                    "solving and failed at once with error.code cancelled (not charged)",
+                    "content": _json("SolveResponse"),
+                },
+                "202": {
+                    "description": "the job is solving and its stop was recorded: the job "
+                    "as it stands (status running); poll GET /solve/jobs/{id} for its end",
+                    "headers": {
+                        "Retry-After": _header("seconds to wait before polling the job (1)")
+                    },
+                    "content": _json("SolveResponse"),
+                },
+                "401": _problem("API key required"),
+                "404": _problem("no such job for this account"),
+                "503": _problem("service-unavailable", RETRY_AFTER),
+            },
+        }
+    }, {
+        "get": {
+            "operationId": "get_solve_job_progress",
+            "summary": "How far a queued solve of your account has come",
+            "description": "Elapsed solving time, best objective and bound so far, the "
+            "number of improving rosters and the last few improvements; recorded by the "
+            "process solving the job, so every replica of the service answers the same.",
+            "security": [{"apiKey": []}],
+            "parameters": [job_id],
+            "responses": {
+                "200": {
+                    "description": "the job's progress (Retry-After while it runs)",
+                    "headers": POLL_AFTER,
+                    "content": _json("JobProgress"),
+                },
+                "401": _problem("API key required"),
+                "404": _problem("no such job for this account"),
+                "503": _problem("service-unavailable", RETRY_AFTER),
+            },
+        }
+    }
+
+
+def _paths() -> dict[str, Any]:
+    """The v1 operations, with the job-control ones beside those on a job, and
+    re-planning and recommendations (bento.http.planning_openapi)."""
+    paths: dict[str, Any] = {}
+    stop, progress = _job_control_operations()
+    for path, item in _operations().items():
+        paths[path] = item
+        if path == "/solve/jobs/{id}":
+            paths[path] = {**item, **stop}
+            paths["/solve/jobs/{id}/progress"] = progress
+    paths.update(planning_paths(_problem, UNITS_HEADERS, RETRY_AFTER, BODY_ERRORS))
+    return paths
+
+
+@cache
+def _schemas() -> dict[str, Any]:
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
+        (SolveRequest, "validation"),
+        (SolveResponse, "serialization"),
+        (ValidateResponse, "serialization"),
+        (UsageResponse, "serialization"),
+        (JobProgress, "serialization"),
+        (ProblemDetails, "serialization"),
+    ]
+    _, top = models_json_schema(models, ref_template=REF)
+    schemas = dict(top.get("$defs", {}))
+    schemas.update(_payment_schemas(schemas["ProblemDetails"]))
+    for name, schema in planning_schemas().items():  # v1's own where they share one
+        schemas.setdefault(name, schema)
+    return schemas
+
+
+def _accept(scheme: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """One ``accepts[]`` entry of the 402 body, discriminated by ``scheme``."""
+    return {
+        "type": "object",
+        "properties": {
+            "scheme": {"type": "string", "const": scheme},
+            **fields,
+            "description": {"type": "string"},
+            "docs": {"type": "string", "description": "where this API is described"},
+        },
+        "required": ["scheme", *required, "description"],
+        "additionalProperties": False,
+    }
+
+
+def _payment_schemas(problem_details: dict[str, Any]) -> dict[str, Any]:
+    """The 402 body (ProblemDetails with a required ``accepts[]``) and its three entries."""
+    entries = {
+        "ApiKeyAccept": _accept("api_key", {}, []),
+        "X402Accept": _accept(
+            "x402",
+            {
+                "version": {"type": "integer", "description": "x402 protocol version"},
+                "x402_scheme": {"type": "string", "description": "x402 payment scheme"},
+                "network": {"type": "string"},
+                "pay_to": {"type": "string"},
+                "asset": {"type": "string"},
+                "max_amount_required": {
+                    **POSITIVE_INTEGER_STRING,
+                    "description": "price of this solve in the asset's atomic units",
+                },
+                "max_timeout_seconds": {"type": "integer", "exclusiveMinimum": 0},
+            },
+            [
+                "version",
+                "x402_scheme",
+                "network",
+                "pay_to",
+                "asset",
+                "max_amount_required",
+                "max_timeout_seconds",
+            ],
+        ),
+        "MppAccept": _accept(
+            "mpp",
+            {
+                "profile": {"type": "string", "description": "payments-link"},
+                "payments_account": {"type": "string"},
+                "amount_minor": {
+                    **POSITIVE_INTEGER_STRING,
+                    "description": "price of this solve in minor units of the currency",
+                },
+                "currency": {"type": "string", "pattern": "^[a-z]{3}$"},
+            },
+            ["profile", "payments_account", "amount_minor", "currency"],
+        ),
+    }
+    body = deepcopy(problem_details)
+    body["title"] = "PaymentRequiredProblem"
+    body["properties"]["status"] = {"type": "integer", "const": 402, "title": "Status"}
+    body["properties"]["accepts"] = {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "oneOf": [_ref(name) for name in entries],
+            "discriminator": {
+                "propertyName": "scheme",
+                "mapping": {
+                    "api_key": REF.format(model="ApiKeyAccept"),
+                    "x402": REF.format(model="X402Accept"),
+                    "mpp": REF.format(model="MppAccept"),
+                },
+            },
+        },
+        "title": "Accepts",
+    }
+    body["required"] = [*body.get("required", []), "accepts"]
+    return {**entries, "PaymentRequiredProblem": body}
+
+
+def openapi_document(server_url: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the v1 public API as served at ``server_url``."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Shift scheduling solver",
+            "version": "v1",
+            "description": (
+                "Builds shift rosters with a constraint solver. Units per solve = "
+                "max(1, ceil(employees x shifts x max(1, duties) x days / 10,000)). "
+                "Errors are application/problem+json; error types: "
+                + ", ".join(f"{slug} ({status})" for slug, status in STATUS.items())
+            ),
+        },
+        "servers": [{"url": server_url.rstrip("/")}],
+        "paths": _paths(),
+        "components": {
+            "schemas": _schemas(),
+            "securitySchemes": {
+                "apiKey": {"type": "http", "scheme": "bearer"},
+                "x402": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-PAYMENT",
+                    "description": X402_DESCRIPTION,
+                },
+                "mpp": {"type": "http", "scheme": "Payment", "description": MPP_DESCRIPTION},
+            },
+        },
+    }

@@ -1,0 +1,1 @@
+"""Running the service: health, metrics, logs, and the operator's command line."""
