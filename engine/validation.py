@@ -34,7 +34,11 @@ SYNC_TIMEOUT_LIMIT_SECONDS = 30
 
 def validate(data: object | SolveRequest) -> ValidateResponse:
     """Parse ``data`` (JSON-like or a SolveRequest) and describe it; raises InvalidRequest."""
-    request = parse_request(data)
+    return describe(parse_request(data))
+
+
+def describe(request: SolveRequest) -> ValidateResponse:
+    """What a valid request holds, with the hints that may spare a failed solve."""
     return ValidateResponse(
         valid=True,
         schedule_days=schedule_days(request.schedule_period),

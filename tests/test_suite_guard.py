@@ -113,16 +113,18 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
 def test_the_services_solver_processes_inherit_the_guard() -> None:
     from bento.solving.failures import SolveFailed
     from bento.solving.workers import SolvePool
+    from engine.rules import parse_request
 
+    request = parse_request(minimal_request_dict())
     for workers, refused in ((2, True), (1, False)):
         pool = SolvePool(processes=1, memory_mb=0, cp_sat_workers=workers)
         try:
             if refused:
                 with pytest.raises(SolveFailed, match="TimingDependentSolve"):
-                    pool.solve(minimal_request_dict(), BACKSTOP_SECONDS, diagnosis_budget=0)
+                    pool.solve(request, BACKSTOP_SECONDS, diagnosis_budget=0)
             else:
-                result = pool.solve(minimal_request_dict(), BACKSTOP_SECONDS, diagnosis_budget=0)
-                assert result["status"] == "completed"
+                result = pool.solve(request, BACKSTOP_SECONDS, diagnosis_budget=0)
+                assert result.status == "completed"
         finally:
             pool.close()
 

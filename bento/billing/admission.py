@@ -41,16 +41,18 @@ RETRY_AFTER_HELD_SECONDS: Final = 10
 
 @dataclass(frozen=True)
 class Admission:
-    """How an admitted solve runs: its size, its time limit, and whether it is queued."""
+    """How an admitted operation runs: its size, what it costs, its time limit, and
+    whether it is queued."""
 
     size: int
+    units: int  # docs/semantics.md, "Size and units"
     time_limit: float
-    queued: bool  # large, or longer than a synchronous solve may run
+    queued: bool = False  # large, or longer than a synchronous solve may run
 
-    @property
-    def units(self) -> int:
-        """What the solve costs (docs/semantics.md, units)."""
-        return units_for(self.size)
+    @classmethod
+    def of_solve(cls, size: int, time_limit: float, queued: bool = False) -> Admission:
+        """A solve's admission: it costs the units of its size."""
+        return cls(size, units_for(size), time_limit, queued)
 
 
 def admit(solve_request: SolveRequest, *, may_queue: bool, why_not: str = "") -> Admission:
@@ -72,7 +74,7 @@ def admit(solve_request: SolveRequest, *, may_queue: bool, why_not: str = "") ->
             "the asynchronous path needs a pro key"
         )
         raise LongSolveNotImplemented(detail + why_not)
-    return Admission(size, float(timeout), queued)
+    return Admission.of_solve(size, float(timeout), queued)
 
 
 @asynccontextmanager
@@ -94,6 +96,30 @@ async def hold_units(
     ``lease_seconds``: how long the hold may go unsettled before the reconciler settles
     it, longer than the block can take. ``sync_job_id``: the synchronous solve's record,
     which the block writes; a failure out of the block forgets it with the hold."""
+    await reserve_units(
+        store, account_id, units, reservation_id, lease_seconds=lease_seconds, purpose=purpose
+    )
+    try:
+        yield
+    except BaseException:
+        if sync_job_id is not None:
+            await in_thread(store.abandon_sync_job, sync_job_id)
+        await in_thread(store.release, reservation_id)
+        raise
+
+
+async def reserve_units(
+    store: Store,
+    account_id: str,
+    units: int,
+    reservation_id: str,
+    *,
+    lease_seconds: float,
+    purpose: str,
+) -> None:
+    """Hold ``units`` of the account until captured, released or past ``lease_seconds``;
+    QuotaExceeded when it cannot cover them, ServiceUnavailable when only units held by
+    its solves under way are missing."""
     reservation = await in_thread(
         store.reserve,
         account_id,
@@ -104,13 +130,6 @@ async def hold_units(
     )
     if reservation is None:
         raise await _short_of_units(store, account_id, units)
-    try:
-        yield
-    except BaseException:
-        if sync_job_id is not None:
-            await in_thread(store.abandon_sync_job, sync_job_id)
-        await in_thread(store.release, reservation_id)
-        raise
 
 
 async def _short_of_units(

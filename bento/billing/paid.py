@@ -40,15 +40,17 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mpp import Credential
+from pydantic import BaseModel
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bento.billing.admission import admit
+from bento.billing.admission import Admission
 from bento.billing.payments.config import PaymentMisconfigured
 from bento.billing.payments.mpp_gateway import MppGateway
 from bento.billing.payments.outcomes import PaymentRejected, PaymentUnavailable, Settlement
@@ -56,23 +58,14 @@ from bento.billing.payments.resettle import settle_held_quietly, settle_with
 from bento.billing.payments.x402_gateway import Payload, Requirements, X402Gateway
 from bento.http.blocking import in_thread
 from bento.http.errors import (
-    InternalError,
     PaymentRefused,
     PaymentRequired,
     ServiceUnavailable,
     Unauthorized,
-    ValidationFailed,
 )
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer
 from bento.http.problems import API_ROOT, server_root
-from bento.solving.failures import SolveFailed, SolverBusy
-from bento.solving.outcome import (
-    delivered,
-    delivered_response,
-    solve_in_pool,
-    solvers_busy,
-    undelivered,
-)
+from bento.solving.outcome import delivered_response
 from bento.store import PaymentState, Store, StoreUnavailable
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
@@ -153,35 +146,54 @@ def payment_required(request: Request, data: Any) -> PaymentRequired:
 # ---------------------------------------------------------------------------- paid solve
 
 
-async def solve_paid(request: Request, data: Any, header: PaymentHeader) -> Response:
-    """One solve paid by ``header``: the order of the module docstring, for either scheme."""
+async def paying_with(request: Request, data: Any, header: PaymentHeader) -> PaymentPayer:
+    """The payer of ``header``: steps 1 and 2 of the module docstring."""
     payment = _decoded(request, data, header)
     await _check_bearer_beside(request)
-    units, time_limit = _paid_problem(data)
-    try:
-        key, amount = payment.price(units)
-    except PaymentMisconfigured as error:
-        raise _misconfigured(error) from None
-    except PaymentRejected as rejected:
-        raise payment.refused(str(rejected), units) from None
-    store: Store = request.app.state.store
-    holder = _request_id(request)
-    lease = payment.lease_seconds
-    claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
-    if not claimed and await _given_back_after_death(store, payment, key):
-        claimed = await in_thread(store.claim_payment, key, header.scheme, amount, holder, lease)
-    if not claimed:
-        raise payment.refused(ALREADY_USED, units)
-    claim = _Claim(key, holder, lease, settle_with(header.value, units, str(request.url)))
-    try:
-        await payment.verify()
-    except PaymentRejected as rejected:
-        await _release(request, claim)
-        raise payment.refused(str(rejected), units) from None
-    except PaymentUnavailable as error:
-        await _release(request, claim)
-        raise _unavailable(str(error)) from None
-    return await _solve_and_settle(request, data, time_limit, claim, payment, units)
+    return PaymentPayer(request, payment, header)
+
+
+@dataclass
+class PaymentPayer:
+    """A decoded payment that has yet to pay for an admitted solve."""
+
+    request: Request
+    payment: _Payment
+    header: PaymentHeader
+    may_queue: bool = False
+    why_not: str = "; a payment buys a synchronous solve"
+
+    async def hold(
+        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+    ) -> PaymentBill:
+        """Steps 4-6: price the payment for the admission's units, claim it, verify it."""
+        request, payment, units = self.request, self.payment, admission.units
+        try:
+            key, amount = payment.price(units)
+        except PaymentMisconfigured as error:
+            raise _misconfigured(error) from None
+        except PaymentRejected as rejected:
+            raise payment.refused(str(rejected), units) from None
+        store: Store = request.app.state.store
+        holder = _request_id(request)
+        lease = payment.lease_seconds
+        scheme = self.header.scheme
+        claimed = await in_thread(store.claim_payment, key, scheme, amount, holder, lease)
+        if not claimed and await _given_back_after_death(store, payment, key):
+            claimed = await in_thread(store.claim_payment, key, scheme, amount, holder, lease)
+        if not claimed:
+            raise payment.refused(ALREADY_USED, units)
+        settle_with_ = settle_with(self.header.value, units, str(request.url))
+        bill = PaymentBill(request, _Claim(key, holder, lease, settle_with_), payment, units)
+        try:
+            await payment.verify()
+        except PaymentRejected as rejected:
+            await bill.release()
+            raise payment.refused(str(rejected), units) from None
+        except PaymentUnavailable as error:
+            await bill.release()
+            raise _unavailable(str(error)) from None
+        return bill
 
 
 @dataclass(frozen=True)
@@ -312,48 +324,49 @@ class _MppPayment:
         return await self.gateway.captured(self.credential)
 
 
-async def _solve_and_settle(
-    request: Request, data: Any, time_limit: float, claim: _Claim, payment: _Payment, units: int
-) -> Response:
-    """Solve; settle only what is delivered; give the claim back otherwise. A settlement
-    refused outright withholds the result (see the module docstring, step 8)."""
-    store: Store = request.app.state.store
-    try:
-        result = await solve_in_pool(request, data, time_limit)
-    except SolverBusy as busy:
-        await _release(request, claim)
-        raise solvers_busy(busy, "the payment was not settled") from None
-    except SolveFailed as exc:
-        await _release(request, claim)
-        raise InternalError(f"{exc}; the payment was not settled") from None
-    except BaseException:
-        await _release(request, claim)
-        raise
-    if not delivered(result):
-        await _release(request, claim)
-        raise undelivered(result, "; the payment was not settled")
-    if not await _start_settling(store, claim):
-        raise payment.refused(LEASE_LOST, units)
-    settlement, headers = await payment.settle()
-    if settlement.status == "failed":
-        await _release(request, claim, settling=True)
-        refused = payment.refused(
-            f"the payment could not be settled ({settlement.detail or 'refused'}); the "
-            "result is withheld and nothing was charged",
-            units,
-        )
-        refused.headers.append((SETTLE_STATUS_HEADER, settlement.status))
-        raise refused
-    headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
-    if settlement.status != "settled":
-        headers[SETTLE_STATUS_HEADER] = settlement.status
-        await _mark(store, claim.key, "settle_failed", settlement.detail)  # held
-        return delivered_response(request, result, headers)
-    await _mark(store, claim.key, "settled", None)
-    response = delivered_response(request, result, headers)
-    # The facilitator/provider answers again: settlements held earlier get another try.
-    response.background = BackgroundTask(settle_held_quietly, store, payment.gateway)
-    return response
+@dataclass
+class PaymentBill:
+    """A verified payment claimed for one solve, until :meth:`settle` or :meth:`release`."""
+
+    request: Request
+    claim: _Claim
+    payment: _Payment
+    units: int
+    on_start: Callable[[], None] | None = None
+    nothing_charged: str = "the payment was not settled"
+    undelivered_note: str = "; the payment was not settled"
+
+    async def release(self) -> None:
+        """Nothing was delivered: give the claim back, unsettled, so the payer can retry."""
+        await _release(self.request, self.claim)
+
+    async def settle(self, answer: BaseModel) -> Response:
+        """Settle the payment of a delivered answer (step 8): a settlement refused
+        outright withholds it."""
+        request, claim, payment, units = self.request, self.claim, self.payment, self.units
+        store: Store = request.app.state.store
+        if not await _start_settling(store, claim):
+            raise payment.refused(LEASE_LOST, units)
+        settlement, headers = await payment.settle()
+        if settlement.status == "failed":
+            await _release(request, claim, settling=True)
+            refused = payment.refused(
+                f"the payment could not be settled ({settlement.detail or 'refused'}); the "
+                "result is withheld and nothing was charged",
+                units,
+            )
+            refused.headers.append((SETTLE_STATUS_HEADER, settlement.status))
+            raise refused
+        headers[UNITS_CONSUMED_HEADER] = "0"  # the payment paid; no account units were used
+        if settlement.status != "settled":
+            headers[SETTLE_STATUS_HEADER] = settlement.status
+            await _mark(store, claim.key, "settle_failed", settlement.detail)  # held
+            return delivered_response(request, answer, headers)
+        await _mark(store, claim.key, "settled", None)
+        response = delivered_response(request, answer, headers)
+        # The facilitator/provider answers again: settlements held earlier get another try.
+        response.background = BackgroundTask(settle_held_quietly, store, payment.gateway)
+        return response
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -364,17 +377,6 @@ def _units_or_one(data: Any) -> int:
         return units_for(request_size(parse_request(data)))
     except InvalidRequest:
         return 1
-
-
-def _paid_problem(data: Any) -> tuple[int, float]:
-    """(units, time limit) of a valid, small, synchronous request; else ValidationFailed,
-    TierLimitExceeded or LongSolveNotImplemented."""
-    try:
-        solve_request = parse_request(data)
-    except InvalidRequest as exc:
-        raise ValidationFailed(exc.errors) from None
-    admitted = admit(solve_request, may_queue=False, why_not="; a payment buys a synchronous solve")
-    return admitted.units, admitted.time_limit
 
 
 async def _check_bearer_beside(request: Request) -> None:

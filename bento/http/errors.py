@@ -1,9 +1,12 @@
 """The errors the service answers with, one class per meaning.
 
-Every class is a problem type of the v1 contract: its ``slug`` names the type (the last
-segment of the ``type`` URI), and :mod:`bento.http.problems` holds each slug's status, title and
-guide and renders any of them as problem+json. A handler raises one of these; the app's
-single exception handler answers it. Nothing here knows HTTP beyond header names.
+Every class is a problem type of the v1 contract and carries all there is to say about
+it: its ``slug`` (the last segment of the ``type`` URI), its HTTP ``status``, its
+``title``, and the guide of its page (``when`` it happens, and the ``advice``). A handler
+raises one of these; the app's single exception handler renders it
+(:func:`bento.http.problems.render`), the error pages list :func:`error_types`, and the
+OpenAPI document describes each operation's errors from the same classes. Nothing here
+knows HTTP beyond header names.
 
     ServiceError                   an answer other than the one asked for
     ├── UnreadableBody             the body is not a JSON document the gate can read
@@ -44,6 +47,10 @@ class ServiceError(Exception):
     ``members`` are the type's own body members (``accepts``, ``diagnosis``)."""
 
     slug: ClassVar[str]
+    status: ClassVar[int]
+    title: ClassVar[str]
+    when: ClassVar[str]  # when it happens, for its page
+    advice: ClassVar[str]  # what to do about it
 
     def __init__(
         self,
@@ -69,24 +76,46 @@ class UnsupportedMediaType(UnreadableBody):
     """The body was not sent as ``application/json``."""
 
     slug = "unsupported-media-type"
+    status = 415
+    title = "Content-Type must be application/json"
+    when = "The body was not sent as JSON."
+    advice = "Send `Content-Type: application/json`."
 
 
 class PayloadTooLarge(UnreadableBody):
     """The body is larger than the contract's 1 MB cap."""
 
     slug = "payload-too-large"
+    status = 413
+    title = "Request body exceeds 1 MB"
+    when = "The body is larger than 1 MB."
+    advice = "Send one schedule per request; a request within the contract's limits fits."
 
 
 class InvalidJson(UnreadableBody):
     """The body does not parse as JSON."""
 
     slug = "invalid-json"
+    status = 400
+    title = "Request body is not valid JSON"
+    when = "The request body could not be parsed as JSON."
+    advice = "Check the body with a JSON linter; `detail` says where parsing stopped."
 
 
 class ValidationFailed(ServiceError):
     """The request breaks the contract; one entry of ``errors[]`` per fault."""
 
     slug = "validation-error"
+    status = 422
+    title = "The request breaks the contract"
+    when = (
+        "The request breaks a rule of the contract: a missing field, a wrong type, an unknown "
+        "reference, or a cross-field rule."
+    )
+    advice = (
+        "Each entry of `errors[]` gives the JSON path of one fault and a stable code; POST the "
+        "request to /solve/validate (free) until it passes."
+    )
 
     def __init__(self, faults: Sequence[FieldError]) -> None:
         super().__init__(
@@ -102,18 +131,36 @@ class TierLimitExceeded(NotAdmitted):
     """The problem is larger than the credential's tier may solve."""
 
     slug = "tier-limit-exceeded"
+    status = 422
+    title = "Problem too large for this credential's tier"
+    when = "The problem's size is above what the credential's tier may solve."
+    advice = (
+        "Solve a shorter period or fewer employees, or move the account to a larger tier in the"
+        " dashboard."
+    )
 
 
 class LongSolveNotImplemented(NotAdmitted):
     """A time limit above the synchronous limit needs the queued path."""
 
     slug = "not-implemented"
+    status = 501
+    title = "Not implemented"
+    when = "A time limit over 30 s needs the queued path, which only a pro key may use."
+    advice = "Lower `options.solver_timeout_seconds` to 30 or less, or use a pro key."
 
 
 class Unauthorized(ServiceError):
     """An API key or token was refused; ``WWW-Authenticate`` says how to authenticate."""
 
     slug = "unauthorized"
+    status = 401
+    title = "Authentication failed"
+    when = "The Authorization header holds a key or token that is unknown, disabled or expired."
+    advice = (
+        "Send `Authorization: Bearer <API key>` with a key from the dashboard, or sign in again"
+        " when an assistant's token expired."
+    )
 
 
 class PaymentRefused(Unauthorized):
@@ -124,24 +171,46 @@ class PaymentRequired(ServiceError):
     """No credential at all: ``accepts[]`` and the challenges offer every way to pay."""
 
     slug = "payment-required"
+    status = 402
+    title = "A credential is required"
+    when = "A paid operation came without any credential."
+    advice = "Send an API key, or pay per solve: `accepts[]` lists the payment schemes offered."
 
 
 class QuotaExceeded(ServiceError):
     """The free quota and prepaid balance cannot cover the solve."""
 
     slug = "quota-exceeded"
+    status = 429
+    title = "Free quota and prepaid balance are exhausted"
+    when = "The free quota and the prepaid balance cannot cover the solve."
+    advice = (
+        "Top up the prepaid balance (the service's operator adds units) or, where the service "
+        "takes payments, send the solve without a key and pay for it alone (the 402 lists the "
+        "schemes); GET /usage shows what is left."
+    )
 
 
 class NotFound(ServiceError):
     """No such path, job of the caller's account, or error type."""
 
     slug = "not-found"
+    status = 404
+    title = "Not found"
+    when = "The path does not exist, or the job is not one of your credential's jobs."
+    advice = (
+        "Check the path against the OpenAPI description; poll jobs with the key that created them."
+    )
 
 
 class MethodNotAllowed(ServiceError):
     """The path exists, but not with this method."""
 
     slug = "method-not-allowed"
+    status = 405
+    title = "Method not allowed"
+    when = "The path exists but not with this HTTP method."
+    advice = "The `Allow` header lists the methods the path accepts."
 
     def __init__(self, detail: str, allow: Iterable[str]) -> None:
         super().__init__(detail, headers={"Allow": ", ".join(allow)})
@@ -151,12 +220,26 @@ class SolverInfeasible(ServiceError):
     """The hard rules admit no roster; ``diagnosis`` names the conflict."""
 
     slug = "solver-infeasible"
+    status = 422
+    title = "The hard rules admit no roster"
+    when = "The hard rules admit no roster at all."
+    advice = (
+        "`error.diagnosis.causes` names the rules that conflict; relax one of them (for example"
+        " make it soft) and solve again."
+    )
 
 
 class SolverTimeout(ServiceError):
     """No roster was found within the time limit."""
 
     slug = "solver-timeout"
+    status = 504
+    title = "No roster was found within the time limit"
+    when = "No roster was found within the time limit. Nothing was charged."
+    advice = (
+        "Raise `options.solver_timeout_seconds`, or check that the request is not far larger "
+        "than it needs to be."
+    )
 
 
 class ServiceUnavailable(ServiceError):
@@ -164,6 +247,18 @@ class ServiceUnavailable(ServiceError):
     payment provider unreachable; retry later."""
 
     slug = "service-unavailable"
+    status = 503
+    title = "Service temporarily unavailable"
+    when = (
+        "Every solver process stayed busy for the queue wait, or the waiting line is full; the "
+        "solve's process was lost (killed for its memory, say); the service is stopping; the "
+        "units a solve needs are held by the account's own solves under way; or the account "
+        "store, the job queue or a payment provider cannot be reached. Nothing was charged."
+    )
+    advice = (
+        "Retry after the number of seconds in the `Retry-After` header; large problems can be "
+        "queued as jobs instead."
+    )
 
     def __init__(self, detail: str, *, retry_after: int | str) -> None:
         super().__init__(detail, headers={"Retry-After": str(retry_after)})
@@ -174,3 +269,25 @@ class InternalError(ServiceError):
     charged."""
 
     slug = "internal-error"
+    status = 500
+    title = "Internal error"
+    when = "A bug in the service. Nothing was charged."
+    advice = "Retry once; if it happens again, report the `request_id`."
+
+
+def error_types() -> list[type[ServiceError]]:
+    """Every problem type, once each (a subclass that keeps its parent's slug, such as
+    :class:`PaymentRefused`, is the same type), by status then slug."""
+    found: dict[str, type[ServiceError]] = {}
+    stack: list[type[ServiceError]] = [ServiceError]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if "slug" in vars(cls):
+            found[cls.slug] = cls
+    return sorted(found.values(), key=lambda cls: (cls.status, cls.slug))
+
+
+def error_type(slug: str) -> type[ServiceError] | None:
+    """The problem type named ``slug``, if there is one."""
+    return next((cls for cls in error_types() if cls.slug == slug), None)

@@ -17,8 +17,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from bento.http.errors import NotFound
-from bento.http.problems import API_ROOT, GUIDE, STATUS, TITLES, server_root
+from bento.http.errors import NotFound, ServiceError, error_type, error_types
+from bento.http.problems import API_ROOT, server_root
 
 HERE = Path(__file__).parent
 # The pages extend the dashboard's frame (base.html), so both look alike.
@@ -41,10 +41,10 @@ class ErrorType:
     advice: Markup
 
 
-def _error_type(request: Request, slug: str) -> ErrorType:
-    when, advice = GUIDE[slug]
-    uri = f"{server_root(request)}{API_ROOT}/errors/{slug}"
-    return ErrorType(slug, uri, TITLES[slug], STATUS[slug], _with_code(when), _with_code(advice))
+def _error_type(request: Request, cls: type[ServiceError]) -> ErrorType:
+    uri = f"{server_root(request)}{API_ROOT}/errors/{cls.slug}"
+    when, advice = _with_code(cls.when), _with_code(cls.advice)
+    return ErrorType(cls.slug, uri, cls.title, cls.status, when, advice)
 
 
 def _context(request: Request) -> dict[str, object]:
@@ -70,13 +70,12 @@ async def error_types_page(request: Request) -> Response:
     """Every error type (no slug), or one: when it happens and what to do. Served by the
     public API app, whose handler answers NotFound."""
     slug = request.path_params.get("slug")
-    if slug is not None and slug not in GUIDE:
-        raise NotFound(f"no error type {slug!r}")
     context = _context(request)
     if slug is None:
-        context["all"] = sorted(
-            (_error_type(request, s) for s in GUIDE), key=lambda e: (e.status, e.slug)
-        )
+        context["all"] = [_error_type(request, cls) for cls in error_types()]
     else:
-        context["one"] = _error_type(request, slug)
+        cls = error_type(slug)
+        if cls is None:
+            raise NotFound(f"no error type {slug!r}")
+        context["one"] = _error_type(request, cls)
     return TEMPLATES.TemplateResponse(request, "error_types.html", context)

@@ -14,8 +14,25 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from bento.http.errors import (
+    InternalError,
+    InvalidJson,
+    LongSolveNotImplemented,
+    NotFound,
+    PayloadTooLarge,
+    QuotaExceeded,
+    ServiceError,
+    ServiceUnavailable,
+    SolverInfeasible,
+    SolverTimeout,
+    TierLimitExceeded,
+    Unauthorized,
+    UnsupportedMediaType,
+    ValidationFailed,
+    error_types,
+)
 from bento.http.planning_openapi import planning_paths, planning_schemas
-from bento.http.problems import PROBLEM_JSON, STATUS
+from bento.http.problems import PROBLEM_JSON
 from bento.solving.job_control import JobProgress
 from engine.contract import (
     ProblemDetails,
@@ -36,14 +53,25 @@ def _json(name: str) -> dict[str, Any]:
     return {"application/json": {"schema": _ref(name)}}
 
 
-def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+def _problem(
+    errors: type[ServiceError] | tuple[type[ServiceError], ...],
+    note: str = "",
+    headers: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The response entry of the problem types an operation answers with at one status,
+    keyed by that status: the types' own slugs and titles, and what the operation adds
+    (``note``). docs of every type live on the error classes (``bento.http.errors``)."""
+    types = errors if isinstance(errors, tuple) else (errors,)
+    (status,) = {cls.status for cls in types}
+    slugs = ", ".join(cls.slug for cls in types)
+    what = note or "; ".join(cls.title for cls in types)
     response: dict[str, Any] = {
-        "description": description,
+        "description": f"{slugs}: {what}",
         "content": {PROBLEM_JSON: {"schema": _ref("ProblemDetails")}},
     }
     if headers:
         response["headers"] = headers
-    return response
+    return {str(status): response}
 
 
 def _header(description: str, kind: str = "integer") -> dict[str, Any]:
@@ -145,164 +173,201 @@ MPP_DESCRIPTION = (
     "carries Payment-Receipt. A payment is used once (a replay is refused, 401)."
 )
 BODY_ERRORS = {
-    "400": _problem("invalid JSON (type invalid-json)"),
-    "413": _problem("body over the 1 MB cap (type payload-too-large)"),
-    "415": _problem("Content-Type is not application/json (type unsupported-media-type)"),
+    **_problem(InvalidJson, "the body does not parse as JSON"),
+    **_problem(PayloadTooLarge, "the body is over the 1 MB cap"),
+    **_problem(UnsupportedMediaType, "Content-Type is not application/json"),
 }
 
 
+SOLVE_UNAUTHORIZED = (
+    "invalid or disabled API key (also one sent beside a payment), a "
+    "malformed or refused payment (wrong price, recipient or network, "
+    "refused by the facilitator/provider, or used before), or a payment "
+    "of a scheme not configured here; WWW-Authenticate names the "
+    "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
+    "challenge. A payment is used before when it paid a solve, or is "
+    "held by a request in flight (until that request ends, or its claim's "
+    "lease runs out if it died); one x402 authorization is one payment "
+    "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment "
+    "whose settlement the facilitator/provider refused after the solve "
+    "(X-Service-Settle-Status: failed): the roster is withheld"
+)
+
+
+SOLVE_UNAVAILABLE = (
+    "every solver process stayed busy for the "
+    "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
+    "full: Retry-After says when a process is expected to free up; "
+    "the solve's process was lost, e.g. killed for its memory; the "
+    "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
+    "solve was asked for after the stop began); "
+    "the units this solve needs are held by the account's own solves "
+    "under way, which give them back if they fail; "
+    "account store or job queue unreachable, the "
+    "x402 facilitator or mpp payment provider unreachable at "
+    "verification, or payments misconfigured on this server, e.g. an "
+    "invalid network identifier; nothing was charged"
+)
+
+
 def _operations() -> dict[str, Any]:
-    body = {"required": True, "content": _json("SolveRequest")}
+    """The v1 path items, one function each."""
     return {
-        "/solve/validate": {
-            "post": {
-                "operationId": "validate_shift_input",
-                "summary": "Check a request without solving it (free, no authentication)",
-                "requestBody": body,
-                "responses": {
-                    "200": {
-                        "description": "valid, with hints",
-                        "content": _json("ValidateResponse"),
-                    },
-                    **BODY_ERRORS,
-                    "422": _problem("the request breaks the contract; errors[] has JSON paths"),
+        "/solve/validate": _validate_path(),
+        "/solve": _solve_path(),
+        "/solve/jobs/{id}": _job_path(),
+        "/usage": _usage_path(),
+        "/openapi.json": _openapi_path(),
+    }
+
+
+def _validate_path() -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": "validate_shift_input",
+            "summary": "Check a request without solving it (free, no authentication)",
+            "requestBody": {"required": True, "content": _json("SolveRequest")},
+            "responses": {
+                "200": {
+                    "description": "valid, with hints",
+                    "content": _json("ValidateResponse"),
                 },
-            }
-        },
-        "/solve": {
-            "post": {
-                "operationId": "solve_shift",
-                "summary": "Solve a request; consumes max(1, ceil(size / 10,000)) units",
-                "security": [{"apiKey": []}, {"x402": []}, {"mpp": []}],
-                "requestBody": body,
-                "responses": {
-                    "200": {
-                        "description": "a roster (status completed); the units headers on "
-                        "the API-key path, the payment headers on a paid solve",
-                        "headers": {**UNITS_HEADERS, **PAYMENT_HEADERS},
-                        "content": _json("SolveResponse"),
-                    },
-                    "202": {
-                        "description": "queued (a pro key with a problem over 80,000 or a "
-                        "time limit over 30 s): job_id, status running, solution null; poll "
-                        "GET /solve/jobs/{id}. " + JOB_OUTCOMES,
-                        "headers": POLL_AFTER,
-                        "content": _json("SolveResponse"),
-                    },
-                    **BODY_ERRORS,
-                    "401": _problem(
-                        "invalid or disabled API key (also one sent beside a payment), a "
-                        "malformed or refused payment (wrong price, recipient or network, "
-                        "refused by the facilitator/provider, or used before), or a payment "
-                        "of a scheme not configured here; WWW-Authenticate names the "
-                        "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
-                        "challenge. A payment is used before when it paid a solve, or is "
-                        "held by a request in flight (until that request ends, or its claim's "
-                        "lease runs out if it died); one x402 authorization is one payment "
-                        "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment "
-                        "whose settlement the facilitator/provider refused after the solve "
-                        "(X-Service-Settle-Status: failed): the roster is withheld",
-                        SETTLE_REFUSED_HEADERS,
-                    ),
-                    "402": {
-                        "description": "no credential: accepts[] lists every configured "
-                        "way to authorise this solve (API key, x402, mpp), priced for this "
-                        "request",
-                        "headers": PAYMENT_REQUIRED_HEADERS,
-                        "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
-                    },
-                    "422": _problem(
-                        "validation-error, tier-limit-exceeded (a large problem on a basic "
-                        "key, or any large problem paid by x402/mpp: a payment buys a "
-                        "synchronous solve only), or solver-infeasible (with solver_status "
-                        "and diagnosis; units are consumed, a payment is settled)",
-                        {**UNITS_HEADERS, **PAYMENT_HEADERS},
-                    ),
-                    "429": _problem(
-                        "quota-exceeded: free quota and balance cannot cover the solve, "
-                        "even once the account's solves under way have ended (a queued "
-                        "job reserves its units when accepted); no Retry-After: waiting "
-                        "will not help"
-                    ),
-                    "500": _problem(
-                        "internal-error: the solve failed (it overran its deadline, or a "
-                        "bug); nothing was charged"
-                    ),
-                    "501": _problem(
-                        "not-implemented: a time limit over 30 s needs the queued path, "
-                        "which needs a pro key"
-                    ),
-                    "503": _problem(
-                        "service-unavailable (every solver process stayed busy for the "
-                        "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
-                        "full: Retry-After says when a process is expected to free up; "
-                        "the solve's process was lost, e.g. killed for its memory; the "
-                        "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
-                        "solve was asked for after the stop began); "
-                        "the units this solve needs are held by the account's own solves "
-                        "under way, which give them back if they fail; "
-                        "account store or job queue unreachable, the "
-                        "x402 facilitator or mpp payment provider unreachable at "
-                        "verification, or payments misconfigured on this server, e.g. an "
-                        "invalid network identifier); nothing was charged",
-                        RETRY_AFTER,
-                    ),
-                    "504": _problem("solver-timeout: no roster within the time limit"),
+                **BODY_ERRORS,
+                **_problem(
+                    ValidationFailed, "the request breaks the contract; errors[] has JSON paths"
+                ),
+            },
+        }
+    }
+
+
+def _solve_path() -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": "solve_shift",
+            "summary": "Solve a request; consumes max(1, ceil(size / 10,000)) units",
+            "security": [{"apiKey": []}, {"x402": []}, {"mpp": []}],
+            "requestBody": {"required": True, "content": _json("SolveRequest")},
+            "responses": {
+                "200": {
+                    "description": "a roster (status completed); the units headers on "
+                    "the API-key path, the payment headers on a paid solve",
+                    "headers": {**UNITS_HEADERS, **PAYMENT_HEADERS},
+                    "content": _json("SolveResponse"),
                 },
-            }
-        },
-        "/solve/jobs/{id}": {
-            "get": {
-                "operationId": "get_solve_job",
-                "summary": "Poll a queued solve of your account, or fetch a finished one",
-                "description": "Answers the job_id of a queued solve (the 202), and the "
-                "job_id of a completed synchronous solve (the 200) made with an API key "
-                "of the same account. A finished job can be fetched for the service's "
-                "retention time, JOB_RETENTION_DAYS (default 30 days after it ended), "
-                "then 404. Solves paid per request without an account are not kept.",
-                "security": [{"apiKey": []}],
-                "parameters": [
-                    {
-                        "name": "id",
-                        "in": "path",
-                        "required": True,
-                        "description": "the job_id of a 202, or of a completed 200 (32 "
-                        "lowercase hex characters); any other id is 404",
-                        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-                    }
-                ],
-                "responses": {
-                    "200": {
-                        "description": "running (with Retry-After), completed or failed. "
-                        + JOB_OUTCOMES,
-                        "headers": POLL_AFTER,
-                        "content": _json("SolveResponse"),
-                    },
-                    "401": _problem("API key required"),
-                    "404": _problem("no such job for this account"),
-                    "503": _problem("service-unavailable", RETRY_AFTER),
+                "202": {
+                    "description": "queued (a pro key with a problem over 80,000 or a "
+                    "time limit over 30 s): job_id, status running, solution null; poll "
+                    "GET /solve/jobs/{id}. " + JOB_OUTCOMES,
+                    "headers": POLL_AFTER,
+                    "content": _json("SolveResponse"),
                 },
-            }
-        },
-        "/usage": {
-            "get": {
-                "operationId": "get_usage",
-                "summary": "Units left on your key",
-                "security": [{"apiKey": []}],
-                "responses": {
-                    "200": {"description": "usage", "content": _json("UsageResponse")},
-                    "401": _problem("API key required"),
-                    "503": _problem("usage store unavailable", RETRY_AFTER),
+                **BODY_ERRORS,
+                **_problem(
+                    Unauthorized,
+                    SOLVE_UNAUTHORIZED,
+                    SETTLE_REFUSED_HEADERS,
+                ),
+                "402": {
+                    "description": "no credential: accepts[] lists every configured "
+                    "way to authorise this solve (API key, x402, mpp), priced for this "
+                    "request",
+                    "headers": PAYMENT_REQUIRED_HEADERS,
+                    "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
                 },
-            }
-        },
-        "/openapi.json": {
-            "get": {
-                "operationId": "get_openapi",
-                "summary": "This document",
-                "responses": {"200": {"description": "OpenAPI 3.1 document"}},
-            }
-        },
+                **_problem(
+                    (ValidationFailed, TierLimitExceeded, SolverInfeasible),
+                    "the request breaks the contract (errors[] has JSON paths); a large "
+                    "problem on a basic key, or any large problem paid by x402/mpp (a "
+                    "payment buys a synchronous solve only); or the hard rules admit no "
+                    "roster (with solver_status and diagnosis; units are consumed, a "
+                    "payment is settled)",
+                    {**UNITS_HEADERS, **PAYMENT_HEADERS},
+                ),
+                **_problem(
+                    QuotaExceeded,
+                    "free quota and balance cannot cover the solve, "
+                    "even once the account's solves under way have ended (a queued "
+                    "job reserves its units when accepted); no Retry-After: waiting "
+                    "will not help",
+                ),
+                **_problem(
+                    InternalError,
+                    "the solve failed (it overran its deadline, or a bug); nothing was charged",
+                ),
+                **_problem(
+                    LongSolveNotImplemented,
+                    "a time limit over 30 s needs the queued path, which needs a pro key",
+                ),
+                **_problem(
+                    ServiceUnavailable,
+                    SOLVE_UNAVAILABLE,
+                    RETRY_AFTER,
+                ),
+                **_problem(SolverTimeout, "no roster within the time limit"),
+            },
+        }
+    }
+
+
+def _job_path() -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": "get_solve_job",
+            "summary": "Poll a queued solve of your account, or fetch a finished one",
+            "description": "Answers the job_id of a queued solve (the 202), and the "
+            "job_id of a completed synchronous solve (the 200) made with an API key "
+            "of the same account. A finished job can be fetched for the service's "
+            "retention time, JOB_RETENTION_DAYS (default 30 days after it ended), "
+            "then 404. Solves paid per request without an account are not kept.",
+            "security": [{"apiKey": []}],
+            "parameters": [
+                {
+                    "name": "id",
+                    "in": "path",
+                    "required": True,
+                    "description": "the job_id of a 202, or of a completed 200 (32 "
+                    "lowercase hex characters); any other id is 404",
+                    "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                }
+            ],
+            "responses": {
+                "200": {
+                    "description": "running (with Retry-After), completed or failed. "
+                    + JOB_OUTCOMES,
+                    "headers": POLL_AFTER,
+                    "content": _json("SolveResponse"),
+                },
+                **_problem(Unauthorized, "API key required"),
+                **_problem(NotFound, "no such job for this account"),
+                **_problem(ServiceUnavailable, headers=RETRY_AFTER),
+            },
+        }
+    }
+
+
+def _usage_path() -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": "get_usage",
+            "summary": "Units left on your key",
+            "security": [{"apiKey": []}],
+            "responses": {
+                "200": {"description": "usage", "content": _json("UsageResponse")},
+                **_problem(Unauthorized, "API key required"),
+                **_problem(ServiceUnavailable, "usage store unavailable", RETRY_AFTER),
+            },
+        }
+    }
+
+
+def _openapi_path() -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": "get_openapi",
+            "summary": "This document",
+            "responses": {"200": {"description": "OpenAPI 3.1 document"}},
+        }
     }
 
 
@@ -346,9 +411,9 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
                     },
                     "content": _json("SolveResponse"),
                 },
-                "401": _problem("API key required"),
-                "404": _problem("no such job for this account"),
-                "503": _problem("service-unavailable", RETRY_AFTER),
+                **_problem(Unauthorized, "API key required"),
+                **_problem(NotFound, "no such job for this account"),
+                **_problem(ServiceUnavailable, headers=RETRY_AFTER),
             },
         }
     }, {
@@ -366,9 +431,9 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
                     "headers": POLL_AFTER,
                     "content": _json("JobProgress"),
                 },
-                "401": _problem("API key required"),
-                "404": _problem("no such job for this account"),
-                "503": _problem("service-unavailable", RETRY_AFTER),
+                **_problem(Unauthorized, "API key required"),
+                **_problem(NotFound, "no such job for this account"),
+                **_problem(ServiceUnavailable, headers=RETRY_AFTER),
             },
         }
     }
@@ -497,7 +562,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                 "Builds shift rosters with a constraint solver. Units per solve = "
                 "max(1, ceil(employees x shifts x max(1, duties) x days / 10,000)). "
                 "Errors are application/problem+json; error types: "
-                + ", ".join(f"{slug} ({status})" for slug, status in STATUS.items())
+                + ", ".join(f"{cls.slug} ({cls.status})" for cls in error_types())
             ),
         },
         "servers": [{"url": server_url.rstrip("/")}],

@@ -1,4 +1,4 @@
-"""The OpenAPI description of re-planning and recommendations (``bento.http.planning_routes``).
+"""The OpenAPI description of re-planning and recommendations (``bento.http.operations``).
 
 They go beside the v1 operations, which stay exactly as they are: their schemas are
 generated apart from the v1 ones, since generating them together would split the v1
@@ -15,7 +15,16 @@ from typing import Any, Final
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from bento.http.planning_routes import RECOMMEND_UNITS
+from bento.http.errors import (
+    InternalError,
+    QuotaExceeded,
+    ServiceUnavailable,
+    SolverInfeasible,
+    SolverTimeout,
+    TierLimitExceeded,
+    Unauthorized,
+    ValidationFailed,
+)
 
 REF: Final = "#/components/schemas/{model}"
 ROSTER_ASSIGNMENT: Final = "RosterAssignment"
@@ -42,7 +51,7 @@ RECOMMEND_DESCRIPTION = (
     "roster: the hard rules it breaks, the objective delta and the soft terms it moves. "
     "Feasible moves first, then the smallest objective delta. Employees already in the "
     "slot and those absent on its date are not candidates. Costs "
-    f"{RECOMMEND_UNITS} unit, on an API key only."
+    "1 unit, on an API key only."
 )
 
 
@@ -90,15 +99,18 @@ def planning_paths(
 ) -> dict[str, Any]:
     """The two path items; the helpers are the v1 document's own (``bento.http.openapi``)."""
     unauthorized = problem(
+        Unauthorized,
         "no API key, or an unknown or disabled one (these operations take no payment, so "
-        "a missing credential is 401, not the 402 offer of POST /solve)"
+        "a missing credential is 401, not the 402 offer of POST /solve)",
     )
     quota = problem(
-        "quota-exceeded: free quota and balance cannot cover the units, even once the "
-        "account's solves under way have ended (no Retry-After: waiting will not help)"
+        QuotaExceeded,
+        "free quota and balance cannot cover the units, even once the "
+        "account's solves under way have ended (no Retry-After: waiting will not help)",
     )
     store = problem(
-        "service-unavailable: the account store is unreachable, or the units are held by "
+        ServiceUnavailable,
+        "the account store is unreachable, or the units are held by "
         "the account's solves under way (Retry-After); nothing was charged",
         retry_after,
     )
@@ -118,8 +130,9 @@ def planning_paths(
                         "content": _json("ReplanResponse"),
                     },
                     **body_errors,
-                    "401": unauthorized,
-                    "422": problem(
+                    **unauthorized,
+                    **problem(
+                        (ValidationFailed, TierLimitExceeded, SolverInfeasible),
                         "validation-error (errors[] with JSON paths, e.g. "
                         "[absences, 0, employee_id]), tier-limit-exceeded (a large request: "
                         "a re-plan runs synchronously only, on any tier), or "
@@ -127,25 +140,25 @@ def planning_paths(
                         "consumed, as on POST /solve)",
                         units_headers,
                     ),
-                    "429": quota,
-                    "500": problem("internal-error: the re-plan failed; nothing was charged"),
-                    "503": problem(
-                        "service-unavailable: every solver process stayed busy for the "
+                    **quota,
+                    **problem(InternalError, "the re-plan failed; nothing was charged"),
+                    **problem(
+                        ServiceUnavailable,
+                        "every solver process stayed busy for the "
                         "queue wait or the waiting line is full (Retry-After), the "
                         "re-plan's process was lost or the service is stopping, the "
                         "account store is unreachable, or the units are held by the "
                         "account's solves under way; nothing was charged",
                         retry_after,
                     ),
-                    "504": problem("solver-timeout: no roster within the time limit"),
+                    **problem(SolverTimeout, "no roster within the time limit"),
                 },
             }
         },
         "/solve/recommend": {
             "post": {
                 "operationId": "recommend_employees",
-                "summary": f"Rank who could fill a slot, without solving; consumes "
-                f"{RECOMMEND_UNITS} unit",
+                "summary": "Rank who could fill a slot, without solving; consumes 1 unit",
                 "description": RECOMMEND_DESCRIPTION,
                 "security": [{"apiKey": []}],
                 "requestBody": {"required": True, "content": _json("RecommendRequest")},
@@ -156,12 +169,10 @@ def planning_paths(
                         "content": _json("RecommendResponse"),
                     },
                     **body_errors,
-                    "401": unauthorized,
-                    "422": problem(
-                        "validation-error: errors[] with JSON paths, e.g. [slot, shift_id]"
-                    ),
-                    "429": quota,
-                    "503": store,
+                    **unauthorized,
+                    **problem(ValidationFailed, "errors[] with JSON paths, e.g. [slot, shift_id]"),
+                    **quota,
+                    **store,
                 },
             }
         },

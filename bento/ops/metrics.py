@@ -32,6 +32,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from bento.ops.metrics_dir import use_instance_dir
 from bento.solving.failures import SolveFailed
+from engine.contract import SolveResponse
 
 SolvePath = Literal["sync", "queued", "replan"]
 SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan")
@@ -77,11 +78,11 @@ for _path in SOLVE_PATHS:  # every series exists from the start, so rates never 
         SOLVES.labels(_path, _outcome)
 
 
-def outcome_of(result: dict[str, Any]) -> str:
-    """A solve's outcome label from its SolveResponse (or ReplanResponse) data."""
-    if result.get("status") == "completed":
+def outcome_of(answer: SolveResponse) -> str:
+    """A solve's outcome label from its SolveResponse (or ReplanResponse)."""
+    if answer.status == "completed":
         return "completed"
-    code = (result.get("error") or {}).get("code")
+    code = answer.error.code if answer.error is not None else None
     return _OUTCOME_OF_CODE.get(str(code), "error")
 
 
@@ -101,7 +102,7 @@ def solving(path: SolvePath, job_id: str | None = None) -> Iterator[Callable[[An
     outcome: list[str] = []
 
     def seen(result: Any) -> Any:
-        outcome.append(outcome_of(result) if isinstance(result, dict) else "error")
+        outcome.append(outcome_of(result) if isinstance(result, SolveResponse) else "error")
         return result
 
     try:

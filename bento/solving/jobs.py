@@ -101,6 +101,7 @@ from bento.solving.workers import DEADLINE_GRACE_SECONDS, JobLink
 from bento.store import Job, OrphanOutcome, Store
 from bento.store.reconcile import settle_stale_holds
 from bento.store.rows import now
+from engine.contract import ErrorInfo, SolveResponse, Usage
 from engine.rules import parse_request
 
 RETRY_AFTER_SECONDS: Final = 15
@@ -143,14 +144,24 @@ JobContext = Runtime
 create_huey = open_queue  # the queue's backend, opened as the composition root opens it
 
 
-def failed_response(job_id: str, code: str, message: str) -> dict[str, Any]:
+def failed_answer(job_id: str, code: str, message: str) -> SolveResponse:
     """A failed job's SolveResponse when the solver produced none."""
-    return {
-        "job_id": job_id,
-        "status": "failed",
-        "solution": None,
-        "error": {"code": code, "message": message},
-    }
+    return SolveResponse(
+        job_id=job_id, status="failed", solution=None, error=ErrorInfo(code=code, message=message)
+    )
+
+
+def stored(answer: SolveResponse) -> dict[str, Any]:
+    """A job's answer as its record keeps it: the contract's body, with ``solution``
+    null (the contract requires the field) when there is none."""
+    body = answer.model_dump(mode="json", exclude_none=True)
+    body.setdefault("solution", None)
+    return body
+
+
+def failed_response(job_id: str, code: str, message: str) -> dict[str, Any]:
+    """A failed job's record when the solver produced no answer."""
+    return stored(failed_answer(job_id, code, message))
 
 
 def orphan_response(job_id: str, code: str) -> dict[str, Any]:
@@ -243,20 +254,18 @@ class JobQueue:
                 handed_on = job is not None and job.attempt > attempt
                 return
             with metrics.solving("queued", job_id) as seen:
-                response = seen(self._solve(context, job))
-            if response["status"] == "completed":
+                answer = seen(self._solve(context, job))
+            if answer.status == "completed":
                 _, _, remaining = context.store.usage(job.account_id)  # units already held
-                response["usage"] = {
-                    "units_consumed": job.units_reserved,
-                    "units_remaining": remaining,
-                }
+                usage = Usage(units_consumed=job.units_reserved, units_remaining=remaining)
+                answer = answer.model_copy(update={"usage": usage})
                 ended = context.store.finish_job(
-                    job_id, "completed", response_json=response, attempt=attempt
+                    job_id, "completed", response_json=stored(answer), attempt=attempt
                 )
             else:
-                code = str(response.get("error", {}).get("code", "internal_error"))
+                code = answer.error.code if answer.error is not None else "internal_error"
                 ended = context.store.finish_job(
-                    job_id, "failed", response_json=response, error_code=code, attempt=attempt
+                    job_id, "failed", response_json=stored(answer), error_code=code, attempt=attempt
                 )
             if not ended:
                 later = context.store.find_job(job_id)
@@ -281,16 +290,17 @@ class JobQueue:
         if job is not None and job.status == "running":
             self._settle_orphan(store, job, self._queued_job_ids())
 
-    def _solve(self, context: JobContext, job: Job) -> dict[str, Any]:
+    def _solve(self, context: JobContext, job: Job) -> SolveResponse:
+        """The job's answer: its stored request parsed once, here, and solved in the pool."""
         settings = context.settings
         try:
-            timeout = parse_request(job.request_json).options.solver_timeout_seconds
+            ask = parse_request(job.request_json)
         except Exception:  # accepted once, so only a damaged record lands here
             log.exception(
                 "job %s: stored request no longer parses", job.id, extra={"job_id": job.id}
             )
-            return failed_response(job.id, "internal_error", "the stored request is unreadable")
-        time_limit = float(min(timeout, MAX_TIME_LIMIT_SECONDS))
+            return failed_answer(job.id, "internal_error", "the stored request is unreadable")
+        time_limit = float(min(ask.options.solver_timeout_seconds, MAX_TIME_LIMIT_SECONDS))
         solving = time_limit + settings.diagnosis_budget_seconds + DEADLINE_GRACE_SECONDS
 
         def started() -> None:  # the mark now covers the solve, from its start
@@ -301,8 +311,8 @@ class JobQueue:
         while True:  # wait for a free process, renewing the mark so we look alive
             self.huey.put(_mark(job.id), time.time() + MARK_MARGIN_SECONDS)
             try:
-                result = context.pool.solve(
-                    job.request_json,
+                answer: SolveResponse = context.pool.solve(
+                    ask,
                     time_limit,
                     settings.diagnosis_budget_seconds,
                     wait_seconds=MARK_MARGIN_SECONDS / 2,
@@ -312,19 +322,16 @@ class JobQueue:
                 break
             except SolverLost as lost:  # caught before SolverBusy, which it also is
                 if lost.stopping:  # the service stops on purpose: nothing will finish it
-                    return failed_response(job.id, "interrupted", INTERRUPTED_MESSAGE)
-                return failed_response(job.id, "internal_error", f"{lost}; nothing was charged")
+                    return failed_answer(job.id, "interrupted", INTERRUPTED_MESSAGE)
+                return failed_answer(job.id, "internal_error", f"{lost}; nothing was charged")
             except SolverBusy:
                 if context.store.stop_requested(job.id, job.attempt):  # stopped while it waited
                     message = "the job was stopped before it started; nothing was charged"
-                    return failed_response(job.id, "cancelled", message)
+                    return failed_answer(job.id, "cancelled", message)
                 continue
             except SolveFailed as exc:
-                return failed_response(job.id, "internal_error", f"{exc}; nothing was charged")
-        response: dict[str, Any] = dict(result)
-        response["job_id"] = job.id
-        response.setdefault("solution", None)  # the contract requires it, null when failed
-        return response
+                return failed_answer(job.id, "internal_error", f"{exc}; nothing was charged")
+        return answer.model_copy(update={"job_id": job.id})
 
     # Restart rule ------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
-"""One synchronous solve and what its result means to the caller, whoever pays.
+"""What an operation's answer means to its caller, whoever pays.
 
-The key path (units) and the payment path (x402, mpp) differ only in how they charge;
-what counts as *delivered* (a roster, or an infeasibility with its diagnosis), which
-error an undelivered result raises (504 solver-timeout, else 500) and how a delivered one
-is answered (200, or 422 solver-infeasible) is decided here once.
+The engine answers with typed models: a ``SolveResponse`` (or a ``ReplanResponse``, which
+is one) for anything that solves, another model (a ranking) for what does not. What
+counts as *delivered* (a roster, an infeasibility with its diagnosis, or any answer that
+is not a solve), which error an undelivered one raises (504 solver-timeout, else 500) and
+how a delivered one is answered (200, or 422 solver-infeasible) is decided here once.
 """
 
 from __future__ import annotations
@@ -13,25 +14,29 @@ from functools import partial
 from typing import Any
 
 import anyio
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bento.http.errors import InternalError, ServiceUnavailable, SolverInfeasible, SolverTimeout
+from bento.http.errors import InternalError, SolverInfeasible, SolverTimeout
 from bento.http.problems import render
 from bento.ops import metrics
 from bento.settings import Settings
 from bento.solving.failures import SolverBusy
 from bento.solving.workers import SolvePool
+from engine.contract import SolveResponse
 
 
-async def solve_in_pool(
+async def run_in_pool(
     request: Request,
-    data: Any,
+    call: str,
+    ask: BaseModel,
     time_limit: float,
+    path: metrics.SolvePath,
     on_start: Callable[[], None] | None = None,
-) -> dict[str, Any]:
-    """The worker pool's result for ``data``; ``on_start`` is called (in the waiting
-    thread) once a solver process is taken, just before it solves.
+) -> SolveResponse:
+    """The engine's ``call`` on ``ask`` in a solver process; ``on_start`` is called (in
+    the waiting thread) once a process is taken, just before it solves.
 
     Raises ``SolverBusy`` when no solver process came free within the configured wait,
     or when the waiting line is full; ``SolverLost`` (a ``SolverBusy`` too, answered 503
@@ -47,57 +52,57 @@ async def solve_in_pool(
         raise SolverBusy(pool.retry_after_seconds())
     solve = partial(
         pool.solve,
-        data,
+        ask,
         time_limit,
         settings.diagnosis_budget_seconds,
         wait_seconds=settings.solve_queue_wait_seconds,
         on_start=on_start,
+        call=call,
     )
-    with metrics.solving("sync") as seen:
-        result: dict[str, Any] = seen(await anyio.to_thread.run_sync(solve, limiter=line))
-    return result
+    with metrics.solving(path) as seen:
+        answer: SolveResponse = seen(await anyio.to_thread.run_sync(solve, limiter=line))
+    return answer
 
 
-def solvers_busy(busy: SolverBusy, note: str) -> ServiceUnavailable:
-    """503 with Retry-After: every solver process stayed busy; nothing was started."""
-    return ServiceUnavailable(f"{busy}; {note}", retry_after=busy.retry_after_seconds)
-
-
-def delivered(result: dict[str, Any]) -> bool:
-    """A roster, or a diagnosed infeasibility: what a caller pays for.
-
-    docs/semantics.md, "When a solve is charged".
-    """
-    error = result.get("error") or {}
-    return result["status"] == "completed" or (
-        error.get("code") == "no_solution" and error.get("diagnosis") is not None
+def delivered(answer: BaseModel) -> bool:
+    """A roster, a diagnosed infeasibility, or an answer that is not a solve: what a
+    caller pays for. docs/semantics.md, "When a solve is charged"."""
+    if not isinstance(answer, SolveResponse):
+        return True
+    error = answer.error
+    return answer.status == "completed" or (
+        error is not None and error.code == "no_solution" and error.diagnosis is not None
     )
 
 
-def undelivered(result: dict[str, Any], note: str = "") -> SolverTimeout | InternalError:
-    """The error of a result with nothing to deliver: 504 when the solver ran out of time
-    without a roster, else 500."""
-    error = result.get("error") or {}
-    detail = f"{error.get('message') or ''}{note}" or None
-    if error.get("code") == "solver_timeout":
+def undelivered(answer: SolveResponse, note: str = "") -> SolverTimeout | InternalError:
+    """The error of an answer with nothing to deliver: 504 when the solver ran out of
+    time without a roster, else 500."""
+    message = answer.error.message if answer.error is not None else None
+    detail = f"{message or ''}{note}" or None
+    if answer.error is not None and answer.error.code == "solver_timeout":
         return SolverTimeout(detail)
     return InternalError(detail)
 
 
-def delivered_response(
-    request: Request, result: dict[str, Any], headers: dict[str, str]
-) -> Response:
-    """200 with the roster, or 422 solver-infeasible with the diagnosis.
+def answer_body(answer: BaseModel) -> dict[str, Any]:
+    """The JSON body of an answer, as the contract spells it (absent fields left out)."""
+    return answer.model_dump(mode="json", exclude_none=True)
+
+
+def delivered_response(request: Request, answer: BaseModel, headers: dict[str, str]) -> Response:
+    """200 with the answer, or 422 solver-infeasible with the diagnosis.
 
     The 422 is returned, not raised: a diagnosed infeasibility is a delivered answer, paid
     for like a roster and carrying the same billing headers, not an error exit."""
-    if result["status"] == "completed":
-        return JSONResponse(result, headers=headers)
-    error = result.get("error") or {}
+    if not isinstance(answer, SolveResponse) or answer.status == "completed":
+        return JSONResponse(answer_body(answer), headers=headers)
+    error = answer.error
+    assert error is not None, "a delivered answer that is not a roster is diagnosed"
     infeasible = SolverInfeasible(
-        error.get("message"),
+        error.message,
         headers=headers,
-        solver_status=error.get("solver_status"),
-        diagnosis=error.get("diagnosis"),
+        solver_status=error.solver_status,
+        diagnosis=None if error.diagnosis is None else answer_body(error.diagnosis),
     )
     return render(request, infeasible)

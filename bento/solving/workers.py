@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from pebble import ProcessExpired, ProcessFuture, ProcessPool
 
@@ -69,32 +69,40 @@ def _init_worker(memory_mb: int, owner: int) -> None:
     import engine.solve  # noqa: F401  (import once per worker, not per solve)
 
 
-def _solve(
-    request_data: Any,
+SOLVE: Final = "engine.solve:solve"
+"""The engine's solve, named for a pool process to import (module:function); any call of
+the same shape runs the same way (the re-plan: ``engine.replan:replan``)."""
+
+
+def _run_engine(
+    call: str,
+    ask: Any,
     time_limit: float,
     cp_sat_workers: int,
     diagnosis: float,
     job: JobLink | None = None,
 ) -> Any:
+    """``call(ask, limits)`` in a pool process: the engine's typed answer, pickled back.
+    Named, not passed, so the web worker never imports the solver to hand it over."""
+    import importlib
     from dataclasses import replace
 
-    from engine.rules import parse_request
-    from engine.solve import SolveLimits, solve
+    from engine.solve import SolveLimits
 
+    module, name = call.split(":")
+    engine_call = getattr(importlib.import_module(module), name)
     limits = SolveLimits(
         time_limit_seconds=time_limit,
         num_workers=cp_sat_workers,
         diagnosis_budget_seconds=diagnosis,
     )
     if job is None:
-        response = solve(parse_request(request_data), limits)
-    else:
-        from bento.solving.job_watch import watching
+        return engine_call(ask, limits)
+    from bento.solving.job_watch import watching
 
-        with watching(job.database_url, job.job_id, job.attempt) as watch:
-            limits = replace(limits, on_progress=watch.on_progress, stop=watch.stop)
-            response = solve(parse_request(request_data), limits)
-    return response.model_dump(mode="json", exclude_none=True)
+    with watching(job.database_url, job.job_id, job.attempt) as watch:
+        limits = replace(limits, on_progress=watch.on_progress, stop=watch.stop)
+        return engine_call(ask, limits)
 
 
 class SolvePool:
@@ -121,14 +129,16 @@ class SolvePool:
 
     def solve(
         self,
-        request_data: Any,
+        ask: Any,
         time_limit: float,
         diagnosis_budget: float,
         wait_seconds: float | None = None,
         on_start: Callable[[], None] | None = None,
         job: JobLink | None = None,
+        call: str = SOLVE,
     ) -> Any:
-        """A SolveResponse as JSON data.
+        """The engine's answer to ``ask`` (a parsed SolveRequest, or the input of
+        ``call``), typed as the engine returns it.
 
         ``wait_seconds`` bounds the wait for a free process (None: as long as it takes);
         ``on_start`` is called once one is taken, just before solving starts; ``job``:
@@ -137,8 +147,8 @@ class SolvePool:
         lost or the service is stopping, SolveFailed on any other crash or a missed
         deadline (``time_limit + diagnosis_budget`` plus a grace, counted from the start).
         """
-        args = (request_data, time_limit, self.cp_sat_workers, diagnosis_budget, job)
-        return self.run(_solve, args, time_limit + diagnosis_budget, wait_seconds, on_start)
+        args = (call, ask, time_limit, self.cp_sat_workers, diagnosis_budget, job)
+        return self.run(_run_engine, args, time_limit + diagnosis_budget, wait_seconds, on_start)
 
     def run(
         self,

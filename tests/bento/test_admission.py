@@ -11,7 +11,6 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.applications import Starlette
@@ -39,7 +38,8 @@ def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[SolvePool]:
     opened.close()
 
 
-def assignments_of(result: dict[str, Any]) -> list[Assignment]:
+def assignments_of(result: SolveResponse | dict[str, Any]) -> list[Assignment]:
+    """The roster of the pool's typed answer, or of an HTTP answer's JSON."""
     response = SolveResponse.model_validate(result)
     assert response.solution is not None, response.error
     return response.solution.assignments
@@ -54,7 +54,7 @@ def test_an_overrun_stops_its_own_process_only(pool: SolvePool, tmp_path: Path) 
     assert survivor.result() == "done"  # its process was not stopped with the other
     # The stopped process was replaced: a real solve runs and is audit-clean.
     data = minimal_request_dict()
-    result = pool.solve(data, time_limit=LONG_SECONDS, diagnosis_budget=0)
+    result = pool.solve(parse_request(data), time_limit=LONG_SECONDS, diagnosis_budget=0)
     assert audit(parse_request(data), assignments_of(result)).hard_violations == []
 
 
@@ -80,7 +80,8 @@ def test_no_free_process_within_the_wait_is_busy(pool: SolvePool, tmp_path: Path
     holders = [Background(pool, tmp_path) for _ in range(2)]
     wait_until_running(pool, 2)
     with pytest.raises(SolverBusy) as busy:
-        pool.solve(minimal_request_dict(), time_limit=5, diagnosis_budget=0, wait_seconds=0.2)
+        small = parse_request(minimal_request_dict())
+        pool.solve(small, time_limit=5, diagnosis_budget=0, wait_seconds=0.2)
     assert 1 <= busy.value.retry_after_seconds <= LONG_SECONDS + 1
     pool.close()  # stops the holders' processes: their solves fail, nothing hangs
     for holder in holders:

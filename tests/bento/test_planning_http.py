@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from bento.http.api import create_app
 from bento.http.gate import MAX_BODY_BYTES
-from bento.http.planning_routes import RECOMMEND_UNITS
+from bento.http.operations import RECOMMEND_UNITS
 from bento.settings import Settings
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics

@@ -1,0 +1,210 @@
+"""Paying with an API key: the account's units, held while an operation runs and captured
+once its answer is delivered.
+
+Every keyed operation bills the same way (docs/semantics.md, "When a solve is charged"):
+the units are reserved before any work, under a lease that bounds the hold should the
+service die (``bento.billing.settlement``); captured when the answer is delivered, and
+released on every other outcome, so an error never costs a unit. A synchronous solve is
+also kept as a job from before it solves until the retention time ends, so its
+``job_id`` can be polled and every charge traces to a job; it then settles through the
+job's end, in one transaction, rather than by a capture of its own.
+
+A store that fails when the answer is ready never withholds it: the headers say billing
+failed, claim no units remaining, and the capture (or the job's end) is kept in the
+outbox until the store takes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Final, Literal
+
+from pydantic import BaseModel
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bento.billing.admission import Admission, reserve_units
+from bento.billing.settlement import Lease, Outbox
+from bento.http.blocking import in_thread
+from bento.settings import Settings
+from bento.solving.outcome import answer_body, delivered_response
+from bento.store import Account, Store, StoreUnavailable
+from engine.contract import SolveResponse, Usage
+
+INSTANT_LEASE_SECONDS: Final = 60.0
+"""The hold of an operation that runs no solver (milliseconds): a minute is ample."""
+PURGE_EVERY_SECONDS: Final = 3600  # how often finished jobs past their retention are deleted
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class KeyPayer:
+    """The account of a valid API key, paying in units."""
+
+    request: Request
+    account: Account
+    why_not: str = ""  # nothing to add when a refusal to queue names the tier
+
+    @property
+    def may_queue(self) -> bool:
+        """Only a pro key may take the queued path."""
+        return self.account.tier == "pro"
+
+    async def hold(
+        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+    ) -> UnitsBill:
+        """Reserve the admission's units (QuotaExceeded, or ServiceUnavailable when only
+        units held by the account's solves under way are missing); with ``keeps_job``,
+        record the solve as a running job holding them before it solves (a store that
+        fails then fails the request: 503, nothing charged)."""
+        store: Store = self.request.app.state.store
+        settings: Settings = self.request.app.state.settings
+        reservation_id = uuid.uuid4().hex
+        lease = Lease(store, reservation_id, settings, admission.time_limit) if solves else None
+        seconds = lease.seconds if lease is not None else INSTANT_LEASE_SECONDS
+        await reserve_units(
+            store,
+            self.account.id,
+            admission.units,
+            reservation_id,
+            lease_seconds=seconds,
+            purpose=purpose,
+        )
+        job_id = uuid.uuid4().hex if keeps_job else None
+        bill = UnitsBill(self.request, self.account, admission.units, reservation_id, job_id)
+        bill.on_start = lease.renew if lease is not None else None
+        if job_id is not None:
+            try:
+                await in_thread(
+                    store.create_job,
+                    self.account.id,
+                    data,
+                    units_reserved=admission.units,
+                    reservation_id=reservation_id,
+                    key_id=self.account.key_id,
+                    size=admission.size,
+                    kind="sync",
+                    job_id=job_id,
+                )
+            except BaseException:
+                await bill.release()
+                raise
+        return bill
+
+
+@dataclass
+class UnitsBill:
+    """Units held for one operation, until :meth:`settle` or :meth:`release`."""
+
+    request: Request
+    account: Account
+    units: int
+    reservation_id: str
+    job_id: str | None  # the synchronous solve's record, when it keeps one
+    on_start: Callable[[], None] | None = field(default=None)  # cuts the lease at the start
+    nothing_charged: str = "nothing was charged"
+    undelivered_note: str = ""
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.request.app.state.store
+        return store
+
+    async def release(self) -> None:
+        """Nothing was delivered: forget the job record, give the units back."""
+        if self.job_id is not None:
+            await in_thread(self.store.abandon_sync_job, self.job_id)
+        await in_thread(self.store.release, self.reservation_id)
+
+    async def settle(self, answer: BaseModel) -> Response:
+        """Capture the units of a delivered answer and answer it with the units headers."""
+        if self.job_id is not None:
+            answer, headers = await self._end_job(answer.model_copy(update={"job_id": self.job_id}))
+        else:
+            answer, headers = await self._capture(answer)
+        response = delivered_response(self.request, answer, headers)
+        completed = isinstance(answer, SolveResponse) and answer.status == "completed"
+        if self.job_id is not None and completed:
+            self._purge_after(response)
+        return response
+
+    async def _capture(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
+        try:
+            captured = await in_thread(self.store.capture, self.reservation_id)
+            _, _, remaining = await in_thread(self.store.usage, self.account.id)
+        except StoreUnavailable:
+            outbox: Outbox = self.request.app.state.outbox
+            kept = await in_thread(outbox.put_capture, self.reservation_id)
+            consumed = self.units if kept else 0  # not kept: the lease releases the units
+            return answer, {"X-Units-Consumed": str(consumed), "X-Service-Billing-Status": "failed"}
+        consumed = self.units if captured else 0  # not captured: the lease ran out first
+        headers = {"X-Units-Consumed": str(consumed), "X-Units-Remaining": str(remaining)}
+        return _with_usage(answer, consumed, remaining), headers
+
+    async def _end_job(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
+        """End the kept job and settle its units in one transaction; a store that fails
+        now keeps the end in the outbox (no units remaining are claimed then, since none
+        are known)."""
+        assert isinstance(answer, SolveResponse) and self.job_id is not None
+        status: Literal["completed", "failed"] = (
+            "completed" if answer.status == "completed" else "failed"
+        )
+        code = None if answer.error is None or status == "completed" else answer.error.code
+        headers = {"X-Units-Consumed": str(self.units)}
+        try:
+            _, _, remaining = await in_thread(self.store.usage, self.account.id)  # still held
+            answer = _with_usage(answer, self.units, remaining)
+            ended = await in_thread(
+                self.store.finish_job,
+                self.job_id,
+                status,
+                response_json=answer_body(answer),
+                error_code=code,
+                charged=True,
+            )
+            if not ended:  # the lease ran out first: the reconciler released the units
+                log.warning("job %s: delivered after its lease; not charged", self.job_id)
+                _, _, remaining = await in_thread(self.store.usage, self.account.id)
+                headers["X-Units-Consumed"] = "0"
+                answer = _with_usage(answer, 0, remaining)
+            headers["X-Units-Remaining"] = str(remaining)
+        except StoreUnavailable:
+            answer = answer.model_copy(update={"usage": None})
+            outbox: Outbox = self.request.app.state.outbox
+            body = answer_body(answer)
+            kept = await in_thread(
+                outbox.put, self.job_id, status, body, error_code=code, charged=True
+            )
+            if not kept:  # the lease will release the units: nothing is consumed
+                headers["X-Units-Consumed"] = "0"
+            headers["X-Service-Billing-Status"] = "failed"
+        return answer, headers
+
+    def _purge_after(self, response: Response) -> None:
+        """Forget finished jobs past their retention, after the answer, at most hourly."""
+        state = self.request.app.state
+        if time.monotonic() < state.next_purge:
+            return
+        state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
+        response.background = BackgroundTask(in_thread, purge, state.store, state.settings)
+
+
+def _with_usage(answer: BaseModel, consumed: int, remaining: int) -> BaseModel:
+    """A completed solve's answer says what it cost; other answers carry headers only."""
+    if isinstance(answer, SolveResponse) and answer.status == "completed":
+        usage = Usage(units_consumed=consumed, units_remaining=remaining)
+        return answer.model_copy(update={"usage": usage})
+    return answer
+
+
+def purge(store: Store, settings: Settings) -> int:
+    """Forget finished jobs past their retention (at start, then at most hourly)."""
+    cutoff = datetime.now(UTC) - timedelta(days=settings.job_retention_days)
+    return store.purge_finished_jobs(cutoff)

@@ -1,0 +1,242 @@
+"""The one path every operation of the service takes, from the HTTP body to the answer.
+
+An operation (``bento.http.operations``) is a declaration: how its body becomes the
+engine's typed request, what it costs, and where it runs. :func:`serve` walks it in one
+order, the same for all, so that each step is written once:
+
+1. the body: content type (415), size while reading (413), JSON (400) (``bento.http.gate``);
+2. the payer: an API key, a payment where the operation takes one, or none for a free
+   operation (401; 402 with the offer when a payable operation came with no credential);
+3. the request, parsed once into the engine's typed model (422 with JSON paths);
+4. admission: its size, units and time limit, and whether it is queued (422, 501);
+5. the hold: units reserved, or the payment claimed and verified (429, 503, 401);
+6. the run: in a solver process, or in a thread for what solves nothing (503 when the
+   solvers stay busy, 500 when one fails; either way the hold is released);
+7. the settlement: a delivered answer is charged and answered (200, or 422
+   solver-infeasible with its diagnosis), anything else released (504, 500).
+
+A queued solve leaves the path at step 5: its units are held by its job, which is
+enqueued and answered 202 (``bento.solving.jobs``). Every error on the way is a
+:class:`~bento.http.errors.ServiceError` the app's one handler renders.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bento.billing.admission import Admission, hold_units
+from bento.billing.paid import paying_with, payment_header, payment_required
+from bento.billing.settlement import RECORD_JOB_LEASE_SECONDS
+from bento.billing.units import KeyPayer
+from bento.http.blocking import in_thread
+from bento.http.errors import (
+    InternalError,
+    ServiceError,
+    ServiceUnavailable,
+    Unauthorized,
+    ValidationFailed,
+)
+from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
+from bento.ops.metrics import SolvePath
+from bento.solving.failures import SolveFailed, SolverBusy
+from bento.solving.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
+from bento.solving.outcome import answer_body, delivered, run_in_pool, undelivered
+from bento.store import Account, Store
+from engine.errors import InvalidRequest
+
+Payment = Literal["free", "key", "key_or_payment"]
+"""Who may pay: nobody needs to (free); an API key only; a key or a payment per request."""
+
+
+class Bill(Protocol):
+    """What a payer holds for one run, until it is settled or released."""
+
+    on_start: Callable[[], None] | None  # called once a solver process is taken
+    nothing_charged: str  # said when the run fails: "nothing was charged"
+    undelivered_note: str  # added to the error of an answer with nothing to deliver
+
+    async def release(self) -> None:
+        """Nothing was delivered: give back what was held."""
+
+    async def settle(self, answer: BaseModel) -> Response:
+        """Charge a delivered answer and answer it."""
+
+
+class Payer(Protocol):
+    """Who pays for a request: an account's key, or one payment."""
+
+    @property
+    def may_queue(self) -> bool:
+        """Whether this payer may take the queued path."""
+
+    @property
+    def why_not(self) -> str:
+        """Added to a refusal to queue."""
+
+    async def hold(
+        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+    ) -> Bill:
+        """Hold what the admitted run costs."""
+
+
+@dataclass(frozen=True)
+class InPool:
+    """Runs in a solver process: the engine's function, named (``module:function``) so
+    the web worker never imports the solver, and the metrics path it is counted under."""
+
+    call: str
+    path: SolvePath
+
+
+@dataclass(frozen=True)
+class InThread:
+    """Runs in a thread of the web worker: what solves nothing (milliseconds)."""
+
+    function: Callable[[Any], BaseModel]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation: how its body is read, who pays, what it costs and where it runs."""
+
+    name: str  # the purpose of its hold
+    parse: Callable[[Any], Any]  # the body into the engine's typed request; InvalidRequest
+    admit: Callable[[Any, Payer | None], Admission]  # NotAdmitted when it may not run
+    run: InPool | InThread
+    payment: Payment = "key"
+    keeps_job: bool = False  # a synchronous solve is kept as a job (bento.billing.units)
+    key_required: str = "API key required (these operations take no payment)"
+
+
+async def serve(operation: Operation, request: Request) -> Response:
+    """The answer to ``request`` for ``operation``, in the order of the module docstring."""
+    data = await json_body(request)
+    payer = await _payer(operation, request, data)
+    try:
+        ask = operation.parse(data)
+    except InvalidRequest as exc:
+        raise ValidationFailed(exc.errors) from None
+    admission = operation.admit(ask, payer)
+    if payer is None:
+        return JSONResponse(answer_body(await _run(operation, request, ask, admission, None)))
+    if admission.queued:
+        assert isinstance(payer, KeyPayer), "only a key may queue"
+        return await _enqueue(request, payer.account, data, admission)
+    solves = isinstance(operation.run, InPool)
+    bill = await payer.hold(
+        operation.name, admission, solves=solves, keeps_job=operation.keeps_job, data=data
+    )
+    try:
+        answer = await _run(operation, request, ask, admission, bill.on_start)
+    except SolverBusy as busy:  # SolverLost too: nothing was started, or nothing is left
+        await bill.release()
+        detail = f"{busy}; {bill.nothing_charged}"
+        raise ServiceUnavailable(detail, retry_after=busy.retry_after_seconds) from None
+    except SolveFailed as exc:
+        await bill.release()
+        raise InternalError(f"{exc}; {bill.nothing_charged}") from None
+    except BaseException:
+        await bill.release()
+        raise
+    if not delivered(answer):
+        await bill.release()
+        assert hasattr(answer, "status"), "only a solve can go undelivered"
+        raise undelivered(answer, bill.undelivered_note)  # type: ignore[arg-type]
+    return await bill.settle(answer)
+
+
+def endpoint(operation: Operation) -> Callable[[Request], Awaitable[Response]]:
+    """The Starlette endpoint of ``operation``."""
+
+    async def route(request: Request) -> Response:
+        return await serve(operation, request)
+
+    route.__name__ = f"{operation.name}_route"
+    return route
+
+
+async def account_for(request: Request, missing: str = "API key required") -> Account:
+    """The account of the request's API key; Unauthorized (``missing``) without one, or
+    with one that is unknown or disabled."""
+    key = bearer(request)
+    if key is None:
+        raise Unauthorized(missing, headers={"WWW-Authenticate": f"Bearer {REALM}"})
+    store: Store = request.app.state.store
+    account = await in_thread(store.authenticate, key)
+    if account is None:
+        raise Unauthorized(
+            "the API key is unknown or disabled",
+            headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
+        )
+    return account
+
+
+async def _payer(operation: Operation, request: Request, data: Any) -> Payer | None:
+    """Step 2: who pays. A payable operation without any credential is the 402 offer."""
+    if operation.payment == "free":
+        return None
+    if operation.payment == "key_or_payment":
+        header = payment_header(request)
+        if header is not None:
+            return await paying_with(request, data, header)
+        if bearer(request) is None:
+            raise payment_required(request, data)
+    return KeyPayer(request, await account_for(request, operation.key_required))
+
+
+async def _run(
+    operation: Operation,
+    request: Request,
+    ask: Any,
+    admission: Admission,
+    on_start: Callable[[], None] | None,
+) -> BaseModel:
+    run = operation.run
+    if isinstance(run, InThread):
+        return await in_thread(run.function, ask)
+    return await run_in_pool(request, run.call, ask, admission.time_limit, run.path, on_start)
+
+
+async def _enqueue(request: Request, account: Account, data: Any, admission: Admission) -> Response:
+    """The queued path: hold the units (QuotaExceeded if short), record the job, enqueue
+    it, 202. The job holds the units from then on and settles them once, when it ends."""
+    store: Store = request.app.state.store
+    queue: JobQueue = request.app.state.jobs
+    reservation_id = "job-" + uuid.uuid4().hex
+    lease, purpose = RECORD_JOB_LEASE_SECONDS, "job"  # until the job row holds it
+    async with hold_units(
+        store, account.id, admission.units, reservation_id, lease_seconds=lease, purpose=purpose
+    ):
+        job = await in_thread(
+            store.create_job,
+            account.id,
+            data,
+            units_reserved=admission.units,
+            reservation_id=reservation_id,
+            key_id=account.key_id,
+            size=admission.size,
+        )
+    try:
+        await in_thread(queue.enqueue, job.id)
+    except Exception:
+        message = "the job queue is unreachable; nothing was charged"
+        await in_thread(
+            store.finish_job,
+            job.id,
+            "failed",
+            response_json=failed_response(job.id, "internal_error", message),
+            error_code="internal_error",
+        )
+        raise ServiceUnavailable(message, retry_after=RETRY_AFTER_UNAVAILABLE) from None
+    retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    return JSONResponse(job.as_response(), status_code=202, headers=retry)
+
+
+__all__ = ["InPool", "InThread", "Operation", "ServiceError", "account_for", "endpoint", "serve"]
