@@ -1,7 +1,7 @@
 """docs/architecture.md maps every module, and only modules that exist.
 
 The map is a list with one module per line, each line starting with the module's path
-from the repository root in backticks (``- `bento/api.py`: ...``). Every ``*.py`` file
+from the repository root in backticks (``- `bento/service.py`: ...``). Every ``*.py`` file
 under the mapped packages must have exactly one such line, except ``__init__.py``, which
 only re-exports names. Any other path to a ``.py`` file the page names in backticks must exist too,
 so a module that moves cannot leave a stale name anywhere on the page.
@@ -37,8 +37,8 @@ def entries() -> list[str]:
 
 def test_the_scan_finds_modules_and_entries() -> None:
     # Guards the scan itself: a pattern that stopped matching would make the rest vacuous.
-    assert {"engine/solve.py", "bento/api.py", "benchmarks/runner.py"} <= modules()
-    assert {"engine/solve.py", "bento/api.py", "notebooks/explore.py"} <= set(entries())
+    assert {"engine/solve.py", "bento/service.py", "benchmarks/runner.py"} <= modules()
+    assert {"engine/solve.py", "bento/service.py", "notebooks/explore.py"} <= set(entries())
 
 
 def test_every_module_is_on_the_map() -> None:
