@@ -45,7 +45,7 @@ from bento.http.errors import (
 from bento.http.front import error_types_page
 from bento.http.gate import RETRY_AFTER_UNAVAILABLE
 from bento.http.openapi import openapi_document
-from bento.http.operations import RECOMMEND, REPLAN, SOLVE, VALIDATE
+from bento.http.operations import OPERATIONS
 from bento.http.pipeline import account_for, endpoint
 from bento.http.problems import API_ROOT, render, request_id, server_root, service_error
 from bento.ops.logs import bound_request_id
@@ -194,10 +194,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     app = Starlette(
         routes=[
-            Route("/solve/validate", endpoint(VALIDATE), methods=["POST"]),
-            Route("/solve", endpoint(SOLVE), methods=["POST"]),
-            Route("/solve/replan", endpoint(REPLAN), methods=["POST"]),
-            Route("/solve/recommend", endpoint(RECOMMEND), methods=["POST"]),
+            *(Route(op.path, endpoint(op), methods=["POST"]) for op in OPERATIONS),
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
             Route("/solve/jobs/{id}", stop_job_route, methods=["DELETE"]),
             Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),

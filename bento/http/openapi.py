@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from copy import deepcopy
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
@@ -31,8 +31,10 @@ from bento.http.errors import (
     ValidationFailed,
     error_types,
 )
-from bento.http.planning_openapi import planning_paths, planning_schemas
+from bento.http.operations import OPERATIONS
+from bento.http.pipeline import InPool, Operation
 from bento.http.problems import PROBLEM_JSON
+from bento.http.schemas import beside_v1_schemas
 from bento.solving.job_control import JobProgress
 from engine.contract import (
     ProblemDetails,
@@ -53,8 +55,11 @@ def _json(name: str) -> dict[str, Any]:
     return {"application/json": {"schema": _ref(name)}}
 
 
+Problems = type[ServiceError] | tuple[type[ServiceError], ...]
+
+
 def _problem(
-    errors: type[ServiceError] | tuple[type[ServiceError], ...],
+    errors: Problems,
     note: str = "",
     headers: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -179,135 +184,65 @@ BODY_ERRORS = {
 }
 
 
-SOLVE_UNAUTHORIZED = (
-    "invalid or disabled API key (also one sent beside a payment), a "
-    "malformed or refused payment (wrong price, recipient or network, "
-    "refused by the facilitator/provider, or used before), or a payment "
-    "of a scheme not configured here; WWW-Authenticate names the "
-    "rejecting scheme: a Bearer, X402 (with PAYMENT-REQUIRED) or Payment "
-    "challenge. A payment is used before when it paid a solve, or is "
-    "held by a request in flight (until that request ends, or its claim's "
-    "lease runs out if it died); one x402 authorization is one payment "
-    "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment "
-    "whose settlement the facilitator/provider refused after the solve "
-    "(X-Service-Settle-Status: failed): the roster is withheld"
-)
+QUEUED = {
+    "description": "queued (a pro key with a problem over 80,000 or a time limit over 30 s): "
+    "job_id, status running, solution null; poll GET /solve/jobs/{id}. " + JOB_OUTCOMES,
+    "headers": POLL_AFTER,
+    "content": _json("SolveResponse"),
+}
+OFFER = {
+    "description": "no credential: accepts[] lists every configured way to authorise this "
+    "solve (API key, x402, mpp), priced for this request",
+    "headers": PAYMENT_REQUIRED_HEADERS,
+    "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
+}
+V1_MODELS: Final = (SolveRequest, SolveResponse, ValidateResponse)
 
 
-SOLVE_UNAVAILABLE = (
-    "every solver process stayed busy for the "
-    "queue wait, SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is "
-    "full: Retry-After says when a process is expected to free up; "
-    "the solve's process was lost, e.g. killed for its memory; the "
-    "service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
-    "solve was asked for after the stop began); "
-    "the units this solve needs are held by the account's own solves "
-    "under way, which give them back if they fail; "
-    "account store or job queue unreachable, the "
-    "x402 facilitator or mpp payment provider unreachable at "
-    "verification, or payments misconfigured on this server, e.g. an "
-    "invalid network identifier; nothing was charged"
-)
+def _operation_item(operation: Operation) -> dict[str, Any]:
+    """The path item of an operation of the pipeline: what it may answer follows from its
+    declaration (who pays, whether it solves or queues); its words come from its docs."""
+    docs, payable = operation.docs, operation.payment == "key_or_payment"
+    paid, solves = operation.payment != "free", isinstance(operation.run, InPool)
+    charged = {**UNITS_HEADERS, **(PAYMENT_HEADERS if payable else {})}
+    answered: dict[str, Any] = {"description": docs.answered}
+    if paid:
+        answered["headers"] = charged
+    responses: dict[str, Any] = {"200": {**answered, "content": _json(operation.answer.__name__)}}
+    if operation.queues:
+        responses["202"] = QUEUED
 
+    def may_answer(errors: Problems, headers: dict[str, Any] | None = None) -> None:
+        (status,) = {cls.status for cls in (errors if isinstance(errors, tuple) else (errors,))}
+        responses.update(_problem(errors, docs.notes.get(status, ""), headers))
 
-def _operations() -> dict[str, Any]:
-    """The v1 path items, one function each."""
-    return {
-        "/solve/validate": _validate_path(),
-        "/solve": _solve_path(),
-        "/solve/jobs/{id}": _job_path(),
-        "/usage": _usage_path(),
-        "/openapi.json": _openapi_path(),
-    }
-
-
-def _validate_path() -> dict[str, Any]:
-    return {
-        "post": {
-            "operationId": "validate_shift_input",
-            "summary": "Check a request without solving it (free, no authentication)",
-            "requestBody": {"required": True, "content": _json("SolveRequest")},
-            "responses": {
-                "200": {
-                    "description": "valid, with hints",
-                    "content": _json("ValidateResponse"),
-                },
-                **BODY_ERRORS,
-                **_problem(
-                    ValidationFailed, "the request breaks the contract; errors[] has JSON paths"
-                ),
-            },
-        }
-    }
-
-
-def _solve_path() -> dict[str, Any]:
-    return {
-        "post": {
-            "operationId": "solve_shift",
-            "summary": "Solve a request; consumes max(1, ceil(size / 10,000)) units",
-            "security": [{"apiKey": []}, {"x402": []}, {"mpp": []}],
-            "requestBody": {"required": True, "content": _json("SolveRequest")},
-            "responses": {
-                "200": {
-                    "description": "a roster (status completed); the units headers on "
-                    "the API-key path, the payment headers on a paid solve",
-                    "headers": {**UNITS_HEADERS, **PAYMENT_HEADERS},
-                    "content": _json("SolveResponse"),
-                },
-                "202": {
-                    "description": "queued (a pro key with a problem over 80,000 or a "
-                    "time limit over 30 s): job_id, status running, solution null; poll "
-                    "GET /solve/jobs/{id}. " + JOB_OUTCOMES,
-                    "headers": POLL_AFTER,
-                    "content": _json("SolveResponse"),
-                },
-                **BODY_ERRORS,
-                **_problem(
-                    Unauthorized,
-                    SOLVE_UNAUTHORIZED,
-                    SETTLE_REFUSED_HEADERS,
-                ),
-                "402": {
-                    "description": "no credential: accepts[] lists every configured "
-                    "way to authorise this solve (API key, x402, mpp), priced for this "
-                    "request",
-                    "headers": PAYMENT_REQUIRED_HEADERS,
-                    "content": {PROBLEM_JSON: {"schema": _ref("PaymentRequiredProblem")}},
-                },
-                **_problem(
-                    (ValidationFailed, TierLimitExceeded, SolverInfeasible),
-                    "the request breaks the contract (errors[] has JSON paths); a large "
-                    "problem on a basic key, or any large problem paid by x402/mpp (a "
-                    "payment buys a synchronous solve only); or the hard rules admit no "
-                    "roster (with solver_status and diagnosis; units are consumed, a "
-                    "payment is settled)",
-                    {**UNITS_HEADERS, **PAYMENT_HEADERS},
-                ),
-                **_problem(
-                    QuotaExceeded,
-                    "free quota and balance cannot cover the solve, "
-                    "even once the account's solves under way have ended (a queued "
-                    "job reserves its units when accepted); no Retry-After: waiting "
-                    "will not help",
-                ),
-                **_problem(
-                    InternalError,
-                    "the solve failed (it overran its deadline, or a bug); nothing was charged",
-                ),
-                **_problem(
-                    LongSolveNotImplemented,
-                    "a time limit over 30 s needs the queued path, which needs a pro key",
-                ),
-                **_problem(
-                    ServiceUnavailable,
-                    SOLVE_UNAVAILABLE,
-                    RETRY_AFTER,
-                ),
-                **_problem(SolverTimeout, "no roster within the time limit"),
-            },
-        }
-    }
+    responses.update(BODY_ERRORS)
+    if paid:
+        may_answer(Unauthorized, SETTLE_REFUSED_HEADERS if payable else None)
+    if payable:
+        responses["402"] = OFFER
+    if solves:
+        may_answer((ValidationFailed, TierLimitExceeded, SolverInfeasible), charged)
+    else:
+        may_answer(ValidationFailed)
+    if paid:
+        may_answer(QuotaExceeded)
+    if solves:
+        may_answer(InternalError)
+    if operation.queues:
+        may_answer(LongSolveNotImplemented)
+    if paid:
+        may_answer(ServiceUnavailable, RETRY_AFTER)
+    if solves:
+        may_answer(SolverTimeout)
+    item: dict[str, Any] = {"operationId": operation.tool.name, "summary": docs.summary}
+    if docs.description:
+        item["description"] = docs.description
+    if paid:
+        item["security"] = [{"apiKey": []}, *([{"x402": []}, {"mpp": []}] if payable else [])]
+    item["requestBody"] = {"required": True, "content": _json(operation.body.__name__)}
+    item["responses"] = responses
+    return {"post": item}
 
 
 def _job_path() -> dict[str, Any]:
@@ -440,16 +375,14 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _paths() -> dict[str, Any]:
-    """The v1 operations, with the job-control ones beside those on a job, and
-    re-planning and recommendations (bento.http.planning_openapi)."""
-    paths: dict[str, Any] = {}
+    """Every operation of the pipeline, then the jobs (with the job-control operations
+    beside the v1 one), usage and this document."""
+    paths = {operation.path: _operation_item(operation) for operation in OPERATIONS}
     stop, progress = _job_control_operations()
-    for path, item in _operations().items():
-        paths[path] = item
-        if path == "/solve/jobs/{id}":
-            paths[path] = {**item, **stop}
-            paths["/solve/jobs/{id}/progress"] = progress
-    paths.update(planning_paths(_problem, UNITS_HEADERS, RETRY_AFTER, BODY_ERRORS))
+    paths["/solve/jobs/{id}"] = {**_job_path(), **stop}
+    paths["/solve/jobs/{id}/progress"] = progress
+    paths["/usage"] = _usage_path()
+    paths["/openapi.json"] = _openapi_path()
     return paths
 
 
@@ -466,8 +399,10 @@ def _schemas() -> dict[str, Any]:
     _, top = models_json_schema(models, ref_template=REF)
     schemas = dict(top.get("$defs", {}))
     schemas.update(_payment_schemas(schemas["ProblemDetails"]))
-    for name, schema in planning_schemas().items():  # v1's own where they share one
-        schemas.setdefault(name, schema)
+    bodies = [op.body for op in OPERATIONS if op.body not in V1_MODELS]
+    answers = [op.answer for op in OPERATIONS if op.answer not in V1_MODELS]
+    for name, schema in beside_v1_schemas(bodies, answers).items():
+        schemas.setdefault(name, schema)  # v1's own where they share one
     return schemas
 
 

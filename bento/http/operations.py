@@ -29,15 +29,54 @@ from typing import Final
 
 from bento.billing.admission import SYNC_TIME_LIMIT_SECONDS, Admission, admit
 from bento.http.errors import TierLimitExceeded
-from bento.http.pipeline import InPool, InThread, Operation, Payer
-from engine.contract import SolveRequest
-from engine.planning import RecommendRequest, ReplanRequest, parse_recommend, parse_replan
+from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool
+from engine.contract import SolveRequest, SolveResponse, ValidateResponse
+from engine.planning import (
+    RecommendRequest,
+    RecommendResponse,
+    ReplanRequest,
+    ReplanResponse,
+    parse_recommend,
+    parse_replan,
+)
 from engine.recommend import recommend
 from engine.rules import parse_request
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 from engine.validation import describe
 
 RECOMMEND_UNITS: Final = 1
+KEY_ONLY: Final = (
+    "no API key, or an unknown or disabled one (these operations take no payment, so a "
+    "missing credential is 401, not the 402 offer of POST /solve)"
+)
+QUOTA: Final = (
+    "free quota and balance cannot cover the units, even once the account's solves under "
+    "way have ended (no Retry-After: waiting will not help)"
+)
+REPLAN_DESCRIPTION: Final = (
+    "Re-plan a published roster after a change, moving as few people as possible. The "
+    "body holds the request (perhaps edited since), the published roster (its "
+    "assignments), absences (an absent employee works none of those dates: hard), pins "
+    "(each listed assignment is kept: hard; pin_before keeps every cell before that date, "
+    "days off included) and change_weight, the objective price of each changed (employee, "
+    "date) cell (default 500: above a preference, far below a missing head). The answer is "
+    "a SolveResponse whose metrics are the request's own (the change penalty is not in "
+    "them), plus changes[], every cell that differs from the published roster. Costs what "
+    "a solve of the request costs, charged as POST /solve: a roster, or 422 "
+    "solver-infeasible whose diagnosis names the absences and pins in conflict by their "
+    "JSON paths (absences[i].dates[j], pinned[i], pin_before). Runs synchronously only, "
+    "on any tier, with the request's time limit capped at 30 s (a large request is 422 "
+    "tier-limit-exceeded); on an API key only; the answer's job_id is not kept."
+)
+RECOMMEND_DESCRIPTION: Final = (
+    "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
+    "a published roster, without solving: each candidate's move (taking the slot, leaving "
+    "the shift they work that date) is priced by the independent audit of the edited "
+    "roster: the hard rules it breaks, the objective delta and the soft terms it moves. "
+    "Feasible moves first, then the smallest objective delta. Employees already in the "
+    "slot and those absent on its date are not candidates. Costs "
+    f"{RECOMMEND_UNITS} unit, on an API key only."
+)
 
 
 def _admit_solve(request: SolveRequest, payer: Payer | None) -> Admission:
@@ -68,6 +107,18 @@ def _admit_validate(request: SolveRequest, payer: Payer | None) -> Admission:
 
 VALIDATE = Operation(
     name="validate",
+    path="/solve/validate",
+    body=SolveRequest,
+    answer=ValidateResponse,
+    docs=Docs(
+        "Check a request without solving it (free, no authentication)",
+        answered="valid, with hints",
+        notes={422: "the request breaks the contract; errors[] has JSON paths"},
+    ),
+    tool=Tool(
+        "validate_shift_input",
+        "Check a scheduling request without solving it (free): counts and hints.",
+    ),
     parse=parse_request,
     admit=_admit_validate,
     run=InThread(describe),
@@ -75,21 +126,140 @@ VALIDATE = Operation(
 )
 SOLVE = Operation(
     name="solve",
+    path="/solve",
+    body=SolveRequest,
+    answer=SolveResponse,
+    docs=Docs(
+        "Solve a request; consumes max(1, ceil(size / 10,000)) units",
+        answered="a roster (status completed); the units headers on the API-key path, the "
+        "payment headers on a paid solve",
+        notes={
+            401: "invalid or disabled API key (also one sent beside a payment), a malformed "
+            "or refused payment (wrong price, recipient or network, refused by the "
+            "facilitator/provider, or used before), or a payment of a scheme not configured "
+            "here; WWW-Authenticate names the rejecting scheme: a Bearer, X402 (with "
+            "PAYMENT-REQUIRED) or Payment challenge. A payment is used before when it paid "
+            "a solve, or is held by a request in flight (until that request ends, or its "
+            "claim's lease runs out if it died); one x402 authorization is one payment "
+            "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment whose "
+            "settlement the facilitator/provider refused after the solve "
+            "(X-Service-Settle-Status: failed): the roster is withheld",
+            422: "the request breaks the contract (errors[] has JSON paths); a large "
+            "problem on a basic key, or any large problem paid by x402/mpp (a payment buys "
+            "a synchronous solve only); or the hard rules admit no roster (with "
+            "solver_status and diagnosis; units are consumed, a payment is settled)",
+            429: "free quota and balance cannot cover the solve, even once the account's "
+            "solves under way have ended (a queued job reserves its units when accepted); "
+            "no Retry-After: waiting will not help",
+            500: "the solve failed (it overran its deadline, or a bug); nothing was charged",
+            501: "a time limit over 30 s needs the queued path, which needs a pro key",
+            503: "every solver process stayed busy for the queue wait, "
+            "SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is full: Retry-After says when a "
+            "process is expected to free up; the solve's process was lost, e.g. killed for "
+            "its memory; the service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
+            "solve was asked for after the stop began); the units this solve needs are held "
+            "by the account's own solves under way, which give them back if they fail; "
+            "account store or job queue unreachable, the x402 facilitator or mpp payment "
+            "provider unreachable at verification, or payments misconfigured on this "
+            "server, e.g. an invalid network identifier; nothing was charged",
+            504: "no roster within the time limit",
+        },
+    ),
+    tool=Tool(
+        "solve_shift",
+        """Solve a scheduling request; consumes max(1, ceil(size / 10,000)) units.
+
+        Small problems return the roster (status completed); large ones on a pro key
+        return a job_id (status running) to poll with get_solve_job.
+        """,
+    ),
     parse=parse_request,
     admit=_admit_solve,
     run=InPool("engine.solve:solve", "sync"),
     payment="key_or_payment",
     keeps_job=True,
+    queues=True,
 )
 REPLAN = Operation(
     name="replan",
+    path="/solve/replan",
+    body=ReplanRequest,
+    answer=ReplanResponse,
+    docs=Docs(
+        "Re-plan a published roster after absences, with pins; consumes the units of a "
+        "solve of its request",
+        answered="the new roster (status completed), its usage and changes[]",
+        description=REPLAN_DESCRIPTION,
+        notes={
+            401: KEY_ONLY,
+            422: "the request breaks the contract (errors[] with JSON paths, e.g. "
+            "[absences, 0, employee_id]); a large request (a re-plan runs synchronously "
+            "only, on any tier); or the hard rules admit no roster (with solver_status and "
+            "diagnosis; units are consumed, as on POST /solve)",
+            429: QUOTA,
+            500: "the re-plan failed; nothing was charged",
+            503: "every solver process stayed busy for the queue wait or the waiting line is "
+            "full (Retry-After), the re-plan's process was lost or the service is stopping, "
+            "the account store is unreachable, or the units are held by the account's "
+            "solves under way; nothing was charged",
+            504: "no roster within the time limit",
+        },
+    ),
+    tool=Tool(
+        "replan_shift",
+        """Re-plan a published roster after a change, moving as few people as possible.
+
+        ``request``: the scheduling request (edited since, if anything changed);
+        ``roster``: the published roster's assignments (a solve's solution.assignments).
+        Hard: an absent employee works none of the listed ``absences`` dates; each
+        ``pinned`` assignment stays; with ``pin_before`` (YYYY-MM-DD) every cell before
+        that date stays as published, days off included. Each changed (employee, date)
+        cell costs ``change_weight`` in the objective (default 500: above a preference,
+        far below a missing head). Returns the new roster with ``changes`` (every cell
+        that differs). Consumes the units of a solve of ``request``; when the absences
+        and pins cannot all hold, the error's diagnosis names them (absences[i].dates[j],
+        pinned[i], pin_before).
+        """,
+        spread=True,
+    ),
     parse=parse_replan,
     admit=_admit_replan,
     run=InPool("engine.replan:replan", "replan"),
 )
 RECOMMEND = Operation(
     name="recommend",
+    path="/solve/recommend",
+    body=RecommendRequest,
+    answer=RecommendResponse,
+    docs=Docs(
+        "Rank who could fill a slot, without solving; consumes 1 unit",
+        answered="the ranked candidates (the first top of them)",
+        description=RECOMMEND_DESCRIPTION,
+        notes={
+            401: KEY_ONLY,
+            422: "errors[] with JSON paths, e.g. [slot, shift_id]",
+            429: QUOTA,
+            503: "the account store is unreachable, or the units are held by the account's "
+            "solves under way (Retry-After); nothing was charged",
+        },
+    ),
+    tool=Tool(
+        "recommend_employees",
+        """Rank who could fill ``slot`` (a shift on a date, optionally a duty) in a
+        published ``roster``, best first, without re-solving (milliseconds, 1 unit).
+
+        Each candidate's move (taking the slot, leaving the shift they work that date) is
+        priced by the audit of the edited roster: the hard rules it would break
+        (``feasible`` false), the objective delta and the soft terms it moves. Employees
+        absent that date (``absences``) or already in the slot are not candidates.
+        ``top``: how many to return (1-50, default 10). Nothing is re-planned: apply the
+        chosen move yourself, or call replan_shift for a roster that keeps every rule.
+        """,
+        spread=True,
+    ),
     parse=parse_recommend,
     admit=_admit_recommend,
     run=InThread(recommend),
 )
+OPERATIONS: Final = (VALIDATE, SOLVE, REPLAN, RECOMMEND)
+"""Every operation on the pipeline, in the order the API and the tools list them."""

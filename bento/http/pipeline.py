@@ -23,8 +23,8 @@ enqueued and answered 202 (``bento.solving.jobs``). Every error on the way is a
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
@@ -38,7 +38,6 @@ from bento.billing.units import KeyPayer
 from bento.http.blocking import in_thread
 from bento.http.errors import (
     InternalError,
-    ServiceError,
     ServiceUnavailable,
     Unauthorized,
     ValidationFailed,
@@ -103,15 +102,44 @@ class InThread:
 
 
 @dataclass(frozen=True)
+class Tool:
+    """How an operation is offered to assistants (``bento.mcp.server``): its name, what
+    it does, and whether the tool takes the body's fields as its arguments (``spread``)
+    or the whole body as one argument, ``request``."""
+
+    name: str
+    guide: str
+    spread: bool = False
+
+
+@dataclass(frozen=True)
+class Docs:
+    """How an operation is described in the OpenAPI document (``bento.http.openapi``):
+    what the pipeline may answer is derived from the declaration; these are the words
+    only the operation can say, ``notes`` by status."""
+
+    summary: str
+    answered: str  # what its 200 holds
+    description: str | None = None
+    notes: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Operation:
     """One operation: how its body is read, who pays, what it costs and where it runs."""
 
     name: str  # the purpose of its hold
+    path: str  # where it is served, under the API root (POST)
+    body: type[BaseModel]  # the body's model, whose fields the contract names
+    answer: type[BaseModel]  # the model of its 200
+    tool: Tool
+    docs: Docs
     parse: Callable[[Any], Any]  # the body into the engine's typed request; InvalidRequest
     admit: Callable[[Any, Payer | None], Admission]  # NotAdmitted when it may not run
     run: InPool | InThread
     payment: Payment = "key"
     keeps_job: bool = False  # a synchronous solve is kept as a job (bento.billing.units)
+    queues: bool = False  # a large or long one goes to the job queue (202)
     key_required: str = "API key required (these operations take no payment)"
 
 
@@ -127,7 +155,7 @@ async def serve(operation: Operation, request: Request) -> Response:
     if payer is None:
         return JSONResponse(answer_body(await _run(operation, request, ask, admission, None)))
     if admission.queued:
-        assert isinstance(payer, KeyPayer), "only a key may queue"
+        assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
         return await _enqueue(request, payer.account, data, admission)
     solves = isinstance(operation.run, InPool)
     bill = await payer.hold(
@@ -239,4 +267,4 @@ async def _enqueue(request: Request, account: Account, data: Any, admission: Adm
     return JSONResponse(job.as_response(), status_code=202, headers=retry)
 
 
-__all__ = ["InPool", "InThread", "Operation", "ServiceError", "account_for", "endpoint", "serve"]
+__all__ = ["Docs", "InPool", "InThread", "Operation", "Tool", "account_for", "endpoint", "serve"]

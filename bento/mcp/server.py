@@ -13,8 +13,11 @@ the protected-resource metadata when the credential is missing, unknown or revok
 
 from __future__ import annotations
 
+import inspect
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import httpx2
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -22,31 +25,82 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel
 from starlette.applications import Starlette
 
+from bento.http.operations import OPERATIONS
+from bento.http.pipeline import Operation
 from bento.http.problems import API_ROOT
 from bento.mcp.oauth import SCOPE, OAuthProvider
-from engine.contract import Assignment, Date, SolveRequest
-from engine.planning import DEFAULT_CHANGE_WEIGHT, DEFAULT_TOP, Absence, Slot
+from engine.contract import SolveRequest
 
 MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
+INSTRUCTIONS = (
+    "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
+    "(consumes units); poll get_solve_job for queued (large) problems every ~15 s "
+    "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
+    "To change a published roster: recommend_employees ranks who could fill one "
+    "slot (no solve), replan_shift re-plans after absences with the fewest changes."
+)
+
+Call = Callable[[str, str, Any], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class JobTool:
+    """A tool on a queued job of the caller's account (or, without ``{job_id}`` in its
+    path, on the account itself): one HTTP read or stop, no body."""
+
+    name: str
+    method: str
+    path: str
+    guide: str
+
+
+JOB_TOOLS = (
+    JobTool(
+        "get_solve_job",
+        "GET",
+        "/solve/jobs/{job_id}",
+        "Poll a queued solve of your account (about every 15 s while running).",
+    ),
+    JobTool(
+        "get_solve_job_progress",
+        "GET",
+        "/solve/jobs/{job_id}/progress",
+        "How a queued solve of your account is going: state (queued, solving, finished), "
+        "elapsed seconds, best objective and bound so far, solutions found and the last "
+        "improvements. Cheap to call; the roster itself comes from get_solve_job.",
+    ),
+    JobTool(
+        "stop_solve_job",
+        "DELETE",
+        "/solve/jobs/{job_id}",
+        "Stop a queued solve of your account early. A job that already has a roster "
+        "completes with its best roster so far (and is charged as completed); one without "
+        "a roster yet fails with code cancelled and costs nothing. Returns the job's "
+        "answer (status running while it stops: poll get_solve_job); stopping an ended "
+        "job changes nothing.",
+    ),
+    JobTool(
+        "get_usage",
+        "GET",
+        "/usage",
+        "Units left on your API key: free quota, prepaid balance, available.",
+    ),
+)
 
 
 def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
-    """An MCP server whose tools call ``public_api`` (already started) in-process.
+    """An MCP server whose tools call ``public_api`` (already started) in-process: one
+    tool per operation of the pipeline (``bento.http.operations``) and per job tool.
     ``public_url``: where clients reach this service (``Settings.public_url``)."""
     url = public_url.rstrip("/")
     server = MCPServer(
         "shiftsched",
         version="1",
-        instructions=(
-            "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
-            "(consumes units); poll get_solve_job for queued (large) problems every ~15 s "
-            "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
-            "To change a published roster: recommend_employees ranks who could fill one "
-            "slot (no solve), replan_shift re-plans after absences with the fewest changes."
-        ),
+        instructions=INSTRUCTIONS,
         auth_server_provider=OAuthProvider(public_api, url),
         auth=AuthSettings(
             issuer_url=url,
@@ -60,6 +114,21 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
             service_documentation_url=url + "/dashboard/",
         ),
     )
+    call = _caller(public_api)
+    for operation in OPERATIONS:
+        tool = operation.tool
+        server.add_tool(
+            _operation_tool(operation, call),
+            name=tool.name,
+            description=inspect.cleandoc(tool.guide),
+        )
+    for job_tool in JOB_TOOLS:
+        server.add_tool(_job_tool(job_tool, call), name=job_tool.name, description=job_tool.guide)
+    return server
+
+
+def _caller(public_api: Starlette) -> Call:
+    """Calls of the public API in-process, with the assistant's credential."""
 
     async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
         token = get_access_token()
@@ -80,107 +149,71 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
             raise ToolError(json.dumps(payload))
         return payload
 
-    @server.tool(name="validate_shift_input")
-    async def validate_shift_input(request: SolveRequest) -> dict[str, Any]:
-        """Check a scheduling request without solving it (free): counts and hints."""
-        return await call("POST", "/solve/validate", request.model_dump(mode="json"))
+    return call
 
-    @server.tool(name="solve_shift")
-    async def solve_shift(request: SolveRequest) -> dict[str, Any]:
-        """Solve a scheduling request; consumes max(1, ceil(size / 10,000)) units.
 
-        Small problems return the roster (status completed); large ones on a pro key
-        return a job_id (status running) to poll with get_solve_job.
-        """
-        return await call("POST", "/solve", request.model_dump(mode="json", exclude_none=True))
+def _operation_tool(operation: Operation, call: Call) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """The tool of ``operation``: its body as one argument, ``request``, or (``spread``)
+    its body's fields as the arguments, typed as the contract types them."""
+    if not operation.tool.spread:
 
-    @server.tool(name="get_solve_job")
-    async def get_solve_job(job_id: str) -> dict[str, Any]:
-        """Poll a queued solve of your account (about every 15 s while running)."""
-        return await call("GET", f"/solve/jobs/{job_id}")
+        async def whole(request: SolveRequest) -> dict[str, Any]:
+            return await call("POST", operation.path, _json(request))
 
-    @server.tool(name="get_solve_job_progress")
-    async def get_solve_job_progress(job_id: str) -> dict[str, Any]:
-        """How a queued solve of your account is going: state (queued, solving,
-        finished), elapsed seconds, best objective and bound so far, solutions found and
-        the last improvements. Cheap to call; the roster itself comes from get_solve_job."""
-        return await call("GET", f"/solve/jobs/{job_id}/progress")
+        whole.__name__ = operation.tool.name  # names its arguments' schema
+        return whole
+    model = operation.body
 
-    @server.tool(name="stop_solve_job")
-    async def stop_solve_job(job_id: str) -> dict[str, Any]:
-        """Stop a queued solve of your account early. A job that already has a roster
-        completes with its best roster so far (and is charged as completed); one without
-        a roster yet fails with code cancelled and costs nothing. Returns the job's
-        answer (status running while it stops: poll get_solve_job); stopping an ended
-        job changes nothing."""
-        return await call("DELETE", f"/solve/jobs/{job_id}")
+    async def spread(**arguments: Any) -> dict[str, Any]:
+        given = {name: value for name, value in arguments.items() if value is not None}
+        return await call("POST", operation.path, _json(model.model_construct(**given)))
 
-    @server.tool(name="replan_shift")
-    async def replan_shift(
-        request: SolveRequest,
-        roster: list[Assignment],
-        absences: list[Absence] | None = None,
-        pinned: list[Assignment] | None = None,
-        pin_before: Date | None = None,
-        change_weight: int = DEFAULT_CHANGE_WEIGHT,
-    ) -> dict[str, Any]:
-        """Re-plan a published roster after a change, moving as few people as possible.
+    spread.__signature__ = _signature(model)  # type: ignore[attr-defined]
+    spread.__name__ = operation.tool.name
+    return spread
 
-        ``request``: the scheduling request (edited since, if anything changed);
-        ``roster``: the published roster's assignments (a solve's solution.assignments).
-        Hard: an absent employee works none of the listed ``absences`` dates; each
-        ``pinned`` assignment stays; with ``pin_before`` (YYYY-MM-DD) every cell before
-        that date stays as published, days off included. Each changed (employee, date)
-        cell costs ``change_weight`` in the objective (default 500: above a preference,
-        far below a missing head). Returns the new roster with ``changes`` (every cell
-        that differs). Consumes the units of a solve of ``request``; when the absences
-        and pins cannot all hold, the error's diagnosis names them (absences[i].dates[j],
-        pinned[i], pin_before).
-        """
-        body: dict[str, Any] = {
-            "request": request.model_dump(mode="json", exclude_none=True),
-            "roster": [a.model_dump(mode="json", exclude_none=True) for a in roster],
-            "absences": [a.model_dump(mode="json") for a in absences or []],
-            "pinned": [a.model_dump(mode="json", exclude_none=True) for a in pinned or []],
-            "change_weight": change_weight,
-        }
-        if pin_before is not None:
-            body["pin_before"] = pin_before.isoformat()
-        return await call("POST", "/solve/replan", body)
 
-    @server.tool(name="recommend_employees")
-    async def recommend_employees(
-        request: SolveRequest,
-        roster: list[Assignment],
-        slot: Slot,
-        absences: list[Absence] | None = None,
-        top: int = DEFAULT_TOP,
-    ) -> dict[str, Any]:
-        """Rank who could fill ``slot`` (a shift on a date, optionally a duty) in a
-        published ``roster``, best first, without re-solving (milliseconds, 1 unit).
+def _job_tool(job_tool: JobTool, call: Call) -> Callable[..., Awaitable[dict[str, Any]]]:
+    if "{job_id}" not in job_tool.path:
 
-        Each candidate's move (taking the slot, leaving the shift they work that date) is
-        priced by the audit of the edited roster: the hard rules it would break
-        (``feasible`` false), the objective delta and the soft terms it moves. Employees
-        absent that date (``absences``) or already in the slot are not candidates.
-        ``top``: how many to return (1-50, default 10). Nothing is re-planned: apply the
-        chosen move yourself, or call replan_shift for a roster that keeps every rule.
-        """
-        body = {
-            "request": request.model_dump(mode="json", exclude_none=True),
-            "roster": [a.model_dump(mode="json", exclude_none=True) for a in roster],
-            "slot": slot.model_dump(mode="json", exclude_none=True),
-            "absences": [a.model_dump(mode="json") for a in absences or []],
-            "top": top,
-        }
-        return await call("POST", "/solve/recommend", body)
+        async def on_account() -> dict[str, Any]:
+            return await call(job_tool.method, job_tool.path, None)
 
-    @server.tool(name="get_usage")
-    async def get_usage() -> dict[str, Any]:
-        """Units left on your API key: free quota, prepaid balance, available."""
-        return await call("GET", "/usage")
+        on_account.__name__ = job_tool.name
+        return on_account
 
-    return server
+    async def on_job(job_id: str) -> dict[str, Any]:
+        return await call(job_tool.method, job_tool.path.format(job_id=job_id), None)
+
+    on_job.__name__ = job_tool.name
+    return on_job
+
+
+def _signature(model: type[BaseModel]) -> inspect.Signature:
+    """The fields of ``model`` as keyword arguments, with their types, constraints and
+    defaults, so the tool's input schema is the contract's. A list that defaults to
+    empty may also be sent as null (absent), as assistants often do."""
+    parameters = []
+    for name, field in model.model_fields.items():
+        kind: Any = field.annotation
+        if field.metadata:
+            kind = Annotated[(kind, *field.metadata)]
+        default = field.get_default(call_default_factory=True)
+        if field.is_required():
+            default = inspect.Parameter.empty
+        elif default == []:
+            kind, default = kind | None, None
+        parameters.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default
+            )
+        )
+    return inspect.Signature(parameters, return_annotation=dict[str, Any])
+
+
+def _json(body: BaseModel) -> Any:
+    """A body as the contract spells it (absent fields left out)."""
+    return body.model_dump(mode="json", exclude_none=True)
 
 
 def create_mcp_app(server: MCPServer) -> Starlette:
