@@ -40,7 +40,7 @@ def open_store(settings: Settings) -> Store:
     """The database of the settings (else DATABASE_URL, else the SQLite default), with
     its tables created or upgraded."""
     store = Store(settings.database_url) if settings.database_url else Store.from_env()
-    store.migrate()
+    store.db.migrate()
     return store
 
 

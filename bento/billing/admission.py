@@ -103,8 +103,8 @@ async def hold_units(
         yield
     except BaseException:
         if sync_job_id is not None:
-            await in_thread(store.abandon_sync_job, sync_job_id)
-        await in_thread(store.release, reservation_id)
+            await in_thread(store.jobs.abandon_sync_job, sync_job_id)
+        await in_thread(store.ledger.release, reservation_id)
         raise
 
 
@@ -121,7 +121,7 @@ async def reserve_units(
     QuotaExceeded when it cannot cover them, ServiceUnavailable when only units held by
     its solves under way are missing."""
     reservation = await in_thread(
-        store.reserve,
+        store.ledger.reserve,
         account_id,
         units,
         reservation_id,
@@ -137,8 +137,8 @@ async def _short_of_units(
 ) -> QuotaExceeded | ServiceUnavailable:
     """Why a reservation of ``units`` was refused: no units (429), or units held by the
     account's solves under way (503, retry)."""
-    held = await in_thread(store.held_units, account_id)
-    _, _, available = await in_thread(store.usage, account_id)
+    held = await in_thread(store.ledger.held_units, account_id)
+    _, _, available = await in_thread(store.ledger.usage, account_id)
     if held > 0 and available + held >= units:
         return ServiceUnavailable(
             f"this solve needs {units} unit(s) and {available} are free now; {held} more "

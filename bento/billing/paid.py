@@ -178,9 +178,11 @@ class PaymentPayer:
         holder = _request_id(request)
         lease = payment.lease_seconds
         scheme = self.header.scheme
-        claimed = await in_thread(store.claim_payment, key, scheme, amount, holder, lease)
+        claimed = await in_thread(store.payments.claim_payment, key, scheme, amount, holder, lease)
         if not claimed and await _given_back_after_death(store, payment, key):
-            claimed = await in_thread(store.claim_payment, key, scheme, amount, holder, lease)
+            claimed = await in_thread(
+                store.payments.claim_payment, key, scheme, amount, holder, lease
+            )
         if not claimed:
             raise payment.refused(ALREADY_USED, units)
         settle_with_ = settle_with(self.header.value, units, str(request.url))
@@ -385,7 +387,7 @@ async def _check_bearer_beside(request: Request) -> None:
     if key is None:
         return
     store: Store = request.app.state.store
-    if await in_thread(store.authenticate, key) is None:
+    if await in_thread(store.accounts.authenticate, key) is None:
         raise Unauthorized(
             "the API key sent beside the payment is unknown or disabled",
             headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
@@ -398,13 +400,13 @@ async def _given_back_after_death(store: Store, payment: _Payment, key: str) -> 
     this request), or record it settled when money did (the result may not have gone
     out: the claim's detail says so, for an operator to refund)."""
     lease = payment.lease_seconds
-    if not await in_thread(store.stale_settling, key, lease):
+    if not await in_thread(store.payments.stale_settling, key, lease):
         return False
     moved = await payment.money_moved()
     if moved is None:
         return False
     detail = "captured, but its request died while settling: the result may not have gone out"
-    resolved = await in_thread(store.resolve_stale_settling, key, moved, detail, lease)
+    resolved = await in_thread(store.payments.resolve_stale_settling, key, moved, detail, lease)
     return resolved and not moved
 
 
@@ -416,7 +418,11 @@ async def _start_settling(store: Store, claim: _Claim) -> bool:
     provider refuses one that was settled."""
     try:
         return await in_thread(
-            store.start_settling, claim.key, claim.holder, claim.lease_seconds, claim.settle_with
+            store.payments.start_settling,
+            claim.key,
+            claim.holder,
+            claim.lease_seconds,
+            claim.settle_with,
         )
     except StoreUnavailable:
         logger.warning("payment %s: could not record state settling (store unavailable)", claim.key)
@@ -427,14 +433,14 @@ async def _mark(store: Store, key: str, state: PaymentState, detail: str | None)
     """Record how settlement went; a store outage here must not withhold the roster the
     payment was verified for (the claim stays taken, so it cannot be replayed)."""
     try:
-        await in_thread(store.mark_payment, key, state, detail)
+        await in_thread(store.payments.mark_payment, key, state, detail)
     except StoreUnavailable:
         logger.warning("payment %s: could not record state %s (store unavailable)", key, state)
 
 
 async def _release(request: Request, claim: _Claim, *, settling: bool = False) -> None:
     store: Store = request.app.state.store
-    await in_thread(store.release_payment, claim.key, claim.holder, settling=settling)
+    await in_thread(store.payments.release_payment, claim.key, claim.holder, settling=settling)
 
 
 def _x402_refused(

@@ -75,7 +75,7 @@ class Lease:
         """Called as the solve starts (in its waiting thread): the wait is over. A store
         away now only leaves the longer lease in place; the solve goes on."""
         try:
-            self.store.renew_lease(self.reservation_id, self.started_seconds)
+            self.store.ledger.renew_lease(self.reservation_id, self.started_seconds)
         except StoreUnavailable:
             log.warning("the lease of %s could not be cut at its start", self.reservation_id)
 
@@ -165,8 +165,8 @@ class Outbox:
 def _apply(store: Store, entry: dict[str, Any]) -> bool:
     """Write one kept entry: a job's end (which settles its hold) or a bare capture."""
     if "capture" in entry:
-        return store.capture(str(entry["capture"]))
-    return store.finish_job(
+        return store.ledger.capture(str(entry["capture"]))
+    return store.jobs.finish_job(
         str(entry["job_id"]),
         entry["status"],
         response_json=entry["response_json"],

@@ -83,7 +83,7 @@ class KeyPayer:
         if job_id is not None:
             try:
                 await in_thread(
-                    store.create_job,
+                    store.jobs.create_job,
                     self.account.id,
                     data,
                     units_reserved=admission.units,
@@ -120,8 +120,8 @@ class UnitsBill:
     async def release(self) -> None:
         """Nothing was delivered: forget the job record, give the units back."""
         if self.job_id is not None:
-            await in_thread(self.store.abandon_sync_job, self.job_id)
-        await in_thread(self.store.release, self.reservation_id)
+            await in_thread(self.store.jobs.abandon_sync_job, self.job_id)
+        await in_thread(self.store.ledger.release, self.reservation_id)
 
     async def settle(self, answer: BaseModel) -> Response:
         """Capture the units of a delivered answer and answer it with the units headers."""
@@ -137,8 +137,8 @@ class UnitsBill:
 
     async def _capture(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
         try:
-            captured = await in_thread(self.store.capture, self.reservation_id)
-            _, _, remaining = await in_thread(self.store.usage, self.account.id)
+            captured = await in_thread(self.store.ledger.capture, self.reservation_id)
+            _, _, remaining = await in_thread(self.store.ledger.usage, self.account.id)
         except StoreUnavailable:
             outbox: Outbox = self.request.app.state.outbox
             kept = await in_thread(outbox.put_capture, self.reservation_id)
@@ -159,10 +159,12 @@ class UnitsBill:
         code = None if answer.error is None or status == "completed" else answer.error.code
         headers = {"X-Units-Consumed": str(self.units)}
         try:
-            _, _, remaining = await in_thread(self.store.usage, self.account.id)  # still held
+            _, _, remaining = await in_thread(
+                self.store.ledger.usage, self.account.id
+            )  # still held
             answer = _with_usage(answer, self.units, remaining)
             ended = await in_thread(
-                self.store.finish_job,
+                self.store.jobs.finish_job,
                 self.job_id,
                 status,
                 response_json=answer_body(answer),
@@ -171,7 +173,7 @@ class UnitsBill:
             )
             if not ended:  # the lease ran out first: the reconciler released the units
                 log.warning("job %s: delivered after its lease; not charged", self.job_id)
-                _, _, remaining = await in_thread(self.store.usage, self.account.id)
+                _, _, remaining = await in_thread(self.store.ledger.usage, self.account.id)
                 headers["X-Units-Consumed"] = "0"
                 answer = _with_usage(answer, 0, remaining)
             headers["X-Units-Remaining"] = str(remaining)
@@ -207,4 +209,4 @@ def _with_usage(answer: BaseModel, consumed: int, remaining: int) -> BaseModel:
 def purge(store: Store, settings: Settings) -> int:
     """Forget finished jobs past their retention (at start, then at most hourly)."""
     cutoff = datetime.now(UTC) - timedelta(days=settings.job_retention_days)
-    return store.purge_finished_jobs(cutoff)
+    return store.jobs.purge_finished_jobs(cutoff)

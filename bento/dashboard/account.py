@@ -77,7 +77,7 @@ async def job_result(request: Request, user: User) -> Response:
     """A job's SolveResponse, as the API would answer a poll (own jobs only)."""
     job_id = request.path_params["job_id"]
     store = deps_of(request).store
-    job = await in_thread(store.get_job, user.account_id, job_id)
+    job = await in_thread(store.jobs.get_job, user.account_id, job_id)
     if job is None:
         message = "No job with this id belongs to your account."
         return error_page(request, 404, "Not found", message, user)

@@ -50,7 +50,7 @@ class DashboardDeps:
 
     @property
     def identity(self) -> Identity:
-        return Identity(self.store)
+        return self.store.identity
 
 
 def deps_of(request: Request) -> DashboardDeps:

@@ -41,7 +41,7 @@ async def job_export(request: Request, user: User) -> Response:
     fmt = FORMATS.get(request.path_params["fmt"])
     job = None
     if fmt is not None:
-        get_job = deps_of(request).store.get_job
+        get_job = deps_of(request).store.jobs.get_job
         job = await in_thread(get_job, user.account_id, request.path_params["job_id"])
     data = None
     if fmt is not None and job is not None and job.status == "completed":

@@ -55,7 +55,6 @@ from bento.solving.job_control import progress_response, stop_response
 from bento.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from bento.solving.stopping import GracefulStop, take_sigterm
 from bento.store import Store, StoreUnavailable
-from bento.store.identity import Identity
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
@@ -68,7 +67,7 @@ log = logging.getLogger(__name__)
 async def job_route(request: Request) -> Response:
     account = await account_for(request)
     store: Store = request.app.state.store
-    job = await in_thread(store.get_job, account.id, request.path_params["id"])
+    job = await in_thread(store.jobs.get_job, account.id, request.path_params["id"])
     if job is None:
         raise NotFound("no job with this id belongs to your account")
     headers = _RETRY_RUNNING if job.status == "running" else None
@@ -86,7 +85,7 @@ async def stop_job_route(request: Request) -> Response:
 async def usage_route(request: Request) -> Response:
     account = await account_for(request)
     store: Store = request.app.state.store
-    free, balance, available = await in_thread(store.usage, account.id)
+    free, balance, available = await in_thread(store.ledger.usage, account.id)
     return JSONResponse(
         {"free_quota_remaining": free, "balance_units": balance, "available_units": available}
     )
@@ -149,10 +148,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = open_runtime(settings)
         store, pool = runtime.store, runtime.pool
-        Identity(store).purge_expired()
+        store.identity.purge_expired()
         purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-        _, key = store.ensure_demo_account(settings.demo_api_key)
+        _, key = store.accounts.ensure_demo_account(settings.demo_api_key)
         if key is not None:
             print(f"Demo account ready. API key (shown once): {key}", flush=True)
         app.state.store = store

@@ -197,7 +197,7 @@ async def account_for(request: Request, missing: str = "API key required") -> Ac
     if key is None:
         raise Unauthorized(missing, headers={"WWW-Authenticate": f"Bearer {REALM}"})
     store: Store = request.app.state.store
-    account = await in_thread(store.authenticate, key)
+    account = await in_thread(store.accounts.authenticate, key)
     if account is None:
         raise Unauthorized(
             "the API key is unknown or disabled",
@@ -243,7 +243,7 @@ async def _enqueue(request: Request, account: Account, data: Any, admission: Adm
         store, account.id, admission.units, reservation_id, lease_seconds=lease, purpose=purpose
     ):
         job = await in_thread(
-            store.create_job,
+            store.jobs.create_job,
             account.id,
             data,
             units_reserved=admission.units,
@@ -256,7 +256,7 @@ async def _enqueue(request: Request, account: Account, data: Any, admission: Adm
     except Exception:
         message = "the job queue is unreachable; nothing was charged"
         await in_thread(
-            store.finish_job,
+            store.jobs.finish_job,
             job.id,
             "failed",
             response_json=failed_response(job.id, "internal_error", message),

@@ -106,7 +106,7 @@ class OAuthProvider:
     @property
     def identity(self) -> Identity:
         store: Store = self.public_api.state.store  # opened by the API's lifespan
-        return Identity(store)
+        return store.identity
 
     # Clients -----------------------------------------------------------------------------
 
@@ -222,7 +222,7 @@ class OAuthProvider:
         store: Store | None = getattr(self.public_api.state, "store", None)
         if store is None:
             return None
-        account = await in_thread(store.authenticate, token)
+        account = await in_thread(store.accounts.authenticate, token)
         if account is None:
             return None
         return AccessToken(token=token, client_id=account.id, scopes=[SCOPE], subject=account.id)

@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: Command = args.command
     try:
         with _open(args.database_url) as store:
-            store.migrate()
+            store.db.migrate()
             return command(store, args, sys.stdout)
     except StoreUnavailable as error:
         print(f"error: {error}", file=sys.stderr)
@@ -127,18 +127,18 @@ def _positive(text: str) -> int:
 
 def _create(store: Store, args: argparse.Namespace, out: TextIO) -> int:
     tier: Tier = args.tier
-    account = store.create_account(args.name, tier, args.free_quota, args.balance)
+    account = store.accounts.create_account(args.name, tier, args.free_quota, args.balance)
     print(account.id, file=out)
     return 0
 
 
 def _issue(store: Store, args: argparse.Namespace, out: TextIO) -> int:
-    print(store.issue_key(args.account_id), file=out)
+    print(store.accounts.issue_key(args.account_id), file=out)
     return 0
 
 
 def _disable(store: Store, args: argparse.Namespace, out: TextIO) -> int:
-    if not store.disable_key(args.key_or_prefix):
+    if not store.accounts.disable_key(args.key_or_prefix):
         print("error: no key matches", file=sys.stderr)
         return EXIT_REFUSED
     print("disabled", file=out)
@@ -146,20 +146,18 @@ def _disable(store: Store, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _set_tier(store: Store, args: argparse.Namespace, out: TextIO) -> int:
-    return _print_account(store.set_tier(args.account_id, args.tier), out)
+    return _print_account(store.accounts.set_tier(args.account_id, args.tier), out)
 
 
 def _add_balance(store: Store, args: argparse.Namespace, out: TextIO) -> int:
-    return _print_account(store.add_balance(args.account_id, args.units), out)
+    return _print_account(store.accounts.add_balance(args.account_id, args.units), out)
 
 
 def _show(store: Store, args: argparse.Namespace, out: TextIO) -> int:
-    account = store.get_account(args.account_id)
+    account = store.accounts.get_account(args.account_id)
     if account is None and "@" in args.account_id:
-        from bento.store.identity import Identity
-
-        user = Identity(store).user_by_email(args.account_id)
-        account = store.get_account(user.account_id) if user is not None else None
+        user = store.identity.user_by_email(args.account_id)
+        account = store.accounts.get_account(user.account_id) if user is not None else None
     if account is None:
         raise LookupError(args.account_id)
     return _print_account(account, out)

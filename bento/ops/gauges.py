@@ -21,12 +21,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-import sqlalchemy as sa
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
 from bento.store import Store
-from bento.store.tables import jobs
 
 CACHE_SECONDS: Final = 5.0
 JOB_STATES: Final = ("running", "completed", "failed")
@@ -37,9 +35,7 @@ log = logging.getLogger(__name__)
 def job_counts(store: Store) -> dict[str, int]:
     """Job records by state, every state present (0 when none); completed synchronous
     solves are kept as jobs too, for as long as finished jobs are."""
-    query = sa.select(jobs.c.status, sa.func.count()).group_by(jobs.c.status)
-    with store.read() as conn:
-        found = {str(status): int(count) for status, count in conn.execute(query)}
+    found = store.jobs.count_by_status()
     return {state: found.get(state, 0) for state in JOB_STATES}
 
 

@@ -115,7 +115,7 @@ def _with_final_metrics(progress: JobProgress, job: Job) -> JobProgress:
 async def progress_response(request: Request, account: Account) -> Response:
     """The job's progress (404 unless it is the account's); Retry-After while running."""
     store: Store = request.app.state.store
-    job = await in_thread(store.get_job, account.id, request.path_params["id"])
+    job = await in_thread(store.jobs.get_job, account.id, request.path_params["id"])
     if job is None:
         raise NotFound(_NOT_FOUND)
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if job.status == "running" else None
@@ -127,7 +127,7 @@ async def stop_response(request: Request, account: Account) -> Response:
     store: Store = request.app.state.store
     job_id = request.path_params["id"]
     cancelled = failed_response(job_id, "cancelled", CANCELLED_MESSAGE)
-    stopped = await in_thread(store.stop_job, account.id, job_id, cancelled)
+    stopped = await in_thread(store.jobs.stop_job, account.id, job_id, cancelled)
     if stopped is None:
         raise NotFound(_NOT_FOUND)
     job, outcome = stopped

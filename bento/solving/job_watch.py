@@ -110,7 +110,7 @@ class JobWatch:
             self.stop.set()
             return
         try:
-            if self.store.stop_requested(self.job_id, self.attempt):
+            if self.store.jobs.stop_requested(self.job_id, self.attempt):
                 self.stop.set()
             since = self._clock() - self._written
             with self._lock:
@@ -129,7 +129,7 @@ class JobWatch:
         with self._lock:
             self._changed = False
         self._written = self._clock()
-        self.store.record_progress(self.job_id, self.record(), self.attempt)
+        self.store.jobs.record_progress(self.job_id, self.record(), self.attempt)
 
     def _elapsed(self) -> float:
         return self._clock() - self._started

@@ -247,7 +247,7 @@ class JobQueue:
         handed_on = False
         try:
             context = self._context()
-            job = context.store.find_job(job_id)
+            job = context.store.jobs.find_job(job_id)
             if job is None or job.status != "running" or job.attempt != attempt:
                 # interrupted at a restart, already ended by an earlier delivery, or given
                 # up on (this consumer was taken for dead) and handed to another run
@@ -256,19 +256,19 @@ class JobQueue:
             with metrics.solving("queued", job_id) as seen:
                 answer = seen(self._solve(context, job))
             if answer.status == "completed":
-                _, _, remaining = context.store.usage(job.account_id)  # units already held
+                _, _, remaining = context.store.ledger.usage(job.account_id)  # units already held
                 usage = Usage(units_consumed=job.units_reserved, units_remaining=remaining)
                 answer = answer.model_copy(update={"usage": usage})
-                ended = context.store.finish_job(
+                ended = context.store.jobs.finish_job(
                     job_id, "completed", response_json=stored(answer), attempt=attempt
                 )
             else:
                 code = answer.error.code if answer.error is not None else "internal_error"
-                ended = context.store.finish_job(
+                ended = context.store.jobs.finish_job(
                     job_id, "failed", response_json=stored(answer), error_code=code, attempt=attempt
                 )
             if not ended:
-                later = context.store.find_job(job_id)
+                later = context.store.jobs.find_job(job_id)
                 handed_on = later is not None and later.attempt > attempt
                 log.warning(
                     "job %s: run %d ended after the job had moved on",
@@ -286,7 +286,7 @@ class JobQueue:
     def check_solve_job(self, job_id: str) -> None:
         """Scheduled at a consumer's deadline: settle the job if that consumer is gone."""
         store = self._context().store
-        job = store.find_job(job_id)
+        job = store.jobs.find_job(job_id)
         if job is not None and job.status == "running":
             self._settle_orphan(store, job, self._queued_job_ids())
 
@@ -325,7 +325,9 @@ class JobQueue:
                     return failed_answer(job.id, "interrupted", INTERRUPTED_MESSAGE)
                 return failed_answer(job.id, "internal_error", f"{lost}; nothing was charged")
             except SolverBusy:
-                if context.store.stop_requested(job.id, job.attempt):  # stopped while it waited
+                if context.store.jobs.stop_requested(
+                    job.id, job.attempt
+                ):  # stopped while it waited
                     message = "the job was stopped before it started; nothing was charged"
                     return failed_answer(job.id, "cancelled", message)
                 continue
@@ -341,7 +343,7 @@ class JobQueue:
         queued = self._queued_job_ids()
         settled = [
             (job.id, self._settle_orphan(store, job, queued))
-            for job in store.running_jobs(bodies=False)
+            for job in store.jobs.running_jobs(bodies=False)
         ]
         return [job_id for job_id, outcome in settled if outcome not in (None, "rerun")]
 
@@ -364,7 +366,7 @@ class JobQueue:
         self, store: Store, job: Job, silent_since: datetime | None = None
     ) -> OrphanOutcome | None:
         """Apply the retry policy to a job whose run is dead; enqueue the next run."""
-        outcome = store.settle_orphan(
+        outcome = store.jobs.settle_orphan(
             job.id,
             job.attempt,
             max_attempts=MAX_ATTEMPTS,
@@ -403,7 +405,7 @@ class JobQueue:
         quiet_since = moment - timedelta(seconds=MARK_MARGIN_SECONDS)
         queued: set[str] | None = None
         outcomes: dict[str, OrphanOutcome] = {}
-        for job in store.running_jobs(bodies=False):
+        for job in store.jobs.running_jobs(bodies=False):
             if job.progress_at is not None:
                 if job.progress_at > silent_since:
                     continue
@@ -499,7 +501,7 @@ class JobQueue:
 
 
 def _interrupt(store: Store, job_id: str, attempt: int) -> bool:
-    return store.finish_job(
+    return store.jobs.finish_job(
         job_id,
         "failed",
         response_json=failed_response(job_id, "interrupted", INTERRUPTED_MESSAGE),

@@ -12,7 +12,12 @@ why it stands apart:
   release, usage); ``jobs``: job records; ``payments``: payment claims;
 * ``reconcile``: settling holds past their lease, and the audit that proves the ledger
   agrees with the jobs;
-* ``facade``: ``Store``, which opens the database and carries all of them.
+* ``identity``: users, sign-in sessions and OAuth records, for the dashboard and the
+  OAuth flow;
+* ``facade``: ``Store``, which opens the database once and holds one repository per
+  concern (``store.ledger.reserve(...)``, ``store.jobs.get_job(...)``).
+
+No SQL on the service's database is written outside this package.
 
 Every method raises ``StoreUnavailable`` when the database cannot be reached (nothing has
 been charged then), so the HTTP layer can answer 503 with Retry-After.

@@ -1,8 +1,9 @@
 """People and connected apps: users, sign-in sessions, keys as a user sees them, OAuth.
 
-Why a second store: ``bento.store`` is the billing core (units, jobs, payments) that
-every request touches; this module is what the dashboard and the OAuth flow need. Both
-work on the same database and schema (``bento.store.tables``) through a ``Store``.
+Why a repository of its own: the billing core (units, jobs, payments) is what every
+request touches; this is what the dashboard and the OAuth flow need. It works on the same
+database and schema (``bento.store.tables``) as the others, and ``Store.identity`` is
+how callers reach it.
 
 Secrets are stored as SHA-256 hashes only: session ids, authorization codes, access and
 refresh tokens (all 256-bit random), like API keys. Passwords are argon2id hashes made
@@ -27,18 +28,10 @@ from typing import Any, Final, Literal
 import sqlalchemy as sa
 from sqlalchemy import exc
 
-from bento.store import (
-    ACCESS_TOKEN_PREFIX,
-    DEFAULT_FREE_QUOTA,
-    Account,
-    Store,
-    account_from_row,
-    generate_key,
-    hash_key,
-    insert_account,
-    insert_key,
-)
-from bento.store.rows import aware, now
+from bento.store.accounts import DEFAULT_FREE_QUOTA, Accounts
+from bento.store.credentials import ACCESS_TOKEN_PREFIX, generate_key, hash_key
+from bento.store.database import Database
+from bento.store.rows import Account, account_from_row, aware, insert_account, insert_key, now
 from bento.store.tables import (
     accounts,
     api_keys,
@@ -156,8 +149,9 @@ def normalize_email(email: str) -> str:
 class Identity:
     """Users, sessions and OAuth records on the service database."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, db: Database, accounts: Accounts) -> None:
+        self.db = db
+        self.accounts = accounts
 
     # Users and sessions ------------------------------------------------------------------
 
@@ -166,7 +160,7 @@ class Identity:
         email = normalize_email(email)
         user_id, account_id = uuid.uuid4().hex, uuid.uuid4().hex
         try:
-            with self.store.write() as conn:
+            with self.db.write() as conn:
                 insert_account(conn, account_id, email, "basic", DEFAULT_FREE_QUOTA, 0)
                 conn.execute(
                     users.insert().values(
@@ -186,12 +180,12 @@ class Identity:
             email = normalize_email(email)
         except ValueError:
             return None
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(sa.select(users).where(users.c.email == email)).first()
         return _user(row) if row is not None else None
 
     def set_password_hash(self, user_id: str, password_hash: str) -> None:
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 users.update().where(users.c.id == user_id).values(password_hash=password_hash)
             )
@@ -200,7 +194,7 @@ class Identity:
         """A new session id (plaintext, for the cookie); only its hash is stored."""
         session_id = secrets.token_urlsafe(32)
         moment = now()
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 web_sessions.insert().values(
                     id_hash=hash_key(session_id),
@@ -218,12 +212,12 @@ class Identity:
             .where(web_sessions.c.id_hash == hash_key(session_id))
             .where(web_sessions.c.expires_at > now())
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(query).first()
         return _user(row) if row is not None else None
 
     def end_session(self, session_id: str) -> None:
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 web_sessions.delete().where(web_sessions.c.id_hash == hash_key(session_id))
             )
@@ -233,7 +227,7 @@ class Identity:
         start); the number of rows removed."""
         moment = now()
         removed = 0
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             for table in (web_sessions, oauth_requests, oauth_codes, oauth_tokens):
                 removed += conn.execute(table.delete().where(table.c.expires_at < moment)).rowcount
         return removed
@@ -241,7 +235,7 @@ class Identity:
     # What a user sees of the account -----------------------------------------------------
 
     def account(self, account_id: str) -> Account:
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(sa.select(accounts).where(accounts.c.id == account_id)).one()
         return account_from_row(row)
 
@@ -251,16 +245,16 @@ class Identity:
             .where(api_keys.c.account_id == account_id)
             .order_by(api_keys.c.created_at.desc())
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             return [_key(row) for row in conn.execute(query)]
 
     def create_key(self, account_id: str, label: str | None) -> str:
         label = (label or "").strip()[:100] or None
-        return self.store.issue_key(account_id, label=label)
+        return self.accounts.issue_key(account_id, label=label)
 
     def disable_key(self, account_id: str, key_id: str) -> bool:
         """Disable one of the account's own keys; False for any other id."""
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             changed = conn.execute(
                 api_keys.update()
                 .where(api_keys.c.id == key_id, api_keys.c.account_id == account_id)
@@ -278,7 +272,7 @@ class Identity:
             ledger.c.settled_at >= datetime.combine(first, datetime.min.time(), UTC),
         )
         totals = {first + timedelta(days=i): 0 for i in range(days)}
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             for units, settled_at in conn.execute(query):
                 day = aware(settled_at).date()
                 if day in totals:
@@ -305,7 +299,7 @@ class Identity:
             .order_by(jobs.c.created_at.desc())
             .limit(limit)
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             return [
                 JobSummary(
                     id=row.id,
@@ -325,13 +319,13 @@ class Identity:
     # OAuth clients and authorization requests --------------------------------------------
 
     def save_client(self, client_id: str, info: dict[str, Any]) -> None:
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 oauth_clients.insert().values(client_id=client_id, info_json=info, created_at=now())
             )
 
     def client(self, client_id: str) -> dict[str, Any] | None:
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             info = conn.execute(
                 sa.select(oauth_clients.c.info_json).where(oauth_clients.c.client_id == client_id)
             ).scalar_one_or_none()
@@ -340,7 +334,7 @@ class Identity:
     def save_request(self, client_id: str, params: dict[str, Any]) -> str:
         """Park an authorization request until the user approves it; its id goes in the URL."""
         request_id = secrets.token_urlsafe(24)
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 oauth_requests.insert().values(
                     id=request_id,
@@ -356,7 +350,7 @@ class Identity:
         query = sa.select(oauth_requests).where(
             oauth_requests.c.id == request_id, oauth_requests.c.expires_at > now()
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(query).first()
         return (row.client_id, dict(row.params_json)) if row is not None else None
 
@@ -364,7 +358,7 @@ class Identity:
         """Consume a parked request for the account: connect the app (reusing the account's
         connection key) and mint a one-time code. (code, request params), or None."""
         code = secrets.token_urlsafe(32)
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 sa.select(oauth_requests).where(
                     oauth_requests.c.id == request_id, oauth_requests.c.expires_at > now()
@@ -386,7 +380,7 @@ class Identity:
         return code, params
 
     def deny(self, request_id: str) -> tuple[str, dict[str, Any]] | None:
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 sa.select(oauth_requests).where(oauth_requests.c.id == request_id)
             ).first()
@@ -410,7 +404,7 @@ class Identity:
             .join(connections, connections.c.id == oauth_codes.c.connection_id)
             .where(oauth_codes.c.code_hash == hash_key(code), connections.c.revoked_at.is_(None))
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(query).first()
         if row is None:
             return None
@@ -429,7 +423,7 @@ class Identity:
         lifetime, so that a replay is recognised and ``revoke_code_grant`` called."""
         code_hash = hash_key(code)
         moment = now()
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 sa.select(oauth_codes).where(
                     oauth_codes.c.code_hash == code_hash, oauth_codes.c.spent_at.is_(None)
@@ -450,7 +444,7 @@ class Identity:
     def revoke_code_grant(self, code: str) -> int:
         """Revoke every token descended from ``code`` (a replayed code, RFC 6749 §4.1.2):
         its first pair and every pair refreshed from them. The number of tokens revoked."""
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             changed = conn.execute(
                 oauth_tokens.update()
                 .where(
@@ -483,7 +477,7 @@ class Identity:
                 api_keys.c.disabled.is_(False),
             )
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(query).first()
         if row is None:
             return None
@@ -502,7 +496,7 @@ class Identity:
         self, refresh_token: str, scopes: list[str], resource: str | None
     ) -> IssuedTokens | None:
         """A new pair for a live refresh token, which is revoked (used once)."""
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             changed = conn.execute(
                 oauth_tokens.update()
                 .where(
@@ -519,7 +513,7 @@ class Identity:
 
     def revoke_token_family(self, token: str) -> None:
         """Revoke every token of the token's connection (access and refresh alike)."""
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             connection_id = conn.execute(
                 sa.select(oauth_tokens.c.connection_id).where(
                     oauth_tokens.c.token_hash == hash_key(token)
@@ -542,7 +536,7 @@ class Identity:
             .where(connections.c.account_id == account_id, connections.c.revoked_at.is_(None))
             .order_by(connections.c.created_at.desc())
         )
-        with self.store.read() as conn:
+        with self.db.read() as conn:
             return [
                 Connection(
                     id=row.id,
@@ -557,7 +551,7 @@ class Identity:
 
     def revoke_connection(self, account_id: str, connection_id: str) -> bool:
         """Disconnect one of the account's apps; its tokens stop working at once."""
-        with self.store.write() as conn:
+        with self.db.write() as conn:
             changed = conn.execute(
                 connections.update()
                 .where(

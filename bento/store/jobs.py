@@ -117,6 +117,12 @@ class Jobs:
             size=size,
         )
 
+    def count_by_status(self) -> dict[str, int]:
+        """How many job records there are in each status that has any."""
+        query = sa.select(jobs.c.status, sa.func.count()).group_by(jobs.c.status)
+        with self.db.read() as conn:
+            return {str(status): int(count) for status, count in conn.execute(query)}
+
     def purge_finished_jobs(self, finished_before: datetime) -> int:
         """Delete the jobs that ended before ``finished_before``; running ones stay.
         Returns how many were deleted."""

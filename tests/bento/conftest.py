@@ -67,7 +67,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def store(database_url: str) -> Iterator[Store]:
     """A migrated store on each backend, closed after the test."""
     opened = Store(database_url)
-    opened.migrate()
+    opened.db.migrate()
     yield opened
     opened.close()
 

@@ -42,10 +42,10 @@ def test_account_lifecycle(capsys: pytest.CaptureFixture[str], url: str) -> None
         "available_units": 17,
     }
     with Store(url) as store:
-        assert store.authenticate(key) is not None
+        assert store.accounts.authenticate(key) is not None
     assert run(capsys, url, "disable-key", key[:16]) == (0, "disabled", "")
     with Store(url) as store:
-        assert store.authenticate(key) is None
+        assert store.accounts.authenticate(key) is None
 
 
 def test_database_url_comes_from_the_environment(
@@ -55,7 +55,7 @@ def test_database_url_comes_from_the_environment(
     assert main(["create-account", "Acme", "--tier", "pro"]) == 0
     account_id = capsys.readouterr().out.strip()
     with Store(url) as store:
-        account = store.get_account(account_id)
+        account = store.accounts.get_account(account_id)
     assert account is not None and account.tier == "pro"
 
 
@@ -88,11 +88,10 @@ def test_show_finds_an_account_by_the_email_its_person_signed_up_with(
     capsys: pytest.CaptureFixture[str], url: str
 ) -> None:
     from bento.store import Store
-    from bento.store.identity import Identity
 
     store = Store(url)
-    store.migrate()
-    user = Identity(store).create_user("Person@Example.com", "not-a-real-hash")
+    store.db.migrate()
+    user = store.identity.create_user("Person@Example.com", "not-a-real-hash")
     store.close()
     status, shown, _ = run(capsys, url, "show", "person@example.com")
     assert status == 0

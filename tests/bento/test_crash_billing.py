@@ -64,7 +64,7 @@ def sync_job(store: Store) -> Any:
     query = sa.select(jobs.c.id, jobs.c.status, jobs.c.error_code, ledger.c.state).join(
         ledger, ledger.c.reservation_id == jobs.c.reservation_id
     )
-    with store.read() as conn:
+    with store.db.read() as conn:
         return conn.execute(query.where(jobs.c.kind == "sync")).first()
 
 
@@ -210,6 +210,6 @@ def test_a_database_outage_mid_solve_delivers_flagged_and_captures_once_back(
         report = reconcile(database_url)
         assert report["holds"] == {"captured": 1}
         assert report["units_captured_by_cause"] == {"sync_solves": units}
-        assert store.get_account(DEMO_ACCOUNT_ID) is not None
+        assert store.accounts.get_account(DEMO_ACCOUNT_ID) is not None
     finally:
         store.close()

@@ -31,7 +31,6 @@ from starlette.testclient import TestClient
 
 from bento.dashboard.security import SESSION_COOKIE, SignInLimiter, SignUpLimiter
 from bento.store import Store
-from bento.store.identity import Identity
 from bento.store.tables import DISPLAY_PREFIX_LENGTH
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
@@ -167,7 +166,7 @@ def test_email_is_unique_and_passwords_are_checked(browser: TestClient) -> None:
     browser.cookies.clear()
     again = sign_up_only(browser, email.upper(), "another password, longer")
     assert again.status_code == 303  # answered as a new account (next test)...
-    identity = Identity(store_of(browser))
+    identity = store_of(browser).identity
     user = identity.user_by_email(email)
     assert user is not None and user.email == email  # ...but one account, password kept
     browser.cookies.clear()
@@ -247,7 +246,7 @@ def test_after_sign_up_signing_in_leads_to_the_welcome(browser: TestClient) -> N
 
 def test_passwords_are_stored_as_argon2id_hashes(browser: TestClient) -> None:
     email = sign_up(browser)
-    user = Identity(store_of(browser)).user_by_email(email)
+    user = store_of(browser).identity.user_by_email(email)
     assert user is not None and user.password_hash.startswith("$argon2id$")
     assert PASSWORD not in user.password_hash
 
@@ -294,7 +293,7 @@ def test_anonymous_forms_need_the_csrf_token(
 
 def test_signed_in_forms_need_the_csrf_token_of_this_session(browser: TestClient) -> None:
     sign_up(browser)
-    before = len(Identity(store_of(browser)).keys(_account_id(browser)))
+    before = len(store_of(browser).identity.keys(_account_id(browser)))
     assert browser.post("/dashboard/keys", data={"label": "x"}).status_code == 403
     stolen = csrf_of(browser.get("/dashboard/keys").text)
     browser.cookies.clear()
@@ -304,7 +303,7 @@ def test_signed_in_forms_need_the_csrf_token_of_this_session(browser: TestClient
         == 403
     )
     assert browser.post("/dashboard/sign-out", data={}).status_code == 403
-    assert len(Identity(store_of(browser)).keys(_account_id(browser))) == before
+    assert len(store_of(browser).identity.keys(_account_id(browser))) == before
 
 
 def test_signing_in_always_starts_a_new_session(browser: TestClient) -> None:
@@ -383,8 +382,8 @@ def test_an_account_never_sees_another_accounts_jobs_or_keys(browser: TestClient
     sign_up(browser)
     key_a = create_key(browser)
     account_a = _account_id(browser)
-    store.set_tier(account_a, "pro")
-    job = store.create_job(account_a, minimal_request_dict())
+    store.accounts.set_tier(account_a, "pro")
+    job = store.jobs.create_job(account_a, minimal_request_dict())
     assert job.id in browser.get("/dashboard/jobs").text
     browser.cookies.clear()
     sign_up(browser)
@@ -399,13 +398,13 @@ def test_an_account_never_sees_another_accounts_jobs_or_keys(browser: TestClient
         f"/v1/public/solve/jobs/{job.id}", headers={"Authorization": f"Bearer {key_a}"}
     )
     assert seen_by_a.status_code == 200
-    store.finish_job(job.id, "failed", error_code="interrupted")
+    store.jobs.finish_job(job.id, "failed", error_code="interrupted")
 
 
 def test_a_user_cannot_disable_another_accounts_key(browser: TestClient) -> None:
     sign_up(browser)
     key_a = create_key(browser)
-    key_id = Identity(store_of(browser)).keys(_account_id(browser))[0].id
+    key_id = store_of(browser).identity.keys(_account_id(browser))[0].id
     browser.cookies.clear()
     sign_up(browser)
     form(browser, "/dashboard/keys", f"/dashboard/keys/{key_id}/disable")
@@ -532,7 +531,7 @@ def test_the_oauth_flow_gives_a_token_that_solves_over_mcp_and_bills_the_account
     tokens = connect(browser)
     assert tokens["token_type"] == "Bearer" and tokens["scope"] == "solve"
     account_id = _account_id(browser)
-    before = store_of(browser).usage(account_id)
+    before = store_of(browser).ledger.usage(account_id)
     result = mcp_call(
         browser, tokens["access_token"], "solve_shift", {"request": minimal_request_dict()}
     )
@@ -540,8 +539,8 @@ def test_the_oauth_flow_gives_a_token_that_solves_over_mcp_and_bills_the_account
     payload = result.json()["result"]
     assert not payload.get("isError"), payload
     assert_audited(_Json(payload["structuredContent"]))
-    assert store_of(browser).usage(account_id)[2] == before[2] - 1
-    keys = Identity(store_of(browser)).keys(account_id)
+    assert store_of(browser).ledger.usage(account_id)[2] == before[2] - 1
+    keys = store_of(browser).identity.keys(account_id)
     assert [key.kind for key in keys] == ["connection"]  # provisioned, plaintext never shown
     assert "Test Assistant" in browser.get("/dashboard/apps").text
 
@@ -550,9 +549,9 @@ def test_a_second_app_reuses_the_accounts_connection_key(browser: TestClient) ->
     sign_up(browser)
     connect(browser, "First Assistant")
     connect(browser, "Second Assistant")
-    keys = Identity(store_of(browser)).keys(_account_id(browser))
+    keys = store_of(browser).identity.keys(_account_id(browser))
     assert [key.kind for key in keys] == ["connection"]
-    assert len(Identity(store_of(browser)).connections(_account_id(browser))) == 2
+    assert len(store_of(browser).identity.connections(_account_id(browser))) == 2
 
 
 def test_a_code_is_single_use_and_needs_the_pkce_verifier(browser: TestClient) -> None:
@@ -674,7 +673,7 @@ def test_a_client_registered_before_the_rule_is_not_sent_an_unsafe_redirect(
     browser: TestClient,
 ) -> None:
     sign_up(browser)
-    identity = Identity(store_of(browser))
+    identity = store_of(browser).identity
     client_id = f"legacy-{secrets.token_hex(4)}"
     identity.save_client(client_id, {"client_id": client_id, "redirect_uris": ["javascript:x"]})
     params = {"redirect_uri": "javascript:x", "scopes": ["solve"], "state": "s"}
@@ -721,7 +720,7 @@ def test_denying_sends_access_denied_back_and_connects_nothing(browser: TestClie
     )
     query = parse_qs(urlsplit(back.headers["location"]).query)
     assert query == {"error": ["access_denied"], "state": ["st"]}
-    assert Identity(store_of(browser)).connections(_account_id(browser)) == []
+    assert store_of(browser).identity.connections(_account_id(browser)) == []
 
 
 def test_approval_needs_the_csrf_token(browser: TestClient) -> None:
@@ -735,7 +734,7 @@ def test_approval_needs_the_csrf_token(browser: TestClient) -> None:
         "/dashboard/oauth/approve", data={"request": request_id, "decision": "approve"}
     )
     assert forged.status_code == 403
-    assert Identity(store_of(browser)).connections(_account_id(browser)) == []
+    assert store_of(browser).identity.connections(_account_id(browser)) == []
 
 
 def test_refresh_rotates_and_an_old_refresh_token_is_refused(browser: TestClient) -> None:
@@ -792,7 +791,7 @@ def test_a_client_can_revoke_its_own_tokens(browser: TestClient) -> None:
 def test_disabling_the_connection_key_stops_every_app(browser: TestClient) -> None:
     sign_up(browser)
     tokens = connect(browser)
-    key = Identity(store_of(browser)).keys(_account_id(browser))[0]
+    key = store_of(browser).identity.keys(_account_id(browser))[0]
     form(browser, "/dashboard/keys", f"/dashboard/keys/{key.id}/disable")
     assert mcp_call(browser, tokens["access_token"], "get_usage").status_code == 401
 
@@ -833,7 +832,7 @@ def _account_id(client: TestClient) -> str:
 
     session_id = CookieSigner(DASHBOARD_SECRET).unsign(cookie)
     assert session_id
-    user = Identity(store_of(client)).session_user(session_id)
+    user = store_of(client).identity.session_user(session_id)
     assert user
     return user.account_id
 
@@ -855,7 +854,7 @@ def test_the_jobs_page_shows_size_objective_key_and_links_the_result(
     page = browser.get("/dashboard/jobs").text
     row = page[page.index(result["job_id"]) :].split("</tr>")[0]
     objective = result["solution"]["metrics"]["objective_value"]
-    size = store_of(browser).get_job(account, result["job_id"]).size  # type: ignore[union-attr]
+    size = store_of(browser).jobs.get_job(account, result["job_id"]).size  # type: ignore[union-attr]
     assert size is not None and f">{size:,}<" in row
     assert f">{objective:,.0f}<" in row
     assert key[:DISPLAY_PREFIX_LENGTH] in row and "script" in row  # the key and its label

@@ -55,7 +55,9 @@ def completed_job(client: TestClient) -> str:
         "status": "completed",
         "solution": {"assignments": ROSTER, "metrics": {"solver_runtime_seconds": 0.1}},
     }
-    store_of(client).record_solve(_account_id(client), job_id, minimal_request_dict(), response, 1)
+    store_of(client).jobs.record_solve(
+        _account_id(client), job_id, minimal_request_dict(), response, 1
+    )
     return job_id
 
 
@@ -105,8 +107,8 @@ def test_no_roster_no_links_and_no_file(browser: TestClient) -> None:
     sign_up(browser)
     store = store_of(browser)
     account = _account_id(browser)
-    failed = store.create_job(account, minimal_request_dict())
-    store.finish_job(failed.id, "failed", error_code="no_solution")
+    failed = store.jobs.create_job(account, minimal_request_dict())
+    store.jobs.finish_job(failed.id, "failed", error_code="no_solution")
     assert links_of(browser.get("/dashboard/jobs").text, failed.id) == {}
     assert browser.get(f"/dashboard/jobs/{failed.id}/export.ics").status_code == 404
     job_id = completed_job(browser)

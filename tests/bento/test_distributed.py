@@ -184,7 +184,7 @@ def cluster(
         queue.flushdb()
     database_url: str = postgres_server.new_database()
     store = Store(database_url)
-    store.migrate()  # once, before four processes would race to
+    store.db.migrate()  # once, before four processes would race to
     common = {
         **{name: value for name, value in os.environ.items() if name != "PUBLIC_URL"},
         "DATABASE_URL": database_url,
@@ -306,7 +306,7 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
     )
 
     def rerun() -> str | None:
-        found = [store.find_job(job_id) for job_id in long_jobs]
+        found = [store.jobs.find_job(job_id) for job_id in long_jobs]
         again = [job.id for job in found if job is not None and job.attempt == 2]
         return again[0] if again else None
 
@@ -351,7 +351,7 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
         for replica in (replica_a, replica_b):
             again = client.on(replica, "GET", f"/solve/jobs/{job_id}")
             assert again.status_code == 200 and again.json() == body
-    records = {job_id: store.find_job(job_id) for job_id in jobs}
+    records = {job_id: store.jobs.find_job(job_id) for job_id in jobs}
     assert {job_id: job.attempt for job_id, job in records.items() if job} == {
         job_id: 2 if job_id == orphan else 1 for job_id in jobs
     }
@@ -407,13 +407,13 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
         if body["status"] == "completed"
     }
     assert consumed == charged
-    with store.read() as conn:
+    with store.db.read() as conn:
         rows = conn.execute(
             sa.select(ledger.c.reservation_id, ledger.c.units, ledger.c.state).where(
                 ledger.c.account_id == DEMO_ACCOUNT_ID
             )
         ).all()
-    records = {job_id: store.find_job(job_id) for job_id in finals}
+    records = {job_id: store.jobs.find_job(job_id) for job_id in finals}
     reservations = {job.reservation_id: job.id for job in records.values() if job}
     assert sorted(row.reservation_id for row in rows) == sorted(reservations)
     states = {reservations[row.reservation_id]: row.state for row in rows}
@@ -433,7 +433,7 @@ def test_a_killed_consumer_a_frozen_one_and_a_restarted_replica_lose_nothing(
 
 
 def attempt(store: Store, job_id: str) -> int | None:
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     return None if job is None else job.attempt
 
 

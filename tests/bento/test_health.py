@@ -29,7 +29,7 @@ def sqlite_queue(tmp_path: Path) -> object:
 def sqlite_store(tmp_path: Path) -> Store:
     """A migrated store on a SQLite file (the service migrates before it serves)."""
     store = Store(f"sqlite:///{tmp_path / 'store.db'}")
-    store.migrate()
+    store.db.migrate()
     return store
 
 
@@ -83,10 +83,10 @@ def test_a_store_that_takes_no_write_is_not_ready(store: Store, tmp_path: Path) 
     """Reads still answer, as on a full or read-only disk; the write probe does not."""
     queue = sqlite_queue(tmp_path)
     assert check(store, queue).ok
-    with store.write() as conn:
+    with store.db.write() as conn:
         assert conn.execute(sa.select(write_probe.c.id)).scalar_one() == 1
     refuse_writes(store)
-    with store.read() as conn:
+    with store.db.read() as conn:
         assert conn.execute(sa.text("SELECT 1")).scalar_one() == 1
     health = check(store, queue)
     assert [problem.split(":")[0] for problem in health.problems] == ["database"]
@@ -121,29 +121,29 @@ def test_a_sqlite_file_deleted_while_serving_is_not_ready_and_never_recreated(
 ) -> None:
     queue = sqlite_queue(tmp_path)
     with sqlite_store(tmp_path) as store:
-        account = store.create_account("Acme")
+        account = store.accounts.create_account("Acme")
         assert check(store, queue).ok
         (tmp_path / "store.db").unlink()
         health = check(store, queue)
         assert [problem.split(":")[0] for problem in health.problems] == ["database"]
         assert "deleted or replaced" in health.problems[0]
         with pytest.raises(StoreUnavailable, match="deleted or replaced"):
-            store.get_account(account.id)  # not from the deleted file, still open
+            store.accounts.get_account(account.id)  # not from the deleted file, still open
         with pytest.raises(StoreUnavailable):
-            store.migrate()  # not even a restart of the schema creates it again
+            store.db.migrate()  # not even a restart of the schema creates it again
         # Another process opening the same URL (a solver process) creates nothing either.
         with Store(f"sqlite:///{tmp_path / 'store.db'}") as other, pytest.raises(StoreUnavailable):
-            other.get_account(account.id)
+            other.accounts.get_account(account.id)
     assert not (tmp_path / "store.db").exists()
 
 
 def test_a_sqlite_file_replaced_while_serving_is_not_ready(tmp_path: Path) -> None:
     with sqlite_store(tmp_path) as store:
-        store.create_account("Acme")
+        store.accounts.create_account("Acme")
         (tmp_path / "store.db").rename(tmp_path / "moved.db")
         (tmp_path / "elsewhere").mkdir()
         with sqlite_store(tmp_path / "elsewhere") as fresh:
-            fresh.create_account("Other")
+            fresh.accounts.create_account("Other")
         (tmp_path / "elsewhere" / "store.db").rename(tmp_path / "store.db")
         assert "deleted or replaced" in (store_problem(store) or "")
 

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from bento.http.api import Settings, create_app
 from bento.http.gate import MAX_BODY_BYTES
-from bento.store import Store, StoreUnavailable
+from bento.store import Jobs, Store, StoreUnavailable
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
@@ -78,8 +78,8 @@ def assert_problem(response: Any, status: int, slug: str) -> dict[str, Any]:
 
 
 def fresh_key(store: Store, tier: str = "pro", free: int = 100, balance: int = 0) -> str:
-    account = store.create_account("client", tier=tier, free_quota=free, balance=balance)  # type: ignore[arg-type]
-    return store.issue_key(account.id)
+    account = store.accounts.create_account("client", tier=tier, free_quota=free, balance=balance)  # type: ignore[arg-type]
+    return store.accounts.issue_key(account.id)
 
 
 # ------------------------------------------------------------------------- validate
@@ -151,7 +151,7 @@ def test_x_payment_without_x402_configured_is_401_naming_x402(client: TestClient
 
 def test_disabled_key_is_401(client: TestClient, store: Store) -> None:
     key = fresh_key(store)
-    assert store.disable_key(key)
+    assert store.accounts.disable_key(key)
     assert_problem(post(client, "/solve", minimal_request_dict(), bearer(key)), 401, "unauthorized")
 
 
@@ -285,12 +285,20 @@ def test_openapi_describes_every_operation(client: TestClient) -> None:
     assert schemas["SolveRequest"]["additionalProperties"] is False
 
 
-class _CaptureFails(Store):
-    """The real store, except that ending a job (the capture of its units) fails: the
-    database went away between the solve's start and its end."""
+class _EndingFails(Jobs):
+    """The real job records, except that ending a job (the capture of its units) fails:
+    the database went away between the solve's start and its end."""
 
     def finish_job(self, job_id: str, *args: Any, **kwargs: Any) -> bool:
         raise StoreUnavailable("the database went away")
+
+
+class _CaptureFails(Store):
+    """The real store, with job records whose ending fails."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.jobs = _EndingFails(self.db)
 
 
 SETTLE_TIMEOUT_SECONDS = 60  # the service's reconciler runs every few seconds
@@ -330,8 +338,8 @@ def test_delivered_solution_with_failed_billing_says_so_and_is_captured_later(
     assert polled.json()["solution"] == body["solution"]
     after = client.get("/usage", headers=bearer(DEMO_KEY)).json()["available_units"]
     assert after == before - 1
-    job = working.get_job(working.authenticate(DEMO_KEY).id, body["job_id"])
-    assert working.get_reservation(job.reservation_id).state == "captured"
+    job = working.jobs.get_job(working.accounts.authenticate(DEMO_KEY).id, body["job_id"])
+    assert working.ledger.get_reservation(job.reservation_id).state == "captured"
 
 
 def too_big_for_one_second() -> dict[str, Any]:

@@ -156,9 +156,9 @@ def test_a_stopped_job_completes_with_its_best_roster_charged_once(
 
     assert stop(client, key, job_id) == (200, final)  # ended: nothing changes
     assert available(client, key) == 100 - units
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     assert job is not None and job.reservation_id is not None
-    reservation = store.get_reservation(job.reservation_id)
+    reservation = store.ledger.get_reservation(job.reservation_id)
     assert reservation is not None and reservation.state == "captured"
     done = progress(client, key, job_id)
     assert (done.state, done.status) == ("finished", "completed")

@@ -16,21 +16,33 @@ from bento.solving.job_watch import (
     MIN_WRITE_SECONDS,
     JobWatch,
 )
-from bento.store import Store
+from bento.store import Jobs, Store
 from bento.store.rows import now
 from engine.search.progress import ProgressPoint
 
 TICK = 0.25  # the watch thread's period (bento.solving.job_watch.POLL_SECONDS)
 
 
-class CountingStore(Store):
-    """The real store, counting the progress records written."""
+class CountingJobs(Jobs):
+    """The real job records, counting the progress records written."""
 
     writes = 0
 
     def record_progress(self, job_id: str, progress: Any, attempt: int | None = None) -> bool:
         self.writes += 1
         return super().record_progress(job_id, progress, attempt)
+
+
+class CountingStore(Store):
+    """The real store, with job records that count the progress written."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.jobs: CountingJobs = CountingJobs(self.db)
+
+    @property
+    def writes(self) -> int:
+        return self.jobs.writes
 
 
 class Clock:
@@ -43,10 +55,10 @@ class Clock:
 
 def _running_job(tmp_path: Path) -> tuple[CountingStore, str, str]:
     store = CountingStore(f"sqlite:///{tmp_path / 'store.db'}")
-    store.migrate()
-    account = store.create_account("Acme", tier="pro", free_quota=10)
-    assert store.reserve(account.id, 2, "job-r") is not None
-    job = store.create_job(account.id, {}, units_reserved=2, reservation_id="job-r")
+    store.db.migrate()
+    account = store.accounts.create_account("Acme", tier="pro", free_quota=10)
+    assert store.ledger.reserve(account.id, 2, "job-r") is not None
+    job = store.jobs.create_job(account.id, {}, units_reserved=2, reservation_id="job-r")
     return store, account.id, job.id
 
 
@@ -56,7 +68,7 @@ def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
     watch = JobWatch(store, job_id, clock)
     watch.tick()
     assert store.writes == 1
-    first = store.get_job(account_id, job_id)
+    first = store.jobs.get_job(account_id, job_id)
     assert first is not None and first.progress == {
         "elapsed_seconds": 0.0,
         "best_objective": None,
@@ -73,7 +85,7 @@ def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
         clock.now += TICK
         watch.tick()
     assert store.writes <= 1 + 10 / MIN_WRITE_SECONDS
-    record = store.get_job(account_id, job_id)
+    record = store.jobs.get_job(account_id, job_id)
     assert record is not None and isinstance(record.progress, dict)
     assert record.progress["solutions"] == 200
     assert record.progress["best_objective"] == objective
@@ -88,7 +100,7 @@ def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
         clock.now += TICK
         watch.tick()
     assert store.writes - quiet == int(10 / HEARTBEAT_SECONDS)
-    record = store.get_job(account_id, job_id)
+    record = store.jobs.get_job(account_id, job_id)
     assert record is not None and record.progress["elapsed_seconds"] == 20.0
 
 
@@ -97,7 +109,7 @@ def test_the_stop_request_sets_the_engines_event(tmp_path: Path) -> None:
     watch = JobWatch(store, job_id, Clock())
     watch.tick()
     assert not watch.stop.is_set()
-    stopped = store.stop_job(account_id, job_id, {"status": "failed"})
+    stopped = store.jobs.stop_job(account_id, job_id, {"status": "failed"})
     assert stopped is not None and stopped[1] == "stopping"
     watch.tick()
     assert watch.stop.is_set()
@@ -106,7 +118,7 @@ def test_the_stop_request_sets_the_engines_event(tmp_path: Path) -> None:
 def test_a_job_that_ended_meanwhile_stops_its_solve(tmp_path: Path) -> None:
     store, _, job_id = _running_job(tmp_path)
     watch = JobWatch(store, job_id, Clock())
-    assert store.finish_job(job_id, "failed", error_code="interrupted")
+    assert store.jobs.finish_job(job_id, "failed", error_code="interrupted")
     watch.tick()
     assert watch.stop.is_set()
 
@@ -133,12 +145,12 @@ def test_a_run_handed_to_another_stops_and_writes_nothing(tmp_path: Path) -> Non
     watch = JobWatch(store, job_id, Clock(), attempt=1)
     watch.tick()
     silent = now() + timedelta(seconds=1)  # as if its heartbeat had stopped
-    handed_on = store.settle_orphan(
+    handed_on = store.jobs.settle_orphan(
         job_id, 1, max_attempts=2, failed_response=lambda code: None, silent_since=silent
     )
     assert handed_on == "rerun"
     watch.tick()
     assert watch.stop.is_set()
     watch.write()
-    job = store.get_job(account_id, job_id)
+    job = store.jobs.get_job(account_id, job_id)
     assert job is not None and (job.attempt, job.progress) == (2, None)  # nothing overwritten

@@ -65,8 +65,8 @@ def bearer(key: str) -> dict[str, str]:
 
 
 def fresh_key(store: Store, tier: str = "pro", free: int = 100) -> str:
-    account = store.create_account("client", tier=tier, free_quota=free)  # type: ignore[arg-type]
-    return store.issue_key(account.id)
+    account = store.accounts.create_account("client", tier=tier, free_quota=free)  # type: ignore[arg-type]
+    return store.accounts.issue_key(account.id)
 
 
 def available(client: TestClient, key: str) -> int:
@@ -177,9 +177,9 @@ def test_large_job_completes_audited_and_is_charged_exactly_once(
         again = client.get(f"/solve/jobs/{job_id}", headers=bearer(key))
         assert again.status_code == 200 and again.json() == body
     assert available(client, key) == 100 - units
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     assert job is not None and job.reservation_id is not None
-    reservation = store.get_reservation(job.reservation_id)
+    reservation = store.ledger.get_reservation(job.reservation_id)
     assert reservation is not None and reservation.state == "captured"
 
 
@@ -245,14 +245,14 @@ def test_restart_runs_orphans_once_more_and_keeps_queued_ones(tmp_path: Path) ->
     units still held; one whose second run was orphaned too fails interrupted."""
     settings = settings_for(tmp_path, jobs_consumer=False, solve_processes=1)
     store = Store(str(settings.database_url))
-    store.migrate()
-    account = store.create_account("owner", tier="pro", free_quota=10)
+    store.db.migrate()
+    account = store.accounts.create_account("owner", tier="pro", free_quota=10)
     jobs = []
     for name in ("orphan", "again", "queued"):
-        assert store.reserve(account.id, 2, name) is not None
-        jobs.append(store.create_job(account.id, {}, units_reserved=2, reservation_id=name))
+        assert store.ledger.reserve(account.id, 2, name) is not None
+        jobs.append(store.jobs.create_job(account.id, {}, units_reserved=2, reservation_id=name))
     orphan, again, queued = jobs
-    handed_on = store.settle_orphan(
+    handed_on = store.jobs.settle_orphan(
         again.id, 1, max_attempts=MAX_ATTEMPTS, failed_response=lambda code: None
     )
     assert handed_on == "rerun"  # its first run died earlier; its second has not started
@@ -261,22 +261,22 @@ def test_restart_runs_orphans_once_more_and_keeps_queued_ones(tmp_path: Path) ->
         raise AssertionError("nothing runs before the app starts")
 
     JobQueue(create_huey(settings), no_context).enqueue(queued.id)  # still in the queue
-    assert store.usage(account.id)[2] == 4
+    assert store.ledger.usage(account.id)[2] == 4
 
     with TestClient(create_app(settings)) as client:
-        rerun = store.find_job(orphan.id)
+        rerun = store.jobs.find_job(orphan.id)
         assert rerun is not None and (rerun.status, rerun.attempt) == ("running", 2)
-        assert store.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
-        failed = store.find_job(again.id)
+        assert store.ledger.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
+        failed = store.jobs.find_job(again.id)
         assert failed is not None and (failed.status, failed.error_code) == (
             "failed",
             "interrupted",
         )
         assert failed.as_response()["error"]["code"] == "interrupted"
-        assert store.get_reservation("again").state == "released"  # type: ignore[union-attr]
-        waiting = store.find_job(queued.id)
+        assert store.ledger.get_reservation("again").state == "released"  # type: ignore[union-attr]
+        waiting = store.jobs.find_job(queued.id)
         assert waiting is not None and (waiting.status, waiting.attempt) == ("running", 1)
-        assert store.usage(account.id)[2] == 6
+        assert store.ledger.usage(account.id)[2] == 6
         queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
         tasks = sorted((task.args, task.kwargs) for task in queue.huey.pending())
         assert tasks == sorted([((queued.id,), {}), ((orphan.id,), {"attempt": 2})])
@@ -295,9 +295,9 @@ def test_shutdown_fails_the_job_it_was_solving(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "the consumer never picked the job up"
             time.sleep(0.1)
     store = Store(str(settings.database_url))
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     assert job is not None and (job.status, job.error_code) == ("failed", "interrupted")
-    assert store.get_reservation(str(job.reservation_id)).state == "released"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation(str(job.reservation_id)).state == "released"  # type: ignore[union-attr]
     store.close()
 
 
@@ -316,12 +316,12 @@ def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
     """Scale-out: `huey_consumer bento.solving.jobs.huey` with the service's environment."""
     settings = settings_for(tmp_path, jobs_consumer=False)
     store = Store(str(settings.database_url))
-    store.migrate()
-    account = store.create_account("owner", tier="pro", free_quota=10)
+    store.db.migrate()
+    account = store.accounts.create_account("owner", tier="pro", free_quota=10)
     data = minimal_request_dict()
     data["options"] = {"solver_timeout_seconds": 40}
-    assert store.reserve(account.id, 1, "scale-out") is not None
-    job = store.create_job(account.id, data, units_reserved=1, reservation_id="scale-out")
+    assert store.ledger.reserve(account.id, 1, "scale-out") is not None
+    job = store.jobs.create_job(account.id, data, units_reserved=1, reservation_id="scale-out")
 
     def no_context() -> JobContext:
         raise AssertionError("the producer never runs tasks")
@@ -330,7 +330,7 @@ def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
     process = start_huey_consumer({"DATABASE_URL": str(settings.database_url)})
     try:
         deadline = time.monotonic() + POLL_LIMIT_SECONDS
-        while (found := store.find_job(job.id)) is not None and found.status == "running":
+        while (found := store.jobs.find_job(job.id)) is not None and found.status == "running":
             assert process.poll() is None, "the consumer exited"
             assert time.monotonic() < deadline, "the consumer never finished the job"
             time.sleep(0.25)
@@ -343,5 +343,5 @@ def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
             process.wait()
     assert found is not None and found.status == "completed", found
     assert found.as_response()["usage"] == {"units_consumed": 1, "units_remaining": 9}
-    assert store.get_reservation("scale-out").state == "captured"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation("scale-out").state == "captured"  # type: ignore[union-attr]
     store.close()

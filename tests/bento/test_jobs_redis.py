@@ -94,9 +94,9 @@ def test_queued_job_completes_audited_and_is_charged_once(redis_url: str, pg_url
 
         assert client.get(f"/solve/jobs/{job_id}", headers=bearer(key)).json() == body
         assert available(client, key) == 100 - units
-        job = store.find_job(job_id)
+        job = store.jobs.find_job(job_id)
         assert job is not None and job.reservation_id is not None
-        reservation = store.get_reservation(job.reservation_id)
+        reservation = store.ledger.get_reservation(job.reservation_id)
         assert reservation is not None and reservation.state == "captured"
         queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
         assert queue.huey.get(f"executing:{job_id}", peek=True) is None  # mark cleared
@@ -118,7 +118,7 @@ def test_a_separate_consumer_process_runs_jobs_the_service_queued(
         process = start_huey_consumer({"DATABASE_URL": pg_url, "JOBS_REDIS_URL": redis_url})
         try:
             deadline = time.monotonic() + POLL_LIMIT_SECONDS
-            while (found := store.find_job(job_id)) is not None and found.status == "running":
+            while (found := store.jobs.find_job(job_id)) is not None and found.status == "running":
                 assert process.poll() is None, "the consumer exited"
                 assert time.monotonic() < deadline, "the consumer never finished the job"
                 time.sleep(0.25)
@@ -142,13 +142,13 @@ def test_restart_keeps_queued_and_live_jobs_and_settles_orphans(
     orphan on its first run runs again; one whose consumer died on its second run fails."""
     settings = distributed(redis_url, pg_url, jobs_consumer=False, solve_processes=1)
     store = Store(pg_url)
-    store.migrate()
-    account = store.create_account("owner", tier="pro", free_quota=10)
+    store.db.migrate()
+    account = store.accounts.create_account("owner", tier="pro", free_quota=10)
     jobs = {}
     for name in ("orphan", "queued", "solving", "stale"):
-        assert store.reserve(account.id, 2, name) is not None
-        jobs[name] = store.create_job(account.id, {}, units_reserved=2, reservation_id=name)
-    handed_on = store.settle_orphan(
+        assert store.ledger.reserve(account.id, 2, name) is not None
+        jobs[name] = store.jobs.create_job(account.id, {}, units_reserved=2, reservation_id=name)
+    handed_on = store.jobs.settle_orphan(
         jobs["stale"].id, 1, max_attempts=MAX_ATTEMPTS, failed_response=lambda code: None
     )
     assert handed_on == "rerun"  # the stale mark below is its second run's
@@ -159,7 +159,7 @@ def test_restart_keeps_queued_and_live_jobs_and_settles_orphans(
 
     with TestClient(create_app(settings)) as client:
         queue: JobQueue = client.app.state.jobs  # type: ignore[attr-defined]
-        states = {name: store.find_job(job.id) for name, job in jobs.items()}
+        states = {name: store.jobs.find_job(job.id) for name, job in jobs.items()}
         assert {name: (job.status, job.attempt) for name, job in states.items() if job} == {
             "orphan": ("running", 2),
             "queued": ("running", 1),
@@ -167,8 +167,8 @@ def test_restart_keeps_queued_and_live_jobs_and_settles_orphans(
             "stale": ("failed", 2),
         }
         assert states["stale"].error_code == "interrupted"  # type: ignore[union-attr]
-        assert store.get_reservation("stale").state == "released"  # type: ignore[union-attr]
-        assert store.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
+        assert store.ledger.get_reservation("stale").state == "released"  # type: ignore[union-attr]
+        assert store.ledger.get_reservation("orphan").state == "reserved"  # type: ignore[union-attr]
         assert queue.huey.get(f"executing:{jobs['stale'].id}", peek=True) is None
         waiting = [*queue.huey.pending(), *queue.huey.scheduled()]  # no consumer moves them
         assert sorted((task.name, task.args, task.kwargs) for task in waiting) == sorted(
@@ -178,7 +178,7 @@ def test_restart_keeps_queued_and_live_jobs_and_settles_orphans(
                 ("run_solve_job", (jobs["orphan"].id,), {"attempt": 2}),
             ]
         )
-        assert store.usage(account.id)[2] == 4
+        assert store.ledger.usage(account.id)[2] == 4
     store.close()
 
 
@@ -209,20 +209,20 @@ def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
     mark is gone, runs again once; a second death fails it; live jobs are left alone."""
     settings = distributed(redis_url, pg_url, jobs_consumer=False)
     store = Store(pg_url)
-    store.migrate()
-    account = store.create_account("owner", tier="pro", free_quota=100)
+    store.db.migrate()
+    account = store.accounts.create_account("owner", tier="pro", free_quota=100)
     names = ("fresh", "waiting", "taken", "lost", "beating", "silent", "silent twice")
     jobs = {}
     for name in names:
-        assert store.reserve(account.id, 2, name) is not None
-        jobs[name] = store.create_job(account.id, {}, units_reserved=2, reservation_id=name)
+        assert store.ledger.reserve(account.id, 2, name) is not None
+        jobs[name] = store.jobs.create_job(account.id, {}, units_reserved=2, reservation_id=name)
     queue = JobQueue(create_huey(settings), no_context)
     queue.enqueue(jobs["waiting"].id)
     queue.huey.put(f"executing:{jobs['taken'].id}", time.time() + 30)
     for name in ("beating", "silent", "silent twice"):
-        assert store.record_progress(jobs[name].id, {"elapsed_seconds": 1.0})
+        assert store.jobs.record_progress(jobs[name].id, {"elapsed_seconds": 1.0})
     silent = now() + timedelta(seconds=1)
-    outcome = store.settle_orphan(
+    outcome = store.jobs.settle_orphan(
         jobs["silent twice"].id,
         1,
         max_attempts=2,
@@ -230,11 +230,11 @@ def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
         silent_since=silent,
     )
     assert outcome == "rerun"
-    assert store.record_progress(jobs["silent twice"].id, {"elapsed_seconds": 1.0}, attempt=2)
+    assert store.jobs.record_progress(jobs["silent twice"].id, {"elapsed_seconds": 1.0}, attempt=2)
     long_ago = now() - timedelta(minutes=5)
     quiet = [jobs[name].id for name in ("waiting", "taken", "lost")]
     silenced = [jobs[name].id for name in ("silent", "silent twice")]
-    with store.write() as conn:  # as if minutes had passed, without waiting for them
+    with store.db.write() as conn:  # as if minutes had passed, without waiting for them
         conn.execute(
             tables.jobs.update().where(tables.jobs.c.id.in_(quiet)).values(updated_at=long_ago)
         )
@@ -248,7 +248,7 @@ def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
         jobs["silent"].id: "rerun",
         jobs["silent twice"].id: "interrupted",
     }
-    states = {name: store.find_job(job.id) for name, job in jobs.items()}
+    states = {name: store.jobs.find_job(job.id) for name, job in jobs.items()}
     assert {name: (job.status, job.attempt) for name, job in states.items() if job} == {
         "fresh": ("running", 1),
         "waiting": ("running", 1),
@@ -258,8 +258,8 @@ def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
         "silent": ("running", 2),
         "silent twice": ("failed", 2),
     }
-    assert store.get_reservation("silent twice").state == "released"  # type: ignore[union-attr]
-    assert store.get_reservation("silent").state == "reserved"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation("silent twice").state == "released"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation("silent").state == "reserved"  # type: ignore[union-attr]
     assert sorted((task.args, task.kwargs) for task in queue.huey.pending()) == sorted(
         [
             ((jobs["waiting"].id,), {}),
@@ -269,7 +269,7 @@ def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
     )
     # A second sweep (another consumer's) finds nothing more to do: the re-runs are queued.
     assert queue.sweep_orphans(store) == {}
-    assert store.usage(account.id)[2] == 100 - 2 * 6
+    assert store.ledger.usage(account.id)[2] == 100 - 2 * 6
     store.close()
 
 

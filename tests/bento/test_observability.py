@@ -97,8 +97,8 @@ def test_an_infeasible_replan_is_counted_as_no_solution(client: TestClient) -> N
 
 def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
     store: Store = client.app.state.store  # type: ignore[attr-defined]
-    account = store.create_account("broke", free_quota=0)
-    key = store.issue_key(account.id)
+    account = store.accounts.create_account("broke", free_quota=0)
+    key = store.accounts.issue_key(account.id)
     refused, solves = counter("shiftsched_units_refused_total"), counter(SOLVES, SYNC_COMPLETED)
     response = solve(client, key)
     assert response.status_code == 429
@@ -111,7 +111,7 @@ def test_a_queued_solve_is_counted_and_logged_with_its_job_id(
 ) -> None:
     caplog.set_level(logging.INFO, logger="bento")
     store: Store = client.app.state.store  # type: ignore[attr-defined]
-    key = store.issue_key(store.create_account("pro", tier="pro").id)
+    key = store.accounts.issue_key(store.accounts.create_account("pro", tier="pro").id)
     queued = {"path": "queued", "outcome": "completed"}
     before = counter(SOLVES, queued)
     data = minimal_request_dict()

@@ -67,7 +67,7 @@ def store_of(client: TestClient) -> Store:
 
 
 def settle_with_of(store: Store, key: str) -> str | None:
-    with store.read() as conn:
+    with store.db.read() as conn:
         value: str | None = conn.execute(
             payments.select().with_only_columns(payments.c.settle_with).where(payments.c.key == key)
         ).scalar_one()
@@ -90,7 +90,7 @@ def flagged_x402(client: TestClient, standin: StandIn, mode: str) -> str:
     assert_audited_roster(response, data)
     assert response.headers["x-service-settle-status"] == "facilitator_error"
     store = store_of(client)
-    assert store.payment_state(x402_key(header)) == "settle_failed"
+    assert store.payments.payment_state(x402_key(header)) == "settle_failed"
     assert settle_with_of(store, x402_key(header)) is not None
     return header
 
@@ -106,7 +106,7 @@ def test_a_held_x402_settlement_is_settled_by_the_next_paid_solve(
     assert_audited_roster(later, data)
     assert "x-service-settle-status" not in later.headers
     store = store_of(client)
-    assert store.payment_state(x402_key(held)) == "settled"
+    assert store.payments.payment_state(x402_key(held)) == "settled"
     assert settle_with_of(store, x402_key(held)) is None
     nonce = decoded(held)["payload"]["authorization"]["nonce"]
     settles = [call["body"] for call in standin.calls("/settle")]
@@ -127,7 +127,7 @@ def test_the_timer_settles_a_held_settlement_when_no_paid_solve_follows(
     )
     try:
         deadline = time.monotonic() + WAIT_SECONDS
-        while store.payment_state(x402_key(held)) != "settled":
+        while store.payments.payment_state(x402_key(held)) != "settled":
             assert time.monotonic() < deadline, "the timer never settled the held claim"
             time.sleep(0.1)
     finally:
@@ -146,7 +146,7 @@ def test_a_held_settlement_refused_on_retry_is_recorded_for_good(
     standin.script(settle="fail")
     store = store_of(client)
     assert settle_held_now(client, "x402") == {x402_key(held): "failed"}
-    assert store.payment_state(x402_key(held)) == "settle_failed"
+    assert store.payments.payment_state(x402_key(held)) == "settle_failed"
     assert settle_with_of(store, x402_key(held)) is None
     standin.script(settle="check")
     assert settle_held_now(client, "x402") == {}
@@ -179,7 +179,7 @@ def test_a_held_mpp_capture_is_captured_by_the_next_paid_solve(
     later = post_solve(client, data, {"Authorization": mpp_credential(challenge, later_id)})
     assert_audited_roster(later, data)
     assert standin.payment(held_id)["status"] == "captured"
-    assert store_of(client).payment_state(f"mpp:{held_id}") == "settled"
+    assert store_of(client).payments.payment_state(f"mpp:{held_id}") == "settled"
 
 
 def test_a_held_mpp_capture_that_landed_late_is_not_captured_twice(

@@ -86,10 +86,12 @@ def test_a_killed_paid_request_strands_nothing(
             sender = threading.Thread(target=first, daemon=True)
             sender.start()
             wait_for("the provider to be asked", lambda: standin.calls(f"/payments/{payment_id}"))
-            assert store.payment_state(key) == "verifying"
+            assert store.payments.payment_state(key) == "verifying"
             kill_tree(server.process)
             sender.join(WAIT_SECONDS)
-        assert store.payment_state(key) == "verifying"  # stranded, until its lease runs out
+        assert (
+            store.payments.payment_state(key) == "verifying"
+        )  # stranded, until its lease runs out
         standin.script(provider="ok")
 
         with served(env, log, ready=OPENAPI) as server:
@@ -115,7 +117,7 @@ def test_a_killed_paid_request_strands_nothing(
             assert "x-service-settle-status" not in retried.headers
             again = httpx.post(f"{base}/solve", content=body, headers=paid, timeout=120)
             assert again.status_code == 401 and "already used" in again.json()["detail"]
-        assert store.payment_state(key) == "settled"
+        assert store.payments.payment_state(key) == "settled"
         assert standin.payment(payment_id)["status"] == "captured"
         captures = [call for call in standin.calls() if call["path"].endswith("/capture")]
         assert len(captures) == 1

@@ -144,7 +144,7 @@ def test_payment_authorization_beside_a_bearer_key_pays_and_the_key_is_not_charg
     client: TestClient, standin: StandIn
 ) -> None:
     store = client.app.state.store  # type: ignore[attr-defined]
-    before = store.usage("demo")
+    before = store.ledger.usage("demo")
     data = minimal_request_dict()
     headers = {
         "Authorization": f"Bearer {DEMO_KEY}",
@@ -153,7 +153,7 @@ def test_payment_authorization_beside_a_bearer_key_pays_and_the_key_is_not_charg
     response = post_solve(client, data, headers)
     assert_audited_roster(response, data)
     assert "payment-receipt" in response.headers
-    assert store.usage("demo") == before
+    assert store.ledger.usage("demo") == before
 
 
 def test_a_payment_larger_than_the_price_is_accepted(client: TestClient, standin: StandIn) -> None:
@@ -309,7 +309,7 @@ def test_a_refused_capture_withholds_the_roster_and_gives_the_payment_back(
     assert refused.headers["x-service-settle-status"] == "failed"
     assert "payment-receipt" not in refused.headers
     store = client.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(f"mpp:{payment_id}") is None
+    assert store.payments.payment_state(f"mpp:{payment_id}") is None
     assert standin.payment(payment_id)["status"] == "authorized"  # no money moved
     standin.script(capture="ok")
     paid = post_solve(client, data, {"Authorization": credential})
@@ -331,7 +331,7 @@ def test_no_verdict_at_capture_delivers_the_roster_flagged_and_holds_the_payment
     assert response.headers["x-service-settle-status"] == "facilitator_error"
     assert "payment-receipt" not in response.headers
     store = impatient.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(f"mpp:{payment_id}") == "settle_failed"
+    assert store.payments.payment_state(f"mpp:{payment_id}") == "settle_failed"
     standin.script(capture="ok")
     again = post_solve(impatient, data, {"Authorization": credential})
     assert "already used" in assert_mpp_refused(again)["detail"]
@@ -393,8 +393,8 @@ def left_settling(client: TestClient, payment_id: str) -> None:
     lease run out."""
     store = client.app.state.store  # type: ignore[attr-defined]
     key = f"mpp:{payment_id}"
-    assert store.claim_payment(key, "mpp", str(SMALL_PRICE), "req-dead", -1.0)
-    assert store.start_settling(key, "req-dead", -1.0)
+    assert store.payments.claim_payment(key, "mpp", str(SMALL_PRICE), "req-dead", -1.0)
+    assert store.payments.start_settling(key, "req-dead", -1.0)
 
 
 def test_a_payment_left_settling_uncaptured_is_given_back_and_pays_the_retry(
@@ -411,7 +411,7 @@ def test_a_payment_left_settling_uncaptured_is_given_back_and_pays_the_retry(
     assert standin.payment(payment_id)["status"] == "captured"
     assert len(standin.calls(f"/payments/{payment_id}/capture")) == 1
     store = client.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(f"mpp:{payment_id}") == "settled"
+    assert store.payments.payment_state(f"mpp:{payment_id}") == "settled"
 
 
 def test_a_payment_left_settling_but_captured_is_recorded_and_not_used_again(
@@ -425,8 +425,8 @@ def test_a_payment_left_settling_but_captured_is_recorded_and_not_used_again(
     assert "already used" in body["detail"]
     assert standin.calls(f"/payments/{payment_id}/capture") == []
     store = client.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(f"mpp:{payment_id}") == "settled"
-    with store.read() as conn:
+    assert store.payments.payment_state(f"mpp:{payment_id}") == "settled"
+    with store.db.read() as conn:
         detail = conn.execute(
             payments.select()
             .with_only_columns(payments.c.detail)

@@ -189,10 +189,10 @@ def test_payment_signature_v2_pays_the_offer_of_the_402(
 
 def test_a_paid_solve_takes_no_units_from_any_account(client: TestClient) -> None:
     store = client.app.state.store  # type: ignore[attr-defined]
-    before = store.usage("demo")
+    before = store.ledger.usage("demo")
     response = post_solve(client, minimal_request_dict(), {"X-PAYMENT": x402_v1(SMALL_PRICE)})
     assert response.status_code == 200
-    assert store.usage("demo") == before
+    assert store.ledger.usage("demo") == before
 
 
 def test_a_diagnosed_infeasibility_is_delivered_and_settled(
@@ -363,12 +363,12 @@ def test_a_refused_settlement_withholds_the_roster_and_gives_the_payment_back(
     assert "x-payment-response" not in refused.headers
     assert "solution" not in body
     store = client.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(claim_key(header)) is None  # no money moved: given back
+    assert store.payments.payment_state(claim_key(header)) is None  # no money moved: given back
     standin.script(settle="check")
     paid = post_solve(client, data, {"X-PAYMENT": header})
     assert_audited_roster(paid, data)
     assert decoded(paid.headers["x-payment-response"])["success"] is True
-    assert store.payment_state(claim_key(header)) == "settled"
+    assert store.payments.payment_state(claim_key(header)) == "settled"
 
 
 @pytest.mark.parametrize("mode", ["drop", "slow", "error"])
@@ -383,7 +383,7 @@ def test_no_verdict_at_settlement_delivers_the_roster_flagged_and_holds_the_paym
     assert response.headers["x-service-settle-status"] == "facilitator_error"
     assert "x-payment-response" not in response.headers
     store = impatient.app.state.store  # type: ignore[attr-defined]
-    assert store.payment_state(claim_key(header)) == "settle_failed"
+    assert store.payments.payment_state(claim_key(header)) == "settle_failed"
     standin.script(settle="check")
     again = post_solve(impatient, data, {"X-PAYMENT": header})
     assert "already used" in assert_x402_refused(again)["detail"]
@@ -543,9 +543,11 @@ def test_a_payment_left_settling_by_a_dead_request_stays_refused(
     left while settling waits for an operator (the chain would tell), past its lease too."""
     header = x402_v1(SMALL_PRICE)
     store = client.app.state.store  # type: ignore[attr-defined]
-    assert store.claim_payment(claim_key(header), "x402", str(SMALL_PRICE), "req-dead", -1.0)
-    assert store.start_settling(claim_key(header), "req-dead", -1.0)
+    assert store.payments.claim_payment(
+        claim_key(header), "x402", str(SMALL_PRICE), "req-dead", -1.0
+    )
+    assert store.payments.start_settling(claim_key(header), "req-dead", -1.0)
     refused = post_solve(client, minimal_request_dict(), {"X-PAYMENT": header})
     assert "already used" in assert_x402_refused(refused)["detail"]
-    assert store.payment_state(claim_key(header)) == "settling"
+    assert store.payments.payment_state(claim_key(header)) == "settling"
     assert standin.calls() == []

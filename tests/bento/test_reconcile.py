@@ -30,8 +30,10 @@ ROSTER = {"job_id": "x", "status": "completed", "solution": {"assignments": []}}
 def sync_solve(store: Store, account_id: str, units: int = 2) -> tuple[str, str]:
     """A synchronous solve as the service starts one: a leased hold, then its job row."""
     reservation_id = f"r-{account_id[:8]}-{units}-{now().timestamp()}"
-    assert store.reserve(account_id, units, reservation_id, lease_seconds=LEASE, purpose="solve")
-    job = store.create_job(
+    assert store.ledger.reserve(
+        account_id, units, reservation_id, lease_seconds=LEASE, purpose="solve"
+    )
+    job = store.jobs.create_job(
         account_id,
         minimal_request_dict(),
         units_reserved=units,
@@ -42,50 +44,50 @@ def sync_solve(store: Store, account_id: str, units: int = 2) -> tuple[str, str]
 
 
 def available(store: Store, account_id: str) -> int:
-    return store.usage(account_id)[2]
+    return store.ledger.usage(account_id)[2]
 
 
 def test_a_sync_solve_that_never_came_back_is_interrupted_and_released(store: Store) -> None:
-    account = store.create_account("Crashed", free_quota=10)
+    account = store.accounts.create_account("Crashed", free_quota=10)
     job_id, reservation_id = sync_solve(store, account.id)
     assert available(store, account.id) == 8
     assert settle_stale_holds(store.db) == {}  # the lease is live: nothing to do
     assert audit(store.db).ok
 
     assert settle_stale_holds(store.db, now() + LATER) == {reservation_id: "interrupted"}
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     assert job is not None and job.status == "failed" and job.error_code == "interrupted"
-    assert store.get_reservation(reservation_id).state == "released"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation(reservation_id).state == "released"  # type: ignore[union-attr]
     assert available(store, account.id) == 10
     assert settle_stale_holds(store.db, now() + LATER) == {}  # settled once
     assert audit(store.db, now() + LATER).ok
 
 
 def test_a_lease_cut_at_the_solves_start_runs_out_sooner(store: Store) -> None:
-    account = store.create_account("Started", free_quota=10)
+    account = store.accounts.create_account("Started", free_quota=10)
     _, reservation_id = sync_solve(store, account.id)
-    assert store.renew_lease(reservation_id, 5)
+    assert store.ledger.renew_lease(reservation_id, 5)
     assert settle_stale_holds(store.db, now() + timedelta(seconds=6)) == {
         reservation_id: "interrupted"
     }
-    assert not store.renew_lease(reservation_id, LEASE)  # settled: no lease to renew
+    assert not store.ledger.renew_lease(reservation_id, LEASE)  # settled: no lease to renew
 
 
 def test_a_delivered_sync_solve_is_charged_and_a_late_reconciler_changes_nothing(
     store: Store,
 ) -> None:
-    account = store.create_account("Delivered", free_quota=10)
+    account = store.accounts.create_account("Delivered", free_quota=10)
     job_id, reservation_id = sync_solve(store, account.id)
-    assert store.finish_job(job_id, "completed", response_json=ROSTER, charged=True)
+    assert store.jobs.finish_job(job_id, "completed", response_json=ROSTER, charged=True)
     assert settle_stale_holds(store.db, now() + LATER) == {}
-    assert store.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
     found = audit(store.db, now() + LATER)
     assert found.ok, found.as_json()
     assert found.captured_units == 2 and found.units_by_cause["sync_solves"] == 2
 
 
 def test_a_diagnosed_infeasibility_is_a_charged_sync_solve(store: Store) -> None:
-    account = store.create_account("Infeasible", free_quota=10)
+    account = store.accounts.create_account("Infeasible", free_quota=10)
     job_id, reservation_id = sync_solve(store, account.id)
     infeasible = {
         "job_id": job_id,
@@ -93,10 +95,10 @@ def test_a_diagnosed_infeasibility_is_a_charged_sync_solve(store: Store) -> None
         "solution": None,
         "error": {"code": "no_solution", "diagnosis": {"status": "identified", "causes": []}},
     }
-    store.finish_job(
+    store.jobs.finish_job(
         job_id, "failed", response_json=infeasible, error_code="no_solution", charged=True
     )
-    assert store.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
     found = audit(store.db)
     assert found.ok, found.as_json()
     assert found.units_by_cause["sync_solves"] == 2
@@ -105,9 +107,9 @@ def test_a_diagnosed_infeasibility_is_a_charged_sync_solve(store: Store) -> None
 def test_a_hold_past_its_lease_is_captured_when_its_job_completed(store: Store) -> None:
     """A job ended while its capture did not (a hand-made inconsistency: the job and its
     hold are written together, so only a repair can leave them apart)."""
-    account = store.create_account("Torn", free_quota=10)
+    account = store.accounts.create_account("Torn", free_quota=10)
     job_id, reservation_id = sync_solve(store, account.id)
-    with store.write() as conn:
+    with store.db.write() as conn:
         conn.execute(
             jobs.update()
             .where(jobs.c.id == job_id)
@@ -123,10 +125,10 @@ def test_a_hold_past_its_lease_is_captured_when_its_job_completed(store: Store) 
 
 
 def test_a_hold_without_a_job_is_released_past_its_lease(store: Store) -> None:
-    account = store.create_account("Replan", free_quota=10)
-    assert store.reserve(account.id, 3, "replan-1", lease_seconds=LEASE, purpose="replan")
-    assert store.reserve(account.id, 1, "rec-1", lease_seconds=LEASE, purpose="recommend")
-    assert store.capture("rec-1")
+    account = store.accounts.create_account("Replan", free_quota=10)
+    assert store.ledger.reserve(account.id, 3, "replan-1", lease_seconds=LEASE, purpose="replan")
+    assert store.ledger.reserve(account.id, 1, "rec-1", lease_seconds=LEASE, purpose="recommend")
+    assert store.ledger.capture("rec-1")
     assert settle_stale_holds(store.db, now() + LATER) == {"replan-1": "released"}
     assert available(store, account.id) == 9
     found = audit(store.db, now() + LATER)
@@ -135,12 +137,12 @@ def test_a_hold_without_a_job_is_released_past_its_lease(store: Store) -> None:
 
 
 def test_a_queued_jobs_hold_follows_its_job_not_a_lease(store: Store) -> None:
-    account = store.create_account("Queued", tier="pro", free_quota=10)
-    assert store.reserve(account.id, 2, "job-1", lease_seconds=LEASE, purpose="job")
-    job = store.create_job(
+    account = store.accounts.create_account("Queued", tier="pro", free_quota=10)
+    assert store.ledger.reserve(account.id, 2, "job-1", lease_seconds=LEASE, purpose="job")
+    job = store.jobs.create_job(
         account.id, minimal_request_dict(), units_reserved=2, reservation_id="job-1"
     )
-    with store.read() as conn:
+    with store.db.read() as conn:
         lease = conn.execute(
             sa.select(ledger.c.expires_at).where(ledger.c.reservation_id == "job-1")
         ).scalar()
@@ -148,14 +150,14 @@ def test_a_queued_jobs_hold_follows_its_job_not_a_lease(store: Store) -> None:
     much_later = now() + UNLEASED_HOLD_AGE + LATER
     assert settle_stale_holds(store.db, much_later) == {}
     assert audit(store.db, much_later).ok
-    assert store.finish_job(job.id, "completed", response_json=ROSTER)
+    assert store.jobs.finish_job(job.id, "completed", response_json=ROSTER)
     found = audit(store.db, much_later)
     assert found.ok and found.units_by_cause["queued_jobs"] == 2
 
 
 def test_a_hold_from_before_leases_is_released_once_stale(store: Store) -> None:
-    account = store.create_account("Legacy", free_quota=10)
-    assert store.reserve(account.id, 4, "old-1")  # no lease, no job: an old release's leak
+    account = store.accounts.create_account("Legacy", free_quota=10)
+    assert store.ledger.reserve(account.id, 4, "old-1")  # no lease, no job: an old release's leak
     assert settle_stale_holds(store.db) == {}
     found = audit(store.db)
     assert found.violations["hold_without_lease"] == 1
@@ -164,11 +166,11 @@ def test_a_hold_from_before_leases_is_released_once_stale(store: Store) -> None:
 
 
 def test_concurrent_reconcilers_settle_each_hold_once(store: Store) -> None:
-    account = store.create_account("Crowd", free_quota=40)
+    account = store.accounts.create_account("Crowd", free_quota=40)
     held = [sync_solve(store, account.id, units=1) for _ in range(6)]
     held += [(None, f"bare-{i}") for i in range(6)]
     for _, reservation_id in held[6:]:
-        assert store.reserve(account.id, 1, reservation_id, lease_seconds=LEASE)
+        assert store.ledger.reserve(account.id, 1, reservation_id, lease_seconds=LEASE)
     assert available(store, account.id) == 28
     moment = now() + LATER
     results: list[dict[str, Any]] = []
@@ -189,21 +191,21 @@ def test_concurrent_reconcilers_settle_each_hold_once(store: Store) -> None:
 
 
 def test_the_outbox_writes_a_kept_end_once_the_store_takes_it(store: Store, tmp_path: Path) -> None:
-    account = store.create_account("Outage", free_quota=10)
+    account = store.accounts.create_account("Outage", free_quota=10)
     job_id, reservation_id = sync_solve(store, account.id)
     outbox = Outbox(tmp_path / "outbox")
     assert outbox.put(job_id, "completed", ROSTER, error_code=None, charged=True)
     assert outbox.replay(store) == 1
     assert outbox.pending() == []
-    job = store.find_job(job_id)
+    job = store.jobs.find_job(job_id)
     assert job is not None and job.status == "completed" and job.response_json == ROSTER
-    assert store.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation(reservation_id).state == "captured"  # type: ignore[union-attr]
     # A kept capture the reconciler beat (the lease ran out first) is dropped, unpaid.
-    assert store.reserve(account.id, 1, "late-1", lease_seconds=LEASE, purpose="replan")
+    assert store.ledger.reserve(account.id, 1, "late-1", lease_seconds=LEASE, purpose="replan")
     assert settle_stale_holds(store.db, now() + LATER) == {"late-1": "released"}
     assert outbox.put_capture("late-1")
     assert outbox.replay(store) == 1
-    assert store.get_reservation("late-1").state == "released"  # type: ignore[union-attr]
+    assert store.ledger.get_reservation("late-1").state == "released"  # type: ignore[union-attr]
     assert audit(store.db, now() + LATER).ok
 
 
@@ -223,11 +225,11 @@ def run_admin(capsys: pytest.CaptureFixture[str], url: str) -> tuple[int, dict[s
 def test_admin_reconcile_settles_then_proves_the_ledger(
     store: Store, database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    account = store.create_account("Audited", free_quota=10)
+    account = store.accounts.create_account("Audited", free_quota=10)
     job_id, _ = sync_solve(store, account.id)
-    store.finish_job(job_id, "completed", response_json=ROSTER, charged=True)
+    store.jobs.finish_job(job_id, "completed", response_json=ROSTER, charged=True)
     # A hold already past its lease: reconcile settles it, then the audit holds.
-    assert store.reserve(account.id, 1, "stale-1", lease_seconds=-1, purpose="replan")
+    assert store.ledger.reserve(account.id, 1, "stale-1", lease_seconds=-1, purpose="replan")
     status, report = run_admin(capsys, database_url)
     assert status == 0, report
     assert report["ok"] is True
@@ -238,7 +240,7 @@ def test_admin_reconcile_settles_then_proves_the_ledger(
     assert available(store, account.id) == 8
 
     # A charged job whose units were given back: the audit fails, and says which.
-    with store.write() as conn:
+    with store.db.write() as conn:
         conn.execute(ledger.update().values(state="released"))
     status, report = run_admin(capsys, database_url)
     assert status == EXIT_REFUSED
@@ -274,9 +276,9 @@ def test_an_older_ledger_gains_leases_and_its_leaked_hold_is_released(database_u
             conn.execute(sa.text(statement))
     engine.dispose()
     with Store(database_url) as store:
-        store.migrate()
-        store.migrate()  # idempotent
-        with store.read() as conn:
+        store.db.migrate()
+        store.db.migrate()  # idempotent
+        with store.db.read() as conn:
             inspector = sa.inspect(conn)
             assert {"expires_at", "purpose"} <= {c["name"] for c in inspector.get_columns("ledger")}
             assert "kind" in {c["name"] for c in inspector.get_columns("jobs")}

@@ -218,10 +218,10 @@ def test_sigterm_drains_then_cuts_off_with_503_and_interrupts_jobs(served: Serve
     wait_all_gone([process.pid, *solvers], served.port)
 
     with Store(served.url) as store:
-        job = store.find_job(job_id)
+        job = store.jobs.find_job(job_id)
         assert job is not None
         assert (job.status, job.error_code) == ("failed", "interrupted")
-        with store.read() as conn:
+        with store.db.read() as conn:
             states = conn.execute(sa.select(ledger.c.state)).scalars().all()
     # The short solve captured; the long one, the job and the refused one released.
     assert sorted(states) == ["captured", "released", "released", "released"]

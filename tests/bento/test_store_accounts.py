@@ -34,131 +34,134 @@ def stored_keys(database_url: str) -> list[sa.Row[tuple[str, str, bool]]]:
 
 
 def test_new_account_has_defaults_and_can_be_read_back(store: Store) -> None:
-    account = store.create_account("Acme")
+    account = store.accounts.create_account("Acme")
     assert (account.tier, account.free_quota_remaining, account.balance_units) == (
         "basic",
         DEFAULT_FREE_QUOTA,
         0,
     )
     assert account.available_units == DEFAULT_FREE_QUOTA
-    assert store.get_account(account.id) == account
-    assert store.get_account("no-such-account") is None
+    assert store.accounts.get_account(account.id) == account
+    assert store.accounts.get_account("no-such-account") is None
 
 
 def test_account_arguments_are_checked(store: Store) -> None:
     with pytest.raises(ValueError, match="tier"):
-        store.create_account("Acme", tier="gold")  # type: ignore[arg-type]
+        store.accounts.create_account("Acme", tier="gold")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="free_quota"):
-        store.create_account("Acme", free_quota=-1)
+        store.accounts.create_account("Acme", free_quota=-1)
     with pytest.raises(ValueError, match="name"):
-        store.create_account("")
+        store.accounts.create_account("")
 
 
 def test_issued_key_authenticates_and_only_its_hash_is_stored(
     store: Store, database_url: str
 ) -> None:
-    account = store.create_account("Acme", tier="pro", free_quota=5, balance=7)
-    key = store.issue_key(account.id)
+    account = store.accounts.create_account("Acme", tier="pro", free_quota=5, balance=7)
+    key = store.accounts.issue_key(account.id)
     assert re.fullmatch(r"sk_live_[0-9a-f]{64}", key)
-    assert store.authenticate(key) == account
+    assert store.accounts.authenticate(key) == account
     [(prefix, key_hash, disabled)] = stored_keys(database_url)
     assert key_hash == hashlib.sha256(key.encode()).hexdigest()
     assert prefix == key[:16] and key not in (prefix, key_hash) and not disabled
 
 
 def test_unknown_or_empty_key_is_none(store: Store) -> None:
-    store.issue_key(store.create_account("Acme").id)
-    assert store.authenticate(generate_key()) is None
-    assert store.authenticate("") is None
+    store.accounts.issue_key(store.accounts.create_account("Acme").id)
+    assert store.accounts.authenticate(generate_key()) is None
+    assert store.accounts.authenticate("") is None
 
 
 def test_disabled_key_is_rejected_and_other_keys_still_work(store: Store) -> None:
-    account = store.create_account("Acme")
-    first, second = store.issue_key(account.id), store.issue_key(account.id)
-    assert store.disable_key(first) is True
-    assert store.authenticate(first) is None
-    assert store.authenticate(second) == account
+    account = store.accounts.create_account("Acme")
+    first, second = store.accounts.issue_key(account.id), store.accounts.issue_key(account.id)
+    assert store.accounts.disable_key(first) is True
+    assert store.accounts.authenticate(first) is None
+    assert store.accounts.authenticate(second) == account
 
 
 def test_key_can_be_disabled_by_its_display_prefix(store: Store) -> None:
-    key = store.issue_key(store.create_account("Acme").id)
-    assert store.disable_key(key[:16]) is True
-    assert store.authenticate(key) is None
-    assert store.disable_key("sk_live_00000000") is False
-    assert store.disable_key("sk_") is False  # only a whole display prefix matches
+    key = store.accounts.issue_key(store.accounts.create_account("Acme").id)
+    assert store.accounts.disable_key(key[:16]) is True
+    assert store.accounts.authenticate(key) is None
+    assert store.accounts.disable_key("sk_live_00000000") is False
+    assert store.accounts.disable_key("sk_") is False  # only a whole display prefix matches
 
 
 def test_ambiguous_prefix_is_refused(store: Store) -> None:
-    account = store.create_account("Acme")
-    keys = [store.issue_key(account.id, "sk_live_same_prefix_" + tail) for tail in ("aaaa", "bbbb")]
+    account = store.accounts.create_account("Acme")
+    keys = [
+        store.accounts.issue_key(account.id, "sk_live_same_prefix_" + tail)
+        for tail in ("aaaa", "bbbb")
+    ]
     with pytest.raises(ValueError, match="matches 2 keys"):
-        store.disable_key(keys[0][:16])
-    assert all(store.authenticate(key) == account for key in keys)
+        store.accounts.disable_key(keys[0][:16])
+    assert all(store.accounts.authenticate(key) == account for key in keys)
 
 
 def test_explicit_key_is_issued_once_and_checked(store: Store) -> None:
-    account = store.create_account("Acme")
-    assert store.issue_key(account.id, FIXED_KEY) == FIXED_KEY
-    assert store.authenticate(FIXED_KEY) == account
+    account = store.accounts.create_account("Acme")
+    assert store.accounts.issue_key(account.id, FIXED_KEY) == FIXED_KEY
+    assert store.accounts.authenticate(FIXED_KEY) == account
     with pytest.raises(ValueError, match="already issued"):
-        store.issue_key(account.id, FIXED_KEY)
+        store.accounts.issue_key(account.id, FIXED_KEY)
     for bad in ("short", "sk_live_with a space in the middle"):
         with pytest.raises(ValueError, match="visible ASCII"):
-            store.issue_key(account.id, bad)
+            store.accounts.issue_key(account.id, bad)
 
 
 def test_key_for_unknown_account_is_refused(store: Store) -> None:
     with pytest.raises(UnknownAccount):
-        store.issue_key("no-such-account")
+        store.accounts.issue_key("no-such-account")
 
 
 def test_tier_and_balance_changes(store: Store) -> None:
-    account = store.create_account("Acme", free_quota=2)
-    key = store.issue_key(account.id)
-    assert store.set_tier(account.id, "pro").tier == "pro"
-    assert store.add_balance(account.id, 30).balance_units == 30
-    assert store.add_balance(account.id, 5).balance_units == 35
-    assert store.usage(account.id) == (2, 35, 37)
-    authenticated = store.authenticate(key)
+    account = store.accounts.create_account("Acme", free_quota=2)
+    key = store.accounts.issue_key(account.id)
+    assert store.accounts.set_tier(account.id, "pro").tier == "pro"
+    assert store.accounts.add_balance(account.id, 30).balance_units == 30
+    assert store.accounts.add_balance(account.id, 5).balance_units == 35
+    assert store.ledger.usage(account.id) == (2, 35, 37)
+    authenticated = store.accounts.authenticate(key)
     assert authenticated is not None and authenticated.tier == "pro"
-    assert store.set_tier(account.id, "basic").tier == "basic"
+    assert store.accounts.set_tier(account.id, "basic").tier == "basic"
 
 
 def test_tier_and_balance_arguments_are_checked(store: Store) -> None:
-    account = store.create_account("Acme")
+    account = store.accounts.create_account("Acme")
     with pytest.raises(ValueError, match="tier"):
-        store.set_tier(account.id, "gold")  # type: ignore[arg-type]
+        store.accounts.set_tier(account.id, "gold")  # type: ignore[arg-type]
     for units in (0, -3):
         with pytest.raises(ValueError, match="positive"):
-            store.add_balance(account.id, units)
+            store.accounts.add_balance(account.id, units)
     for change in (
-        lambda: store.set_tier("nope", "pro"),
-        lambda: store.add_balance("nope", 1),
-        lambda: store.usage("nope"),
+        lambda: store.accounts.set_tier("nope", "pro"),
+        lambda: store.accounts.add_balance("nope", 1),
+        lambda: store.ledger.usage("nope"),
     ):
         with pytest.raises(UnknownAccount):
             change()
-    assert store.usage(account.id) == (DEFAULT_FREE_QUOTA, 0, DEFAULT_FREE_QUOTA)
+    assert store.ledger.usage(account.id) == (DEFAULT_FREE_QUOTA, 0, DEFAULT_FREE_QUOTA)
 
 
 def test_demo_account_is_created_once_with_a_random_key(store: Store) -> None:
-    account, key = store.ensure_demo_account(None)
-    assert key is not None and store.authenticate(key) == account
+    account, key = store.accounts.ensure_demo_account(None)
+    assert key is not None and store.accounts.authenticate(key) == account
     assert (account.id, account.name, account.tier) == (DEMO_ACCOUNT_ID, "demo", "pro")
     assert account.free_quota_remaining == DEMO_FREE_QUOTA
-    store.reserve(account.id, 3, "spent")
-    again, no_key = store.ensure_demo_account(None)
+    store.ledger.reserve(account.id, 3, "spent")
+    again, no_key = store.accounts.ensure_demo_account(None)
     assert no_key is None
     assert again.free_quota_remaining == DEMO_FREE_QUOTA - 3  # not reset by a restart
 
 
 def test_demo_account_with_a_fixed_key(store: Store) -> None:
-    account, key = store.ensure_demo_account(FIXED_KEY)
-    assert key == FIXED_KEY and store.authenticate(FIXED_KEY) == account
-    assert store.ensure_demo_account(FIXED_KEY) == (account, None)
+    account, key = store.accounts.ensure_demo_account(FIXED_KEY)
+    assert key == FIXED_KEY and store.accounts.authenticate(FIXED_KEY) == account
+    assert store.accounts.ensure_demo_account(FIXED_KEY) == (account, None)
     other = "sk_live_another_fixed_demo_key"
-    assert store.ensure_demo_account(other) == (account, other)
-    assert store.authenticate(other) == account == store.authenticate(FIXED_KEY)
+    assert store.accounts.ensure_demo_account(other) == (account, other)
+    assert store.accounts.authenticate(other) == account == store.accounts.authenticate(FIXED_KEY)
 
 
 @pytest.mark.parametrize("key", [None, FIXED_KEY], ids=["random-key", "fixed-key"])
@@ -168,22 +171,22 @@ def test_workers_starting_together_create_one_demo_account(store: Store, key: st
 
     def start_worker(_: int) -> str | None:
         start.wait(timeout=60)  # only a hang reaches it
-        return store.ensure_demo_account(key)[1]
+        return store.accounts.ensure_demo_account(key)[1]
 
     with ThreadPoolExecutor(workers) as pool:
         issued = [k for k in pool.map(start_worker, range(workers)) if k is not None]
-    assert len(issued) == 1 and store.authenticate(issued[0]) is not None
+    assert len(issued) == 1 and store.accounts.authenticate(issued[0]) is not None
 
 
 def test_demo_key_owned_by_another_account_is_refused(store: Store) -> None:
-    store.issue_key(store.create_account("Acme").id, FIXED_KEY)
+    store.accounts.issue_key(store.accounts.create_account("Acme").id, FIXED_KEY)
     with pytest.raises(ValueError, match="another account"):
-        store.ensure_demo_account(FIXED_KEY)
-    assert store.get_account(DEMO_ACCOUNT_ID) is None  # rolled back
+        store.accounts.ensure_demo_account(FIXED_KEY)
+    assert store.accounts.get_account(DEMO_ACCOUNT_ID) is None  # rolled back
 
 
 def test_migrate_is_idempotent_and_keeps_data(store: Store) -> None:
-    account = store.create_account("Acme")
-    store.migrate()
-    store.migrate()
-    assert store.get_account(account.id) == account
+    account = store.accounts.create_account("Acme")
+    store.db.migrate()
+    store.db.migrate()
+    assert store.accounts.get_account(account.id) == account

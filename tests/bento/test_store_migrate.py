@@ -37,11 +37,11 @@ def test_an_older_database_is_upgraded_in_place(database_url: str) -> None:
         )
     engine.dispose()
     with Store(database_url) as store:
-        store.migrate()
-        store.migrate()  # idempotent
-        account = store.authenticate(KEY)
+        store.db.migrate()
+        store.db.migrate()  # idempotent
+        account = store.accounts.authenticate(KEY)
         assert account is not None and account.name == "Old Co"
-        with store.read() as conn:
+        with store.db.read() as conn:
             row = conn.execute(sa.select(api_keys).where(api_keys.c.id == "k1")).one()
             assert row.label is None and row.kind is None and row.last_used_at is not None
             tables = set(sa.inspect(conn).get_table_names())
@@ -51,15 +51,14 @@ def test_an_older_database_is_upgraded_in_place(database_url: str) -> None:
 def test_expired_sessions_requests_codes_and_tokens_are_purged(store: Store) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bento.store.identity import Identity
     from bento.store.tables import oauth_clients, oauth_requests, web_sessions
 
-    identity = Identity(store)
+    identity = store.identity
     user = identity.create_user("purge@example.com", "$argon2id$placeholder")
     live = identity.start_session(user.id)
     old = identity.start_session(user.id)
     past = datetime.now(UTC) - timedelta(days=1)
-    with store.write() as conn:
+    with store.db.write() as conn:
         conn.execute(
             web_sessions.update()
             .where(web_sessions.c.id_hash == hash_key(old))

@@ -18,30 +18,30 @@ THREADS = 8
 
 
 def test_a_payment_is_claimed_once(store: Store) -> None:
-    assert store.claim_payment("x402:eip155:84532:0xabc", "x402", "1000", "req-1")
-    assert not store.claim_payment("x402:eip155:84532:0xabc", "x402", "1000", "req-2")
-    assert store.payment_state("x402:eip155:84532:0xabc") == "verifying"
+    assert store.payments.claim_payment("x402:eip155:84532:0xabc", "x402", "1000", "req-1")
+    assert not store.payments.claim_payment("x402:eip155:84532:0xabc", "x402", "1000", "req-2")
+    assert store.payments.payment_state("x402:eip155:84532:0xabc") == "verifying"
 
 
 def test_an_unsettled_claim_is_given_back_and_can_be_claimed_again(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_1", "mpp", "5", "req-1")
-    assert store.release_payment("mpp:pay_1")
-    assert store.payment_state("mpp:pay_1") is None
-    assert not store.release_payment("mpp:pay_1")
-    assert store.claim_payment("mpp:pay_1", "mpp", "5", "req-2")
+    assert store.payments.claim_payment("mpp:pay_1", "mpp", "5", "req-1")
+    assert store.payments.release_payment("mpp:pay_1")
+    assert store.payments.payment_state("mpp:pay_1") is None
+    assert not store.payments.release_payment("mpp:pay_1")
+    assert store.payments.claim_payment("mpp:pay_1", "mpp", "5", "req-2")
 
 
 @pytest.mark.parametrize("state", ["settling", "settled", "settle_failed"])
 def test_a_claim_past_verification_is_never_given_back(store: Store, state: str) -> None:
-    store.claim_payment("mpp:pay_2", "mpp", "5", "req-1")
-    assert store.mark_payment("mpp:pay_2", state, "detail")  # type: ignore[arg-type]
-    assert not store.release_payment("mpp:pay_2")
-    assert store.payment_state("mpp:pay_2") == state
-    assert not store.claim_payment("mpp:pay_2", "mpp", "5", "req-2")
+    store.payments.claim_payment("mpp:pay_2", "mpp", "5", "req-1")
+    assert store.payments.mark_payment("mpp:pay_2", state, "detail")  # type: ignore[arg-type]
+    assert not store.payments.release_payment("mpp:pay_2")
+    assert store.payments.payment_state("mpp:pay_2") == state
+    assert not store.payments.claim_payment("mpp:pay_2", "mpp", "5", "req-2")
 
 
 def test_marking_an_unknown_payment_changes_nothing(store: Store) -> None:
-    assert not store.mark_payment("mpp:nobody", "settled")
+    assert not store.payments.mark_payment("mpp:nobody", "settled")
 
 
 def test_concurrent_claims_of_one_payment_have_one_winner(store: Store) -> None:
@@ -49,7 +49,7 @@ def test_concurrent_claims_of_one_payment_have_one_winner(store: Store) -> None:
 
     def claim(index: int) -> bool:
         barrier.wait()
-        return store.claim_payment("x402:sha256:same", "x402", "1000", f"req-{index}")
+        return store.payments.claim_payment("x402:sha256:same", "x402", "1000", f"req-{index}")
 
     with ThreadPoolExecutor(THREADS) as pool:
         results = list(pool.map(claim, range(THREADS)))
@@ -58,7 +58,7 @@ def test_concurrent_claims_of_one_payment_have_one_winner(store: Store) -> None:
 
 def test_a_payment_key_has_at_most_200_characters(store: Store) -> None:
     with pytest.raises(ValueError, match="1 to 200"):
-        store.claim_payment("k" * 201, "x402", "1", "req")
+        store.payments.claim_payment("k" * 201, "x402", "1", "req")
 
 
 # ------------------------------------------------------------------------------- leases
@@ -69,54 +69,56 @@ HOUR = 3600.0
 
 
 def test_a_claim_in_flight_past_its_lease_is_taken_over_once(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_dead", "mpp", "5", "req-dead", EXPIRED)
-    assert store.claim_payment("mpp:pay_dead", "mpp", "5", "req-retry", HOUR)
-    assert store.payment_state("mpp:pay_dead") == "verifying"
-    assert not store.claim_payment("mpp:pay_dead", "mpp", "5", "req-third", HOUR)
+    assert store.payments.claim_payment("mpp:pay_dead", "mpp", "5", "req-dead", EXPIRED)
+    assert store.payments.claim_payment("mpp:pay_dead", "mpp", "5", "req-retry", HOUR)
+    assert store.payments.payment_state("mpp:pay_dead") == "verifying"
+    assert not store.payments.claim_payment("mpp:pay_dead", "mpp", "5", "req-third", HOUR)
     # the first holder, if it was only slow, can neither settle nor give the claim back
-    assert not store.start_settling("mpp:pay_dead", "req-dead")
-    assert not store.release_payment("mpp:pay_dead", "req-dead")
-    assert store.start_settling("mpp:pay_dead", "req-retry")
-    assert store.payment_state("mpp:pay_dead") == "settling"
+    assert not store.payments.start_settling("mpp:pay_dead", "req-dead")
+    assert not store.payments.release_payment("mpp:pay_dead", "req-dead")
+    assert store.payments.start_settling("mpp:pay_dead", "req-retry")
+    assert store.payments.payment_state("mpp:pay_dead") == "settling"
 
 
 def test_a_claim_within_its_lease_is_not_taken_over(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_live", "mpp", "5", "req-1", HOUR)
-    assert not store.claim_payment("mpp:pay_live", "mpp", "5", "req-2", HOUR)
-    assert store.release_payment("mpp:pay_live", "req-1")
+    assert store.payments.claim_payment("mpp:pay_live", "mpp", "5", "req-1", HOUR)
+    assert not store.payments.claim_payment("mpp:pay_live", "mpp", "5", "req-2", HOUR)
+    assert store.payments.release_payment("mpp:pay_live", "req-1")
 
 
 @pytest.mark.parametrize("state", ["settling", "settled", "settle_failed"])
 def test_a_claim_past_verification_is_never_taken_over(store: Store, state: str) -> None:
-    assert store.claim_payment("mpp:pay_3", "mpp", "5", "req-1", EXPIRED)
-    assert store.start_settling("mpp:pay_3", "req-1", EXPIRED)
+    assert store.payments.claim_payment("mpp:pay_3", "mpp", "5", "req-1", EXPIRED)
+    assert store.payments.start_settling("mpp:pay_3", "req-1", EXPIRED)
     if state != "settling":
-        assert store.mark_payment("mpp:pay_3", state)  # type: ignore[arg-type]
-    assert not store.claim_payment("mpp:pay_3", "mpp", "5", "req-2", HOUR)
-    assert store.payment_state("mpp:pay_3") == state
+        assert store.payments.mark_payment("mpp:pay_3", state)  # type: ignore[arg-type]
+    assert not store.payments.claim_payment("mpp:pay_3", "mpp", "5", "req-2", HOUR)
+    assert store.payments.payment_state("mpp:pay_3") == state
     expected = [("mpp:pay_3", "mpp", "req-1")] if state == "settling" else []
-    assert store.stale_settlements(datetime.now(UTC)) == expected
+    assert store.payments.stale_settlements(datetime.now(UTC)) == expected
 
 
 def test_a_claim_written_before_leases_counts_from_its_last_change(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_old", "mpp", "5", "req-1", HOUR)
-    with store.write() as conn:
+    assert store.payments.claim_payment("mpp:pay_old", "mpp", "5", "req-1", HOUR)
+    with store.db.write() as conn:
         conn.execute(
             payments.update()
             .where(payments.c.key == "mpp:pay_old")
             .values(lease_until=None, updated_at=datetime.now(UTC) - timedelta(hours=2))
         )
-    assert store.claim_payment("mpp:pay_old", "mpp", "5", "req-2", HOUR)
-    assert not store.claim_payment("mpp:pay_old", "mpp", "5", "req-3", HOUR)
+    assert store.payments.claim_payment("mpp:pay_old", "mpp", "5", "req-2", HOUR)
+    assert not store.payments.claim_payment("mpp:pay_old", "mpp", "5", "req-3", HOUR)
 
 
 def test_a_stale_claim_taken_over_concurrently_has_one_winner(store: Store) -> None:
-    assert store.claim_payment("x402:sha256:stale", "x402", "1000", "req-dead", EXPIRED)
+    assert store.payments.claim_payment("x402:sha256:stale", "x402", "1000", "req-dead", EXPIRED)
     barrier = threading.Barrier(THREADS)
 
     def claim(index: int) -> bool:
         barrier.wait()
-        return store.claim_payment("x402:sha256:stale", "x402", "1000", f"req-{index}", HOUR)
+        return store.payments.claim_payment(
+            "x402:sha256:stale", "x402", "1000", f"req-{index}", HOUR
+        )
 
     with ThreadPoolExecutor(THREADS) as pool:
         results = list(pool.map(claim, range(THREADS)))
@@ -124,32 +126,32 @@ def test_a_stale_claim_taken_over_concurrently_has_one_winner(store: Store) -> N
 
 
 def test_a_settlement_refused_outright_gives_the_claim_back(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_4", "mpp", "5", "req-1")
-    assert store.start_settling("mpp:pay_4", "req-1")
-    assert not store.release_payment("mpp:pay_4", "req-1")  # settling: only when told
-    assert store.release_payment("mpp:pay_4", "req-1", settling=True)
-    assert store.claim_payment("mpp:pay_4", "mpp", "5", "req-2")
+    assert store.payments.claim_payment("mpp:pay_4", "mpp", "5", "req-1")
+    assert store.payments.start_settling("mpp:pay_4", "req-1")
+    assert not store.payments.release_payment("mpp:pay_4", "req-1")  # settling: only when told
+    assert store.payments.release_payment("mpp:pay_4", "req-1", settling=True)
+    assert store.payments.claim_payment("mpp:pay_4", "mpp", "5", "req-2")
 
 
 def test_a_claim_left_settling_past_its_lease_is_resolved_once(store: Store) -> None:
     for key in ("mpp:pay_moved", "mpp:pay_unmoved"):
-        assert store.claim_payment(key, "mpp", "5", "req-dead", EXPIRED)
-        assert store.start_settling(key, "req-dead", EXPIRED)
-        assert store.stale_settling(key)
-    assert store.resolve_stale_settling("mpp:pay_moved", True, "captured")
-    assert store.payment_state("mpp:pay_moved") == "settled"
-    assert store.resolve_stale_settling("mpp:pay_unmoved", False, "not captured")
-    assert store.payment_state("mpp:pay_unmoved") is None  # given back
-    assert not store.resolve_stale_settling("mpp:pay_moved", False, "twice")
-    assert store.payment_state("mpp:pay_moved") == "settled"
+        assert store.payments.claim_payment(key, "mpp", "5", "req-dead", EXPIRED)
+        assert store.payments.start_settling(key, "req-dead", EXPIRED)
+        assert store.payments.stale_settling(key)
+    assert store.payments.resolve_stale_settling("mpp:pay_moved", True, "captured")
+    assert store.payments.payment_state("mpp:pay_moved") == "settled"
+    assert store.payments.resolve_stale_settling("mpp:pay_unmoved", False, "not captured")
+    assert store.payments.payment_state("mpp:pay_unmoved") is None  # given back
+    assert not store.payments.resolve_stale_settling("mpp:pay_moved", False, "twice")
+    assert store.payments.payment_state("mpp:pay_moved") == "settled"
 
 
 def test_a_claim_settling_within_its_lease_is_not_stale(store: Store) -> None:
-    assert store.claim_payment("mpp:pay_busy", "mpp", "5", "req-1")
-    assert store.start_settling("mpp:pay_busy", "req-1", HOUR)
-    assert not store.stale_settling("mpp:pay_busy")
-    assert not store.resolve_stale_settling("mpp:pay_busy", False, "in flight")
-    assert store.payment_state("mpp:pay_busy") == "settling"
+    assert store.payments.claim_payment("mpp:pay_busy", "mpp", "5", "req-1")
+    assert store.payments.start_settling("mpp:pay_busy", "req-1", HOUR)
+    assert not store.payments.stale_settling("mpp:pay_busy")
+    assert not store.payments.resolve_stale_settling("mpp:pay_busy", False, "in flight")
+    assert store.payments.payment_state("mpp:pay_busy") == "settling"
 
 
 def test_an_old_payments_table_gains_the_lease_columns(database_url: str) -> None:
@@ -188,9 +190,9 @@ def test_an_old_payments_table_gains_the_lease_columns(database_url: str) -> Non
     finally:
         engine.dispose()
     with Store(database_url) as store:
-        store.migrate()
-        with store.read() as conn:
+        store.db.migrate()
+        with store.db.read() as conn:
             columns = {column["name"] for column in sa.inspect(conn).get_columns("payments")}
         assert columns >= NEW_COLUMNS
-        assert store.claim_payment("mpp:pay_legacy", "mpp", "5", "req-new", HOUR)
-        assert store.start_settling("mpp:pay_legacy", "req-new")
+        assert store.payments.claim_payment("mpp:pay_legacy", "mpp", "5", "req-new", HOUR)
+        assert store.payments.start_settling("mpp:pay_legacy", "req-new")

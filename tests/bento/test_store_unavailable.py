@@ -11,23 +11,23 @@ import pytest
 from bento.store import DEFAULT_DATABASE_PATH, Store, StoreUnavailable
 
 CALLS: dict[str, Callable[[Store], object]] = {
-    "migrate": lambda s: s.migrate(),
-    "create_account": lambda s: s.create_account("Acme"),
-    "issue_key": lambda s: s.issue_key("acct"),
-    "disable_key": lambda s: s.disable_key("sk_live_00000000"),
-    "set_tier": lambda s: s.set_tier("acct", "pro"),
-    "add_balance": lambda s: s.add_balance("acct", 1),
-    "get_account": lambda s: s.get_account("acct"),
-    "authenticate": lambda s: s.authenticate("sk_live_" + "0" * 64),
-    "ensure_demo_account": lambda s: s.ensure_demo_account(None),
-    "reserve": lambda s: s.reserve("acct", 1, "r"),
-    "capture": lambda s: s.capture("r"),
-    "release": lambda s: s.release("r"),
-    "get_reservation": lambda s: s.get_reservation("r"),
-    "usage": lambda s: s.usage("acct"),
-    "create_job": lambda s: s.create_job("acct", {}),
-    "get_job": lambda s: s.get_job("acct", "job"),
-    "finish_job": lambda s: s.finish_job("job", "failed"),
+    "migrate": lambda s: s.db.migrate(),
+    "create_account": lambda s: s.accounts.create_account("Acme"),
+    "issue_key": lambda s: s.accounts.issue_key("acct"),
+    "disable_key": lambda s: s.accounts.disable_key("sk_live_00000000"),
+    "set_tier": lambda s: s.accounts.set_tier("acct", "pro"),
+    "add_balance": lambda s: s.accounts.add_balance("acct", 1),
+    "get_account": lambda s: s.accounts.get_account("acct"),
+    "authenticate": lambda s: s.accounts.authenticate("sk_live_" + "0" * 64),
+    "ensure_demo_account": lambda s: s.accounts.ensure_demo_account(None),
+    "reserve": lambda s: s.ledger.reserve("acct", 1, "r"),
+    "capture": lambda s: s.ledger.capture("r"),
+    "release": lambda s: s.ledger.release("r"),
+    "get_reservation": lambda s: s.ledger.get_reservation("r"),
+    "usage": lambda s: s.ledger.usage("acct"),
+    "create_job": lambda s: s.jobs.create_job("acct", {}),
+    "get_job": lambda s: s.jobs.get_job("acct", "job"),
+    "finish_job": lambda s: s.jobs.finish_job("job", "failed"),
 }
 
 
@@ -66,8 +66,8 @@ def test_from_env_defaults_to_a_sqlite_file_under_var(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with Store.from_env({}) as store:
-        store.migrate()
-        store.create_account("Acme")
+        store.db.migrate()
+        store.accounts.create_account("Acme")
     assert (tmp_path / DEFAULT_DATABASE_PATH).is_file()
 
 
@@ -75,7 +75,7 @@ def test_from_env_reads_database_url(tmp_path: Path, monkeypatch: pytest.MonkeyP
     url = f"sqlite:///{tmp_path / 'chosen.db'}"
     monkeypatch.setenv("DATABASE_URL", url)
     with Store.from_env() as store:
-        store.migrate()
+        store.db.migrate()
     assert (tmp_path / "chosen.db").is_file()
     assert not (tmp_path / "var").exists()
 

@@ -54,9 +54,9 @@ def test_units_held_by_a_solve_under_way_are_503_retry_then_a_real_shortage_is_4
     client: TestClient,
 ) -> None:
     store: Store = client.app.state.store  # type: ignore[attr-defined]
-    account = store.create_account("busy", free_quota=1, balance=0)
-    key = store.issue_key(account.id)
-    assert store.reserve(account.id, 1, "a-solve-under-way") is not None
+    account = store.accounts.create_account("busy", free_quota=1, balance=0)
+    key = store.accounts.issue_key(account.id)
+    assert store.ledger.reserve(account.id, 1, "a-solve-under-way") is not None
     refused = refused_units()
 
     busy = solve(client, key)
@@ -65,13 +65,13 @@ def test_units_held_by_a_solve_under_way_are_503_retry_then_a_real_shortage_is_4
     assert busy.json()["type"].endswith("/service-unavailable")
     assert int(busy.headers["retry-after"]) > 0
     assert "retry" in busy.json()["detail"]
-    assert store.held_units(account.id) == 1  # nothing of it taken, nothing charged
+    assert store.ledger.held_units(account.id) == 1  # nothing of it taken, nothing charged
     assert refused_units() == refused
 
-    store.release("a-solve-under-way")  # the solve under way failed: its unit is back
+    store.ledger.release("a-solve-under-way")  # the solve under way failed: its unit is back
     retried = solve(client, key)
     assert retried.status_code == 200, retried.text
-    assert store.usage(account.id) == (0, 0, 0)
+    assert store.ledger.usage(account.id) == (0, 0, 0)
 
     short = solve(client, key)  # nothing left, nothing held: waiting will not help
     assert short.status_code == 429, short.text
@@ -82,8 +82,8 @@ def test_units_held_by_a_solve_under_way_are_503_retry_then_a_real_shortage_is_4
 
 def test_a_shortage_beyond_what_is_held_is_429(client: TestClient) -> None:
     store: Store = client.app.state.store  # type: ignore[attr-defined]
-    account = store.create_account("poor", free_quota=0, balance=0)
-    key = store.issue_key(account.id)
+    account = store.accounts.create_account("poor", free_quota=0, balance=0)
+    key = store.accounts.issue_key(account.id)
     response = solve(client, key)
     assert response.status_code == 429, response.text
     assert "retry-after" not in response.headers

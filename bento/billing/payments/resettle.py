@@ -58,20 +58,27 @@ async def settle_held(
     scheme = "x402" if isinstance(gateway, X402Gateway) else "mpp"
     holder = f"settle-again-{uuid.uuid4().hex}"
     outcomes: dict[str, SettleStatus] = {}
-    for held in await in_thread(store.held_settlements, scheme, limit):
-        if not await in_thread(store.take_held, held.key, holder, RETRY_LEASE_SECONDS):
+    for held in await in_thread(store.payments.held_settlements, scheme, limit):
+        if not await in_thread(store.payments.take_held, held.key, holder, RETRY_LEASE_SECONDS):
             continue  # another process has it, or it was settled meanwhile
         settlement = await _settle_again(gateway, held)
         if settlement.status == "settled":
-            await in_thread(store.finish_held, held.key, holder, "settled", None, again=False)
+            await in_thread(
+                store.payments.finish_held, held.key, holder, "settled", None, again=False
+            )
         elif settlement.status == "failed":
             detail = f"refused when tried again: {settlement.detail}"
             await in_thread(
-                store.finish_held, held.key, holder, "settle_failed", detail, again=False
+                store.payments.finish_held, held.key, holder, "settle_failed", detail, again=False
             )
         else:
             await in_thread(
-                store.finish_held, held.key, holder, "settle_failed", settlement.detail, again=True
+                store.payments.finish_held,
+                held.key,
+                holder,
+                "settle_failed",
+                settlement.detail,
+                again=True,
             )
         logger.info("payment %s: settlement tried again: %s", held.key, settlement.status)
         outcomes[held.key] = settlement.status
