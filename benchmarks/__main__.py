@@ -74,7 +74,8 @@ def _report(argv: list[str]) -> int:
     import json
 
     from benchmarks import frames
-    from benchmarks.runner import heading, summarise
+    from benchmarks.report import heading
+    from benchmarks.runner import summarise
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks report")
     parser.add_argument("results", type=Path, help="a results CSV (sidecar and progress beside it)")

@@ -279,6 +279,17 @@ def targets_table(checks: list[Target]) -> str:
     return "\n".join(lines)
 
 
+def heading(info: dict[str, Any]) -> str:
+    """The summary's title line: suite, time, machine and revision (from the sidecar)."""
+    machine, git = info["machine"], info["git"]
+    return (
+        f"{info['suite']} suite, {info['started_utc']}: {machine['cpu_model']}, "
+        f"{machine['cores_available']} cores, {info['settings'].get('workers')} CP-SAT workers, "
+        f"OR-Tools {machine['ortools']}, commit {(git['commit'] or '?')[:10]}"
+        f"{' (dirty)' if git['dirty'] else ''}"
+    )
+
+
 def markdown(runs: pl.DataFrame, progress: pl.DataFrame, heading: str) -> str:
     parts = [f"## {heading}", "", summary_table(runs), ""]
     baselines = baselines_table(runs)

@@ -155,17 +155,6 @@ def sidecar(suite: Suite, settings: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def heading(info: dict[str, Any]) -> str:
-    """The summary's title line: suite, time, machine and revision (from the sidecar)."""
-    machine, git = info["machine"], info["git"]
-    return (
-        f"{info['suite']} suite, {info['started_utc']}: {machine['cpu_model']}, "
-        f"{machine['cores_available']} cores, {info['settings'].get('workers')} CP-SAT workers, "
-        f"OR-Tools {machine['ortools']}, commit {(git['commit'] or '?')[:10]}"
-        f"{' (dirty)' if git['dirty'] else ''}"
-    )
-
-
 def summarise(runs: pl.DataFrame, progress: pl.DataFrame, title: str) -> str:
     """The summary of a run: the standard report of the runs whose method has no time-limit
     suffix, and the search targets (:mod:`benchmarks.targets`) of those that have one."""
@@ -206,7 +195,7 @@ def run_suite(
     }
     info = sidecar(suite, settings)
     stem.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    summary = summarise(runs, progress, heading(info))
+    summary = summarise(runs, progress, report.heading(info))
     stem.with_suffix(".md").write_text(summary, encoding="utf-8")
     if charts:
         from benchmarks.charts import save_suite_charts

@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from benchmarks.report import LARGEST_SIZE, Target, targets_table
+from benchmarks.report import LARGEST_SIZE, Target, heading, targets_table
 from engine.size import LARGE_SIZE_THRESHOLD
 
 SHORT, LONG, BASE = "engine@10", "engine@30", "plain@30"
@@ -340,7 +340,6 @@ def main(argv: list[str]) -> int:
     import json
 
     from benchmarks.frames import read_runs
-    from benchmarks.runner import heading
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks targets")
     parser.add_argument("results", type=Path, help="a results CSV or parquet of a search run")
