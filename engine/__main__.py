@@ -46,13 +46,16 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.diagnose import DEFAULT_BUDGET_SECONDS
 from engine.errors import FieldError, InvalidRequest
 from engine.rules import load_json
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+
+if TYPE_CHECKING:  # generic in the stubs only
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _read_json(path: str, stdin: TextIO) -> Any:
@@ -252,7 +255,13 @@ def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
     return EXIT_OK
 
 
+REQUEST_HELP = "SolveRequest JSON file, or - for stdin"
+RESPONSE_HELP = "SolveResponse (or {assignments: [...]}) JSON file, or -"
+ABSENT_HELP = "EMPLOYEE_ID:DATE[,DATE...]: absent on these dates (hard; repeatable)"
+
+
 def _parser() -> argparse.ArgumentParser:
+    """The command line: one builder per subcommand, in the order ``--help`` lists them."""
     parser = argparse.ArgumentParser(
         prog="python -m engine",
         description="Validate, solve and audit shift-scheduling requests (the v1 contract).",
@@ -264,11 +273,20 @@ def _parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="nothing on stderr but the faults"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_validate, _add_solve, _add_audit, _add_export, _add_replan, _add_recommend):
+        add(sub, quiet)
+    return parser
+
+
+def _add_validate(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     v = sub.add_parser(
         "validate", parents=[quiet], help="check a request without solving (free, fast)"
     )
-    v.add_argument("request", help="SolveRequest JSON file, or - for stdin")
+    v.add_argument("request", help=REQUEST_HELP)
     v.set_defaults(run=_validate)
+
+
+def _add_solve(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     s = sub.add_parser(
         "solve",
         parents=[quiet],
@@ -276,7 +294,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve a request. stdout: the SolveResponse JSON (or the roster with "
         "--format table); stderr: live progress and a one-line summary.",
     )
-    s.add_argument("request", help="SolveRequest JSON file, or - for stdin")
+    s.add_argument("request", help=REQUEST_HELP)
     s.add_argument(
         "--time-limit", type=float, default=None, help="seconds (default: the request's)"
     )
@@ -303,10 +321,16 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds to explain an infeasible request (0: skip the diagnosis)",
     )
     s.set_defaults(run=_solve)
+
+
+def _add_audit(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     a = sub.add_parser("audit", parents=[quiet], help="check a roster independently of the solver")
-    a.add_argument("request", help="SolveRequest JSON file, or - for stdin")
-    a.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
+    a.add_argument("request", help=REQUEST_HELP)
+    a.add_argument("response", help=RESPONSE_HELP)
     a.set_defaults(run=_audit)
+
+
+def _add_export(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     x = sub.add_parser(
         "export",
         parents=[quiet],
@@ -315,15 +339,17 @@ def _parser() -> argparse.ArgumentParser:
         "row per assignment), ics (one VEVENT per assignment, in the request's time zone) "
         "or xlsx (employees x dates).",
     )
-    x.add_argument("request", help="SolveRequest JSON file, or - for stdin")
-    x.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
+    x.add_argument("request", help=REQUEST_HELP)
+    x.add_argument("response", help=RESPONSE_HELP)
     x.add_argument("--format", choices=("csv", "ics", "xlsx"), required=True)
     x.add_argument(
         "-o", "--output", default=None, help="file to write (default stdout; xlsx: not a terminal)"
     )
     x.add_argument("--employee", default=None, metavar="ID", help="only this employee's roster")
     x.set_defaults(run=_export)
-    absent_help = "EMPLOYEE_ID:DATE[,DATE...]: absent on these dates (hard; repeatable)"
+
+
+def _add_replan(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     r = sub.add_parser(
         "replan",
         parents=[quiet],
@@ -335,7 +361,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("request", help="SolveRequest JSON file (may be edited), or - for stdin")
     r.add_argument("response", help="the published SolveResponse (or {assignments: [...]}), or -")
-    r.add_argument("--absent", type=_absence, action="append", required=True, help=absent_help)
+    r.add_argument("--absent", type=_absence, action="append", required=True, help=ABSENT_HELP)
     r.add_argument("--pin-before", default=None, metavar="DATE", help="keep every cell before")
     r.add_argument(
         "--time-limit", type=float, default=None, help="seconds (default: the request's)"
@@ -346,6 +372,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
     r.add_argument("--seed", type=int, default=0, help="random seed")
     r.set_defaults(run=_replan)
+
+
+def _add_recommend(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     c = sub.add_parser(
         "recommend",
         parents=[quiet],
@@ -354,8 +383,8 @@ def _parser() -> argparse.ArgumentParser:
         "of the roster with them in it: hard rules broken, objective delta, soft terms "
         "moved. An employee who works that date is moved from their shift.",
     )
-    c.add_argument("request", help="SolveRequest JSON file, or - for stdin")
-    c.add_argument("response", help="SolveResponse (or {assignments: [...]}) JSON file, or -")
+    c.add_argument("request", help=REQUEST_HELP)
+    c.add_argument("response", help=RESPONSE_HELP)
     c.add_argument(
         "--slot", type=_slot, required=True, metavar="DATE:SHIFT_ID[:DUTY_ID]", help="to fill"
     )
@@ -365,10 +394,9 @@ def _parser() -> argparse.ArgumentParser:
         type=_absence,
         action="append",
         default=[],
-        help="not candidates: " + absent_help,
+        help="not candidates: " + ABSENT_HELP,
     )
     c.set_defaults(run=_recommend)
-    return parser
 
 
 def main(

@@ -39,6 +39,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from importlib.metadata import version as package_version
 from typing import Literal
 
@@ -337,35 +338,17 @@ def run(
     neighbourhood search starts from it at once: on a large model CP-SAT takes far longer
     to load and restate it (Curtois & Qu 24: 61 s) than the search needs to improve it.
     """
-    hinted = start is not None
     started = time.perf_counter() if started is None else started
     workers = limits.num_workers or available_cores()
     suite_guard.check_workers(limits.num_workers, workers)  # inert outside the test suite
     variables = len(compiled.model.proto.variables)
-    plan = (
-        plan_for(workers, variables, hinted)
-        if limits.neighbourhood_search
-        else Plan(full_workers=workers, neighbourhood_threads=0)
-    )
+    plan = _plan(limits, workers, variables, hinted=start is not None)
     solver = cp_model.CpSolver()
     search_seconds = _search_seconds(limits, started, variables)
     _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)
     progress = Progress(limits.on_progress, started)
     solver.best_bound_callback = progress.on_bound
-
-    def info(status_name: str) -> SolverInfo:
-        return SolverInfo(
-            ortools_version=ORTOOLS_VERSION,
-            num_workers=workers,
-            random_seed=limits.random_seed,
-            time_limit_seconds=limits.time_limit_seconds or 0.0,
-            warm_start=limits.warm_start,
-            cp_sat_status=status_name,
-            time_to_first_solution_seconds=progress.first_solution_seconds,
-            solutions_found=progress.solutions,
-            bound_source=progress.bound_source,
-        )
-
+    info = partial(_solver_info, limits, workers, progress)
     invalid = compiled.model.validate()
     if invalid:
         return SolveOutcome(
@@ -391,11 +374,50 @@ def run(
     )
     if progress.error is not None:
         raise progress.error
-    status = result.status
     elapsed = time.perf_counter() - started
     if result.solution is not None:
         return _solved(compiled, result, progress, info, started)
-    name = solver.status_name(status)
+    return _unsolved(
+        compiled, limits, result.status, solver.status_name(result.status), elapsed, info
+    )
+
+
+def _plan(limits: SolveLimits, workers: int, variables: int, *, hinted: bool) -> Plan:
+    """The portfolio's split of the workers, or all of them on CP-SAT when the caller
+    turned the neighbourhood search off."""
+    if not limits.neighbourhood_search:
+        return Plan(full_workers=workers, neighbourhood_threads=0)
+    return plan_for(workers, variables, hinted)
+
+
+def _solver_info(
+    limits: SolveLimits, workers: int, progress: Progress, status_name: str
+) -> SolverInfo:
+    """What the response records about the solver; read from ``progress`` when called,
+    so it holds the search's figures as they stand at the end."""
+    return SolverInfo(
+        ortools_version=ORTOOLS_VERSION,
+        num_workers=workers,
+        random_seed=limits.random_seed,
+        time_limit_seconds=limits.time_limit_seconds or 0.0,
+        warm_start=limits.warm_start,
+        cp_sat_status=status_name,
+        time_to_first_solution_seconds=progress.first_solution_seconds,
+        solutions_found=progress.solutions,
+        bound_source=progress.bound_source,
+    )
+
+
+def _unsolved(
+    compiled: CompiledModel,
+    limits: SolveLimits,
+    status: cp_model.CpSolverStatus,
+    name: str,
+    elapsed: float,
+    info: Callable[[str], SolverInfo],
+) -> SolveOutcome:
+    """The outcome of a search that recorded no roster, by CP-SAT's status (an unknown
+    status fails loudly rather than pass for one of these)."""
     if status == cp_model.UNKNOWN and requested(limits.stop):
         return _cancelled(elapsed, info(name))
     if status == cp_model.INFEASIBLE:

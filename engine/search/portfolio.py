@@ -475,15 +475,6 @@ def search(
         progress.record_roster(start[1])
     started = time.perf_counter()
     deadline = None if search_seconds is None else started + search_seconds
-
-    def on_roster(callback: Progress) -> None:
-        objective = callback.objective_value
-        if objective < incumbent.objective:
-            incumbent.offer(list(callback.response_proto.solution), objective)
-        if objective <= progress.bound + 1e-6:  # meets a bound proven outside CP-SAT
-            callback.stop_search()
-
-    progress.on_roster.append(on_roster)
     decomposer = (
         _Decomposer(compiled, incumbent, progress, deadline, full.stop_search)
         if plan.decomposition
@@ -503,13 +494,48 @@ def search(
         )
         for n in range(plan.neighbourhood_threads)
     ]
+    on_roster = _sharing_rosters(incumbent, progress)
+    progress.on_roster.append(on_roster)
+    try:
+        status = _beside(solve_full, searchers, decomposer)
+    finally:
+        progress.on_roster.remove(on_roster)
+    for searcher in searchers:
+        if searcher.error is not None:
+            raise searcher.error
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        incumbent.offer(list(full.response_proto.solution), full.objective_value)
+    return _result(status, full.best_objective_bound, incumbent, progress, searchers)
+
+
+def _sharing_rosters(incumbent: Incumbent, progress: Progress) -> Callable[[Progress], None]:
+    """The full solve's roster callback: each better roster becomes the incumbent, and
+    one that meets a bound proven outside CP-SAT ends the full solve."""
+
+    def on_roster(callback: Progress) -> None:
+        objective = callback.objective_value
+        if objective < incumbent.objective:
+            incumbent.offer(list(callback.response_proto.solution), objective)
+        if objective <= progress.bound + 1e-6:  # meets a bound proven outside CP-SAT
+            callback.stop_search()
+
+    return on_roster
+
+
+def _beside(
+    solve_full: Callable[[], cp_model.CpSolverStatus],
+    searchers: list[_Searcher],
+    decomposer: _Decomposer | None,
+) -> cp_model.CpSolverStatus:
+    """The full solve, with the searchers and the decomposer in threads beside it; every
+    thread has ended when this returns, however the full solve ended."""
     threads = [threading.Thread(target=s.run, daemon=True) for s in searchers]
     if decomposer is not None:
         threads.append(threading.Thread(target=decomposer.run, daemon=True))
     for thread in threads:
         thread.start()
     try:
-        status = solve_full()
+        return solve_full()
     finally:
         for searcher in searchers:
             searcher.stop()
@@ -518,16 +544,21 @@ def search(
             decomposer.finished.set()
         for thread in threads:
             thread.join()
-        progress.on_roster.remove(on_roster)
-    for searcher in searchers:
-        if searcher.error is not None:
-            raise searcher.error
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        incumbent.offer(list(full.response_proto.solution), full.objective_value)
+
+
+def _result(
+    status: cp_model.CpSolverStatus,
+    full_bound: float,
+    incumbent: Incumbent,
+    progress: Progress,
+    searchers: list[_Searcher],
+) -> SearchResult:
+    """The incumbent and the best proven bound, with the source of each proof; a roster
+    that meets the bound is optimal, whoever proved it."""
     solution, objective, _ = incumbent.read()
     bound, source = progress.bound, progress.bound_source
-    if full.best_objective_bound > bound:
-        bound, source = full.best_objective_bound, "cp_sat"
+    if full_bound > bound:
+        bound, source = full_bound, "cp_sat"
     if solution is None:
         bound, source = -math.inf, None
     proved = status == cp_model.OPTIMAL or any(s.proved_optimal for s in searchers)
