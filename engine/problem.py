@@ -19,6 +19,7 @@ from engine import weights
 from engine.contract import (
     WEEKDAYS,
     AvoidedShiftPreference,
+    Constraints,
     DayOffPreference,
     Employee,
     PreferredShiftPreference,
@@ -215,71 +216,19 @@ def from_request(request: SolveRequest, *, gated: bool = False) -> Problem:
     shift_index = {s.id: i for i, s in enumerate(request.shifts)}
     duty_index = {k.id: i for i, k in enumerate(request.duties)}
     employee_index = {e.id: i for i, e in enumerate(request.employees)}
-
-    shifts = tuple(
-        ShiftSpec(
-            id=s.id,
-            name=s.name,
-            minutes=(
-                shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
-                if s.working_hours
-                else None
-            ),
-            staffing=_demand(s.staffing_demand, horizon),
-            managers=_demand(s.manager_demand, horizon) if s.manager_demand else None,
-        )
-        for s in request.shifts
-    )
-    duties = tuple(
-        DutySpec(
-            id=k.id,
-            name=k.name,
-            demand={
-                shift_index[sid]: _demand(r, horizon)
-                for sid, r in k.staffing_demand_by_shift.items()
-            },
-        )
-        for k in request.duties
-    )
-    holiday_fields = {
-        day: f"schedule_period.holidays[{i}]"
-        for i, day in reversed(list(enumerate(period.holidays)))
-    }
-    employees = tuple(
-        _employee(i, e, horizon, shift_index, duty_index, duties)
-        if not gated
-        else _gated_employee(
-            _employee(i, e, horizon, shift_index, duty_index, duties, restrict_fixed=False),
-            e,
-            horizon,
-            shift_index,
-            duties,
-            holiday_fields,
-        )
-        for i, e in enumerate(request.employees)
-    )
+    duties = _duties(request, horizon, shift_index)
     c = request.constraints
     return Problem(
         horizon=horizon,
-        shifts=shifts,
+        shifts=_shifts(request, horizon),
         duties=duties,
-        employees=employees,
+        employees=_employees(request, horizon, shift_index, duty_index, duties, gated=gated),
         max_consecutive_days=(
             c.max_consecutive_working_days
             if c.max_consecutive_working_days is not None
             else DEFAULT_MAX_CONSECUTIVE_DAYS
         ),
-        transitions=tuple(
-            TransitionSpec(
-                index=i,
-                from_shift=shift_index[t.from_shift_id],
-                to_shift=shift_index[t.to_shift_id],
-                forbid=t.rule == "forbid",
-                hard=t.enforcement == "hard",
-                name=f"shift_transition:{t.rule}:{t.from_shift_id}:{t.to_shift_id}",
-            )
-            for i, t in enumerate(c.shift_transitions)
-        ),
+        transitions=_transitions(c, shift_index),
         pairings=tuple(
             PairingSpec(
                 index=i,
@@ -295,18 +244,7 @@ def from_request(request: SolveRequest, *, gated: bool = False) -> Problem:
             if c.skill_support
             else None
         ),
-        cross_shift=tuple(
-            CrossShiftSpec(
-                index=i,
-                day=_day(horizon, x.date),
-                shifts=tuple(dict.fromkeys(shift_index[s] for s in x.shift_ids)),
-                duty=duty_index[x.duty_id] if x.duty_id is not None else None,
-                managers_only=x.managers_only,
-                min=0 if horizon.is_holiday[_day(horizon, x.date)] or x.min is None else x.min,
-                max=0 if horizon.is_holiday[_day(horizon, x.date)] else x.max,
-            )
-            for i, x in enumerate(c.cross_shift_demands)
-        ),
+        cross_shift=_cross_shift(c, horizon, shift_index, duty_index),
         fairness=tuple(
             FairnessSpec(
                 index=i,
@@ -317,6 +255,104 @@ def from_request(request: SolveRequest, *, gated: bool = False) -> Problem:
             for i, g in enumerate(c.fairness_groups)
         ),
         timezone=period.timezone,
+    )
+
+
+def _shifts(request: SolveRequest, horizon: Horizon) -> tuple[ShiftSpec, ...]:
+    return tuple(
+        ShiftSpec(
+            id=s.id,
+            name=s.name,
+            minutes=(
+                shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
+                if s.working_hours
+                else None
+            ),
+            staffing=_demand(s.staffing_demand, horizon),
+            managers=_demand(s.manager_demand, horizon) if s.manager_demand else None,
+        )
+        for s in request.shifts
+    )
+
+
+def _duties(
+    request: SolveRequest, horizon: Horizon, shift_index: Mapping[str, int]
+) -> tuple[DutySpec, ...]:
+    return tuple(
+        DutySpec(
+            id=k.id,
+            name=k.name,
+            demand={
+                shift_index[sid]: _demand(r, horizon)
+                for sid, r in k.staffing_demand_by_shift.items()
+            },
+        )
+        for k in request.duties
+    )
+
+
+def _employees(
+    request: SolveRequest,
+    horizon: Horizon,
+    shift_index: Mapping[str, int],
+    duty_index: Mapping[str, int],
+    duties: tuple[DutySpec, ...],
+    *,
+    gated: bool,
+) -> tuple[EmployeeSpec, ...]:
+    """Each employee's spec; ``gated``: with every option and the gates that close it."""
+    period = request.schedule_period
+    holiday_fields = {
+        day: f"schedule_period.holidays[{i}]"
+        for i, day in reversed(list(enumerate(period.holidays)))
+    }
+    return tuple(
+        _employee(i, e, horizon, shift_index, duty_index, duties)
+        if not gated
+        else _gated_employee(
+            _employee(i, e, horizon, shift_index, duty_index, duties, restrict_fixed=False),
+            e,
+            horizon,
+            shift_index,
+            duties,
+            holiday_fields,
+        )
+        for i, e in enumerate(request.employees)
+    )
+
+
+def _transitions(c: Constraints, shift_index: Mapping[str, int]) -> tuple[TransitionSpec, ...]:
+    return tuple(
+        TransitionSpec(
+            index=i,
+            from_shift=shift_index[t.from_shift_id],
+            to_shift=shift_index[t.to_shift_id],
+            forbid=t.rule == "forbid",
+            hard=t.enforcement == "hard",
+            name=f"shift_transition:{t.rule}:{t.from_shift_id}:{t.to_shift_id}",
+        )
+        for i, t in enumerate(c.shift_transitions)
+    )
+
+
+def _cross_shift(
+    c: Constraints,
+    horizon: Horizon,
+    shift_index: Mapping[str, int],
+    duty_index: Mapping[str, int],
+) -> tuple[CrossShiftSpec, ...]:
+    """Cross-shift demands; one on a holiday asks for nobody (the site is closed)."""
+    return tuple(
+        CrossShiftSpec(
+            index=i,
+            day=_day(horizon, x.date),
+            shifts=tuple(dict.fromkeys(shift_index[s] for s in x.shift_ids)),
+            duty=duty_index[x.duty_id] if x.duty_id is not None else None,
+            managers_only=x.managers_only,
+            min=0 if horizon.is_holiday[_day(horizon, x.date)] or x.min is None else x.min,
+            max=0 if horizon.is_holiday[_day(horizon, x.date)] else x.max,
+        )
+        for i, x in enumerate(c.cross_shift_demands)
     )
 
 

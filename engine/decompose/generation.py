@@ -62,6 +62,25 @@ class Generation:
     infeasible: bool = False  # an employee has no roster that keeps their hard rules
 
 
+@dataclass
+class _Prices:
+    """The prices of the next round (a price per cover row, then a multiplier per limit
+    of each employee) and the smoothing that drew them.
+
+    The smoothing centre: the prices, among those drawn from duals, that proved the best
+    bound. The first round's prices are not duals and stay out: pulling later prices
+    towards a head's full price kept every price above half of it, and on Curtois 12 the
+    bound then took 14 rounds to pass the first round's.
+    """
+
+    prices: list[int]
+    capped: bool  # missing heads priced at the cap (Master.cap_shortage)
+    center: list[int] | None = None
+    center_bound: float = -math.inf
+    from_duals: bool = False
+    smoothing: float = 0.0
+
+
 class ColumnGeneration:
     """The decomposition of one problem: a pricer per employee (paths built at once,
     CP-SAT ones on first use) and one master."""
@@ -162,23 +181,7 @@ class ColumnGeneration:
         proven; ``before_round`` runs before each round (to add columns from outside,
         say the search's incumbent: :meth:`add_roster`)."""
         result = Generation(capacity=self.capacity_bound())
-        # One vector: a price per cover row, then a multiplier per limit of each employee.
-        cap = self.shortage_cap if self.shortage_cap is not None else math.inf
-        capped = any(row.under_weight > cap for row in self.rows)
-        self.master.cap_shortage(cap if capped else None)
-        prices = [
-            round(min(row.under_weight, cap) * SCALE) if row.low > 0 else 0 for row in self.rows
-        ]
-        prices += [0] * sum(len(own) for own in self.limits)
-        # The smoothing centre: the prices, among those drawn from duals, that proved the
-        # best bound. The first round's prices are not duals and stay out: pulling later
-        # prices towards a head's full price kept every price above half of it, and on
-        # Curtois 12 the bound then took 14 rounds to pass the first round's.
-        center: list[int] | None = None
-        center_bound = -math.inf
-        from_duals = False
-        smoothing = 0.0
-        employees = range(len(self.problem.employees))
+        state = self._first_prices()
 
         def out_of_time() -> bool:
             return requested(stop) or (deadline is not None and time.perf_counter() >= deadline)
@@ -189,67 +192,112 @@ class ColumnGeneration:
             if result.rounds == 0 and self._every_employee_has_a_column():
                 # A roster is in already (the search's): its LP's duals beat full prices.
                 self.solution = self.master.solve()
-                prices = self._next_prices(self.solution, None, 0.0)
-                from_duals = True
-            member_prices = self._member_prices(prices)
-            answers: list[Priced] = []
-            for e in employees:
-                if out_of_time():
-                    return result
-                left = math.inf if deadline is None else deadline - time.perf_counter()
-                start = self._limit_offsets[e]
-                multipliers = prices[start : start + len(self.limits[e])]
-                priced = self._pricer(e).price(
-                    member_prices, self.pricing_work, left, stop, multipliers=multipliers
-                )
-                answers.append(priced)
+                state.prices = self._next_prices(self.solution, None, 0.0)
+                state.from_duals = True
+            answers = self._price_round(state.prices, deadline, stop, out_of_time)
+            if answers is None:
+                return result
             if any(a.infeasible for a in answers):
                 result.infeasible = True
                 return result
             result.rounds += 1
-            bound = self._bound(prices, answers)
-            if bound is not None and (result.bound is None or bound > result.bound):
-                result.bound = bound
-                if on_bound is not None:
-                    on_bound(bound)
-            if from_duals and bound is not None and bound > center_bound:
-                center, center_bound = prices, bound
-            added = sum(self.master.add(a.column) for a in answers if a.column is not None)
-            result.columns += added
-            self._mixed = {e for e in self._mixed if not self.master.retire(e)}
+            added = self._record_round(result, state, answers, on_bound)
             if len(self.master.columns) == 0 or not self._every_employee_has_a_column():
                 continue
-            solution = self.solution = self.master.solve()
-            result.lp_value = solution.value
-            converged = result.bound is not None and result.bound >= math.ceil(
-                solution.value - 1e-6
-            )
-            improving = any(
-                a.column is not None and self.master.reduced_cost(a.column, solution) < -1e-6
-                for a in answers
-            )
-            # Pricing found nothing at the LP's own duals: stalled.
-            stalled = not improving and smoothing == 0.0 and center is not None and added == 0
-            # Converged with missing heads priced at the cap: at their weight now. Else,
-            # the paths have given what they can: CP-SAT from the LP's duals on.
-            lifted = (converged or stalled) and capped
-            if lifted:
-                capped = False
-                self.master.cap_shortage(None)
-                solution = self.solution = self.master.solve()
-            if lifted or ((converged or stalled) and self._to_exact()):
-                center, center_bound, smoothing = None, -math.inf, 0.0
-                prices = self._next_prices(solution, None, 0.0)
-                continue
-            if converged:
-                result.converged = True
+            if self._after_lp(result, state, answers, added):
                 return result
-            if stalled:
-                return result
-            smoothing = SMOOTHING if improving or added else 0.0
-            prices = self._next_prices(solution, center, smoothing)
-            from_duals = True
         return result
+
+    def _first_prices(self) -> _Prices:
+        """The first round's: every head at its under-cover weight (at most the cap while
+        heading in), every multiplier at zero."""
+        cap = self.shortage_cap if self.shortage_cap is not None else math.inf
+        capped = any(row.under_weight > cap for row in self.rows)
+        self.master.cap_shortage(cap if capped else None)
+        prices = [
+            round(min(row.under_weight, cap) * SCALE) if row.low > 0 else 0 for row in self.rows
+        ]
+        prices += [0] * sum(len(own) for own in self.limits)
+        return _Prices(prices, capped)
+
+    def _price_round(
+        self,
+        prices: list[int],
+        deadline: float | None,
+        stop: threading.Event | None,
+        out_of_time: Callable[[], bool],
+    ) -> list[Priced] | None:
+        """Each employee's best roster at ``prices``; None when time ran out midway."""
+        member_prices = self._member_prices(prices)
+        answers: list[Priced] = []
+        for e in range(len(self.problem.employees)):
+            if out_of_time():
+                return None
+            left = math.inf if deadline is None else deadline - time.perf_counter()
+            start = self._limit_offsets[e]
+            multipliers = prices[start : start + len(self.limits[e])]
+            priced = self._pricer(e).price(
+                member_prices, self.pricing_work, left, stop, multipliers=multipliers
+            )
+            answers.append(priced)
+        return answers
+
+    def _record_round(
+        self,
+        result: Generation,
+        state: _Prices,
+        answers: list[Priced],
+        on_bound: Callable[[int], None] | None,
+    ) -> int:
+        """Take a priced round's bound and columns; how many columns were new."""
+        bound = self._bound(state.prices, answers)
+        if bound is not None and (result.bound is None or bound > result.bound):
+            result.bound = bound
+            if on_bound is not None:
+                on_bound(bound)
+        if state.from_duals and bound is not None and bound > state.center_bound:
+            state.center, state.center_bound = state.prices, bound
+        added = sum(self.master.add(a.column) for a in answers if a.column is not None)
+        result.columns += added
+        self._mixed = {e for e in self._mixed if not self.master.retire(e)}
+        return added
+
+    def _after_lp(
+        self, result: Generation, state: _Prices, answers: list[Priced], added: int
+    ) -> bool:
+        """Solve the master LP and set the next round's prices; whether the loop ends
+        (converged, or stalled with nothing left to switch to)."""
+        solution = self.solution = self.master.solve()
+        result.lp_value = solution.value
+        converged = result.bound is not None and result.bound >= math.ceil(solution.value - 1e-6)
+        improving = any(
+            a.column is not None and self.master.reduced_cost(a.column, solution) < -1e-6
+            for a in answers
+        )
+        # Pricing found nothing at the LP's own duals: stalled.
+        stalled = (
+            not improving and state.smoothing == 0.0 and state.center is not None and added == 0
+        )
+        # Converged with missing heads priced at the cap: at their weight now. Else,
+        # the paths have given what they can: CP-SAT from the LP's duals on.
+        lifted = (converged or stalled) and state.capped
+        if lifted:
+            state.capped = False
+            self.master.cap_shortage(None)
+            solution = self.solution = self.master.solve()
+        if lifted or ((converged or stalled) and self._to_exact()):
+            state.center, state.center_bound, state.smoothing = None, -math.inf, 0.0
+            state.prices = self._next_prices(solution, None, 0.0)
+            return False
+        if converged:
+            result.converged = True
+            return True
+        if stalled:
+            return True
+        state.smoothing = SMOOTHING if improving or added else 0.0
+        state.prices = self._next_prices(solution, state.center, state.smoothing)
+        state.from_duals = True
+        return False
 
     @property
     def by_paths(self) -> bool:
