@@ -25,6 +25,7 @@ the roster priced with every slack tight, so the last trace point can sit above 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import resource
 import time
@@ -50,8 +51,8 @@ class _SearchClock:
         self.search_started: float | None = None
 
     def install(self) -> None:
-        import engine.solve as solve_module
-
+        # The module itself: as an attribute of the package, engine.solve is the function.
+        solve_module: Any = importlib.import_module("engine.solve")
         original = getattr(solve_module, "_solve_with_watchdog", None)
         if original is None:  # the engine changed: setup stays unknown
             return

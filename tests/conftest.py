@@ -28,6 +28,7 @@ test is held to the rules of the test that first sets it up.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from typing import Any
@@ -36,7 +37,7 @@ import pytest
 from hypothesis import settings
 from ortools.sat.python import cp_model
 
-import engine.solve
+from engine.solve import SolveLimits
 from engine.suite_guard import ALLOW_MULTI_WORKER, VARIABLE, TimingDependentSolve, allowances
 
 settings.register_profile("suite", deadline=None)
@@ -84,7 +85,7 @@ def _refusing_short_clock_limits(set_parameters: Any) -> Any:
     """``engine.solve._parameters`` (the CP-SAT parameter setup of every solve, re-plan
     and portfolio), which then refuses a short wall-clock limit with no work limit."""
 
-    def checked(solver: Any, limits: engine.solve.SolveLimits, *args: Any, **kwargs: Any) -> None:
+    def checked(solver: Any, limits: SolveLimits, *args: Any, **kwargs: Any) -> None:
         set_parameters(solver, limits, *args, **kwargs)
         seconds = limits.time_limit_seconds
         work_limited = math.isfinite(solver.parameters.max_deterministic_time)
@@ -102,4 +103,6 @@ def _refusing_short_clock_limits(set_parameters: Any) -> Any:
 
 # Installed once for the whole session (and in each xdist worker, which imports this).
 cp_model.CpSolver.solve = _one_worker_only(cp_model.CpSolver.solve)  # type: ignore[method-assign]
-engine.solve._parameters = _refusing_short_clock_limits(engine.solve._parameters)
+# The module itself: as an attribute of the package, engine.solve is the function.
+_solve_module = importlib.import_module("engine.solve")
+_solve_module._parameters = _refusing_short_clock_limits(_solve_module._parameters)

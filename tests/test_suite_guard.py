@@ -8,6 +8,7 @@ suite starts, lets through what is marked, and does nothing where it is not set.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -45,7 +46,7 @@ def test_every_core_is_refused_even_on_one_core(
 ) -> None:
     # Every core is one worker on a one-core machine: refused all the same, so that such a
     # test fails on every machine, not only on those with several cores.
-    monkeypatch.setattr("engine.solve.available_cores", lambda: cores)
+    monkeypatch.setattr(importlib.import_module("engine.solve"), "available_cores", lambda: cores)
     limits = SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, diagnosis_budget_seconds=0)
     assert limits.num_workers is None  # None: every available core
     with pytest.raises(TimingDependentSolve, match="every available core"):

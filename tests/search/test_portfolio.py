@@ -12,6 +12,7 @@ CP-SAT's deterministic work; wall-clock limits are backstops only. Those tests a
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import sys
@@ -24,7 +25,6 @@ import pytest
 from ortools.sat.python import cp_model
 
 import engine.search.portfolio as portfolio
-import engine.solve
 from engine.formats.curtois import load, to_roster
 from engine.formats.curtois_check import check
 from engine.greedy import greedy_roster
@@ -208,7 +208,7 @@ def searches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Call]]:
         calls.append(Call(plan, parameters.num_workers, parameters.linearization_level, result))
         return result
 
-    monkeypatch.setattr(engine.solve, "search", spy)
+    monkeypatch.setattr(importlib.import_module("engine.solve"), "search", spy)
     yield calls
 
 
