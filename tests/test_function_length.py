@@ -14,8 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 80
-# bento joins this list once its refactor has brought its functions under the limit.
-PACKAGES = ("engine", "benchmarks")
+PACKAGES = ("engine", "bento", "benchmarks")
 
 
 def long_functions(source: str, where: str) -> list[str]:
