@@ -24,6 +24,13 @@ ways; both are refused here on every run, not only on the run that happens to be
 The checks are installed once, at import; a marker widens what they allow for its test
 (and for what the test starts) through the guard's variable. A fixture wider than one
 test is held to the rules of the test that first sets it up.
+
+The fast lane (``make test-fast``) leaves out what starts a server or a browser. The
+marks come from the fixtures, here, so a new test is sorted by what it uses: a test that
+needs ``postgres_server`` (also through the ``postgresql`` parameter of the backend
+fixtures, ``tests.bento.conftest.BACKENDS``) is marked ``postgres``, ``redis_server``
+``redis``, ``browser_loop`` ``browser``. A test that reaches one of these fixtures some
+other way without its mark fails when the fixture starts, rather than slowing the lane.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -50,6 +58,66 @@ os.environ[VARIABLE] = "on"
 SHORTEST_BACKSTOP_SECONDS = 30.0
 ALLOW_WALL_CLOCK = "wall_clock"  # a word of the guard's value, in this process only
 MARKERS = (ALLOW_MULTI_WORKER, ALLOW_WALL_CLOCK)  # each marker allows its own word
+# The fixtures that start a server or a browser, and the mark that keeps their tests out
+# of the fast lane.
+SERVER_FIXTURES = {
+    "postgres_server": "postgres",
+    "redis_server": "redis",
+    "browser_loop": "browser",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by the servers its fixtures start."""
+    for item in items:
+        used = getattr(item, "fixturenames", ())
+        for fixture, marker in SERVER_FIXTURES.items():
+            if fixture in used:
+                item.add_marker(marker)
+
+
+class UnmarkedServers:
+    """Fails a test that starts a server without its mark (one that asks for the fixture by
+    ``request.getfixturevalue``): unmarked, it would run in the fast lane.
+
+    A plugin rather than hooks of this file: a session-wide fixture is set up through the
+    session's hooks, which leave out the hooks of conftest files below the root. It fails
+    the test at its teardown, once the fixture is in place: failing the setup itself
+    would leave the fixture half set up for the tests after it."""
+
+    def __init__(self) -> None:
+        self.running: pytest.Item | None = None
+        self.started: list[str] = []  # server fixtures the running test set up unmarked
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        self.running, self.started = item, []
+        try:
+            return (yield)
+        finally:
+            self.running = None
+
+    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> None:
+        marker = SERVER_FIXTURES.get(fixturedef.argname)
+        test = self.running
+        if marker is not None and test is not None and test.get_closest_marker(marker) is None:
+            self.started.append(fixturedef.argname)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, object, object]:
+        result = yield
+        if self.started:
+            names = ", ".join(f"{f} but is not marked {SERVER_FIXTURES[f]}" for f in self.started)
+            pytest.fail(
+                f"{item.nodeid} starts {names}: mark it, or its parameter as "
+                "tests.bento.conftest.BACKENDS does",
+                pytrace=False,
+            )
+        return result
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(UnmarkedServers(), "unmarked-servers")
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).parent.parent
@@ -35,6 +36,7 @@ VOLATILE = shutil.ignore_patterns(
     "__pycache__",
     "*.egg-info",
 )
+pytestmark = pytest.mark.bento_build
 BUILD_TIMEOUT_SECONDS = 240  # a few seconds normally; generous for a busy machine
 
 # Run with `python -I` inside a scratch directory: the import path is the Bento's src/

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SERVER_FIXTURES
+
 ROOT = Path(__file__).parent.parent
 
 
@@ -36,3 +38,15 @@ def test_long_running_targets_exec_their_server(target: str) -> None:
     assert recipe is not None
     lines = recipe.group(1).strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("exec "), lines
+
+
+def test_the_fast_lane_leaves_out_every_server_and_the_bento_build() -> None:
+    """`make test-fast` deselects each mark tests/conftest.py sets from a server fixture,
+    and the explicit ones of the browser and the Bento build."""
+    makefile = (ROOT / "Makefile").read_text()
+    lane = re.search(r"^FAST_LANE\s*:=\s*(.+)$", makefile, re.MULTILINE)
+    assert lane is not None
+    left_out = set(re.findall(r"not (\w+)", lane.group(1)))
+    assert {*SERVER_FIXTURES.values(), "browser", "bento_build"} <= left_out
+    recipe = re.search(r"^test-fast:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe is not None and '-m "$(FAST_LANE)"' in recipe.group(1)

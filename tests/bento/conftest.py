@@ -36,6 +36,9 @@ PG_START_TIMEOUT_SECONDS = 120  # generous: a busy machine starts servers slowly
 PG_OPTIONS = "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=50"
 REDIS_START_TIMEOUT_SECONDS = 60
 REDIS_START_ATTEMPTS = 3  # another process may take the probed port before the server binds it
+# The backends of a store-backed fixture. The PostgreSQL one starts the server, so it
+# carries the postgres mark and `make test-fast` leaves it out.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 @dataclass
@@ -54,7 +57,7 @@ class PostgresServer:
         return f"host=127.0.0.1 port={self.port} user=postgres dbname={database}"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """URL of an empty database on each backend."""
     if request.param == "sqlite":
@@ -226,7 +229,7 @@ def standin(payment_standin: StandIn) -> StandIn:
     return payment_standin
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def module_database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> str:

@@ -35,6 +35,7 @@ from bento.store.tables import DISPLAY_PREFIX_LENGTH
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
+from tests.bento.conftest import BACKENDS
 from tests.bento.site import site_app, site_settings
 from tests.factories import minimal_request_dict
 
@@ -44,7 +45,7 @@ REDIRECT_URI = "http://localhost:7777/callback"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def site(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:

@@ -21,6 +21,7 @@ from bento.store import Jobs, Store, StoreUnavailable
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
+from tests.bento.conftest import BACKENDS
 from tests.factories import minimal_request_dict
 
 DEMO_KEY = "sk_test_" + "d" * 64
@@ -28,7 +29,7 @@ ROOT = Path(__file__).parent.parent.parent
 JSON = {"Content-Type": "application/json"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def app_and_db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[TestClient, str]]:

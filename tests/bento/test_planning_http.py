@@ -26,6 +26,7 @@ from engine.recommend import recommend
 from engine.rules import parse_request
 from engine.size import request_size, units_for
 from tests.audited import solved_and_audited
+from tests.bento.conftest import BACKENDS
 from tests.bento.test_http import assert_problem, bearer, fresh_key, large_request, post
 from tests.factories import employee_dict, minimal_request_dict
 
@@ -33,7 +34,7 @@ JSON = {"Content-Type": "application/json"}
 PATHS = ("/solve/replan", "/solve/recommend")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def client(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:

@@ -18,12 +18,13 @@ from starlette.testclient import TestClient
 from bento.http.api import Settings, create_app
 from bento.ops import metrics
 from bento.store import Store
+from tests.bento.conftest import BACKENDS
 from tests.factories import minimal_request_dict
 
 JSON = {"Content-Type": "application/json"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def client(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:

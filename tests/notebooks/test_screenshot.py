@@ -25,6 +25,7 @@ from playwright.sync_api import sync_playwright
 
 from tests.bento.processes import free_port, stop
 
+pytestmark = pytest.mark.browser  # each test opens Chromium itself, in `opened`
 ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
