@@ -8,6 +8,9 @@ fresh output. Demand is sized against the staff's capacity so that a sensible ro
 meet nearly all of it, and every hard input (fixed assignments, count minimums, weekday
 availability) is chosen so that the hard rules always admit a roster.
 
+The parts and bodies are put together by :mod:`engine.request_body`, like every other
+request of the tests and datasets.
+
 Usage: ``python datasets/generate.py [output_dir]`` (default: this folder).
 """
 
@@ -21,6 +24,8 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from engine import request_body as build
 
 Json = dict[str, Any]
 DemandRule = Callable[[dt.date], tuple[int, int]]
@@ -58,13 +63,9 @@ def period(start: str, end: str) -> list[dt.date]:
     return [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
 
 
-def rng_range(low: int, high: int) -> Json:
-    return {"min": low, "max": high}
-
-
 def demand(dates: Iterable[dt.date], rule: DemandRule) -> list[Json]:
     """One {min, max} per date, so every array has the period's length by construction."""
-    return [rng_range(*rule(d)) for d in dates]
+    return [build.span(*rule(d)) for d in dates]
 
 
 def weekly(*ranges: tuple[int, int]) -> DemandRule:
@@ -92,13 +93,7 @@ def shift(
     staffing: list[Json],
     managers: list[Json] | None = None,
 ) -> Json:
-    out: Json = {"id": shift_id, "name": name}
-    if hours is not None:
-        out["working_hours"] = {"start_time": hours[0], "end_time": hours[1]}
-    out["staffing_demand"] = staffing
-    if managers is not None:
-        out["manager_demand"] = managers
-    return out
+    return build.shift(shift_id, staffing, name=name, hours=hours, managers=managers)
 
 
 def names(rng: random.Random, count: int) -> list[str]:
@@ -146,10 +141,7 @@ def shift_wish(kind: str, date: dt.date, shift_id: str) -> Json:
 
 
 def fixed(date: str, shift_id: str, duty_id: str | None = None) -> Json:
-    out: Json = {"date": date, "shift_id": shift_id}
-    if duty_id is not None:
-        out["duty_id"] = duty_id
-    return out
+    return build.fixed(date, shift_id, duty_id)
 
 
 def transition(src: str, dst: str, rule: str = "forbid", enforcement: str = "hard") -> Json:
@@ -165,21 +157,17 @@ def request(
     holidays: Iterable[str] = (),
     timezone: str = "Europe/Berlin",
 ) -> Json:
-    body: Json = {
-        "schedule_period": {
-            "start_date": dates[0].isoformat(),
-            "end_date": dates[-1].isoformat(),
-            "holidays": list(holidays),
-            "timezone": timezone,
-        },
-        "shifts": shifts,
-    }
-    if duties is not None:
-        body["duties"] = duties
-    body["employees"] = employees
-    body["constraints"] = constraints
-    body["options"] = {"solver_timeout_seconds": 30}
-    return body
+    return build.request_body(
+        shifts,
+        employees,
+        start=dates[0],
+        end=dates[-1],
+        holidays=holidays,
+        timezone=timezone,
+        duties=duties,
+        constraints=constraints,
+        options={"solver_timeout_seconds": 30},
+    )
 
 
 # ----------------------------------------------------------------------- scenarios
@@ -228,7 +216,7 @@ def ward_24_7() -> Json:
             people[0],
             ["early", "late"],
             is_manager=True,
-            working_days_per_month=rng_range(18, 20),
+            working_days_per_month=build.span(18, 20),
             available_weekdays=list(WEEKDAYS[:5]),
         )
     ]
@@ -240,7 +228,7 @@ def ward_24_7() -> Json:
                 all_shifts,
                 is_manager=True,
                 preferences=day_offs(rng, dates, rng.randint(1, 3)),
-                working_days_per_month=rng_range(17, 19),
+                working_days_per_month=build.span(17, 19),
                 weekly_working_hours_limit=hours_limit(48),
             )
         )
@@ -256,7 +244,7 @@ def ward_24_7() -> Json:
                 people[i],
                 all_shifts,
                 preferences=wishes,
-                working_days_per_month=rng_range(17, 19),
+                working_days_per_month=build.span(17, 19),
                 weekly_working_hours_limit=hours_limit(48),
             )
         )
@@ -267,7 +255,7 @@ def ward_24_7() -> Json:
                 people[i],
                 ["early", "late"] if i == 19 else all_shifts,
                 preferences=day_offs(rng, dates, rng.randint(1, 2)),
-                working_days_per_month=rng_range(9, 11),
+                working_days_per_month=build.span(9, 11),
                 weekly_working_hours_limit=hours_limit(30) if i < 18 else hours_limit(24, "soft"),
             )
         )
@@ -325,7 +313,7 @@ def retail_weekdays() -> Json:
     ]
     people = names(rng, 12)
     every = ["open", "day", "close"]
-    full_week = rng_range(4, 5)
+    full_week = build.span(4, 5)
     staff = [
         employee(
             "store-01",
@@ -333,7 +321,7 @@ def retail_weekdays() -> Json:
             every,
             is_manager=True,
             preferences=day_offs(rng, open_days, 1),
-            working_days_per_week=rng_range(5, 5),
+            working_days_per_week=build.span(5, 5),
             available_weekdays=list(WEEKDAYS[:5]),
         ),
         employee(
@@ -389,7 +377,7 @@ def retail_weekdays() -> Json:
             people[8],
             ["day", "close"],
             preferences=[shift_wish("preferred_shift", d, "close") for d in student_days[::2]],
-            working_days_per_week=rng_range(2, 3),
+            working_days_per_week=build.span(2, 3),
             available_weekdays=["thu", "fri", "sat"],
             weekly_working_hours_limit=hours_limit(20),
         ),
@@ -398,14 +386,14 @@ def retail_weekdays() -> Json:
             people[9],
             ["open"],
             preferences=day_offs(rng, open_days, 1),
-            working_days_per_week=rng_range(2, 3),
+            working_days_per_week=build.span(2, 3),
             available_weekdays=["mon", "tue", "wed", "thu"],
         ),
         employee(
             "store-11",
             people[10],
             every,
-            working_days_per_week=rng_range(2, 3),
+            working_days_per_week=build.span(2, 3),
             available_weekdays=["mon", "wed", "fri", "sat"],
             weekly_working_hours_limit=hours_limit(24, "soft"),
         ),
@@ -413,7 +401,7 @@ def retail_weekdays() -> Json:
             "store-12",
             people[11],
             ["day", "close"],
-            working_days_per_week=rng_range(1, 2),
+            working_days_per_week=build.span(1, 2),
             available_weekdays=["fri", "sat"],
         ),
     ]
@@ -426,11 +414,7 @@ def retail_weekdays() -> Json:
 
 def duty(duty_id: str, name: str, dates: list[dt.date], rules: dict[str, DemandRule]) -> Json:
     """A duty that exists only on the shifts named in ``rules``, with per-date demand."""
-    return {
-        "id": duty_id,
-        "name": name,
-        "staffing_demand_by_shift": {s: demand(dates, rule) for s, rule in rules.items()},
-    }
+    return build.duty(duty_id, {s: demand(dates, rule) for s, rule in rules.items()}, name=name)
 
 
 def summed_demand(duties: list[Json], shift_id: str, dates: list[dt.date]) -> list[Json]:
@@ -442,7 +426,7 @@ def summed_demand(duties: list[Json], shift_id: str, dates: list[dt.date]) -> li
             for k in duties
             if shift_id in k["staffing_demand_by_shift"]
         ]
-        out.append(rng_range(sum(r["min"] for r in ranges), sum(r["max"] for r in ranges)))
+        out.append(build.span(sum(r["min"] for r in ranges), sum(r["max"] for r in ranges)))
     return out
 
 
@@ -511,7 +495,7 @@ def call_centre_duties() -> Json:
     ]
     people = names(rng, 25)
     every = ["early", "mid", "late"]
-    week = rng_range(5, 5)
+    week = build.span(5, 5)
     staff: list[Json] = []
     for i in range(4):  # team leads
         staff.append(
@@ -566,7 +550,7 @@ def call_centre_duties() -> Json:
                     "supervisor": 0,
                 },
                 preferences=day_offs(rng, dates, 1),
-                working_days_per_week=rng_range(2, 3),
+                working_days_per_week=build.span(2, 3),
                 available_weekdays=available,
                 weekly_working_hours_limit=hours_limit(24),
             )
@@ -666,7 +650,7 @@ def factory_three_shifts() -> Json:
     ]
     people = names(rng, 30)
     every = ["morning", "afternoon", "night", "we_morning", "we_afternoon"]
-    month = rng_range(18, 20)
+    month = build.span(18, 20)
     weekly_48 = hours_limit(48)
     # Maintenance technicians op-25..op-27 run the planned shutdown on Saturday 14th and
     # op-25 the night inspection a week later; op-01 chairs two Monday production
@@ -698,7 +682,7 @@ def factory_three_shifts() -> Json:
             fields["preferences"].append(shift_wish("avoided_shift", rng.choice(dates), "night"))
         elif i >= 27:  # apprentices: no nights, vocational school on Fridays
             shifts_of = ["morning", "afternoon", "we_morning"]
-            fields["working_days_per_month"] = rng_range(16, 18)
+            fields["working_days_per_month"] = build.span(16, 18)
             fields["available_weekdays"] = ["mon", "tue", "wed", "thu", "sat", "sun"]
             fields["shift_count_limits"] = [{"shift_id": "we_morning", "max": 2}]
             fields["weekly_working_hours_limit"] = hours_limit(40)
@@ -771,12 +755,12 @@ def two_month_period() -> Json:
     every = ["morning", "afternoon", "full"]
     business_days = [d for d in dates if d.weekday() != 6 and d.isoformat() not in closed]
     full_time = {
-        "working_days_per_month": rng_range(17, 20),
-        "working_days_per_week": rng_range(4, 5),
+        "working_days_per_month": build.span(17, 20),
+        "working_days_per_week": build.span(4, 5),
     }
     part_time = {
-        "working_days_per_month": rng_range(9, 12),
-        "working_days_per_week": rng_range(2, 3),
+        "working_days_per_month": build.span(9, 12),
+        "working_days_per_week": build.span(2, 3),
     }
     easter_break = [d for d in business_days if "2026-03-30" <= d.isoformat() <= "2026-04-10"]
 
@@ -789,8 +773,8 @@ def two_month_period() -> Json:
             fixed_assignments=[
                 fixed(d.isoformat(), "morning") for d in business_days if d.weekday() == 0
             ],
-            working_days_per_month=rng_range(18, 21),
-            working_days_per_week=rng_range(4, 5),
+            working_days_per_month=build.span(18, 21),
+            working_days_per_week=build.span(4, 5),
         ),
         employee(
             "ph-02",
@@ -1061,7 +1045,7 @@ def max_size() -> Json:
                     is_manager=trade.manager,
                     skill_levels=levels,
                     preferences=sorted(wishes, key=lambda w: w["date"]),
-                    working_days_per_month=rng_range(8, 12) if part_time else rng_range(19, 22),
+                    working_days_per_month=build.span(8, 12) if part_time else build.span(19, 22),
                     weekly_working_hours_limit=(
                         hours_limit(20, "soft") if part_time else hours_limit(48)
                     ),

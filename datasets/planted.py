@@ -18,17 +18,21 @@ Where one employee is at fault, a bystander ``e0`` comes first, so the paths che
 are ``employees[1]...``, not the trivial index 0; planted items of shared arrays
 (holidays, transitions, pairings) are likewise not the first element.
 
+The requests are put together by :mod:`engine.request_body`, like every other request
+of the tests and datasets.
+
 Usage: ``python datasets/planted.py [output_dir]`` (default: ``infeasible/`` here).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from engine import request_body as build
 
 Json = dict[str, Any]
 
@@ -46,21 +50,22 @@ WEEKLY_HOURS = 8  # one 8-hour shift a week
 
 def date(index: int) -> str:
     """ISO date of day ``index`` of the period."""
-    return (dt.date.fromisoformat(START) + dt.timedelta(days=index)).isoformat()
+    return build.day(START, index)
 
 
 def shift(shift_id: str, days: int) -> Json:
-    """An 8-hour shift with an open demand (0..OPEN_MAX) on every day."""
+    """An 8-hour shift with an open demand (0..OPEN_MAX) on every day. Its demand comes
+    before its hours, as in the committed files (``build.shift`` puts the hours first)."""
     return {
         "id": shift_id,
         "name": shift_id,
-        "staffing_demand": [{"min": 0, "max": OPEN_MAX} for _ in range(days)],
+        "staffing_demand": build.demand(days, 0, OPEN_MAX),
         "working_hours": {"start_time": DAY_HOURS[0], "end_time": DAY_HOURS[1]},
     }
 
 
 def employee(employee_id: str, shift_ids: Iterable[str], **fields: Any) -> Json:
-    return {"id": employee_id, "assignable_shift_ids": list(shift_ids), **fields}
+    return build.employee(employee_id, shift_ids, **fields)
 
 
 def request(
@@ -73,24 +78,19 @@ def request(
     **constraints: Any,
 ) -> Json:
     """A v1 request over ``days`` dates from START; keywords are ``constraints``."""
-    return {
-        "schedule_period": {
-            "start_date": START,
-            "end_date": date(days - 1),
-            "holidays": list(holidays),
-        },
-        "shifts": list(shifts),
-        "duties": list(duties),
-        "employees": list(employees),
-        "constraints": constraints,
-    }
+    return build.request_body(
+        shifts,
+        employees,
+        start=START,
+        days=days,
+        holidays=holidays,
+        duties=duties,
+        constraints=constraints,
+    )
 
 
 def fix(day: int, shift_id: str = "S", duty_id: str | None = None) -> Json:
-    data: Json = {"date": date(day), "shift_id": shift_id}
-    if duty_id is not None:
-        data["duty_id"] = duty_id
-    return data
+    return build.fixed(date(day), shift_id, duty_id)
 
 
 def bystander(*shift_ids: str) -> Json:
@@ -232,9 +232,7 @@ def planted_weekly_hours() -> Planted:
 def planted_skill_support() -> Planted:
     # A beginner fixed on two dates and no senior anywhere.
     e1 = employee("e1", ["S"], skill_levels={"K": 2}, fixed_assignments=[fix(0), fix(1)])
-    duties = [
-        {"id": "K", "name": "K", "staffing_demand_by_shift": {"S": [{"min": 0, "max": 9}] * 2}}
-    ]
+    duties = [build.duty("K", {"S": [build.span(0, 9)] * 2})]
     return Planted(
         "skill_support",
         "constraints.skill_support",
@@ -281,11 +279,8 @@ def planted_skill_level() -> Planted:
         skill_levels={"L": 5, "K": 0},
         fixed_assignments=[fix(0, "S", "K"), fix(1, "S", "K")],
     )
-    open_ = {"S": [{"min": 0, "max": 9}] * 2}
-    duties = [
-        {"id": "L", "name": "L", "staffing_demand_by_shift": open_},
-        {"id": "K", "name": "K", "staffing_demand_by_shift": open_},
-    ]
+    open_ = {"S": [build.span(0, 9)] * 2}
+    duties = [build.duty("L", open_), build.duty("K", open_)]
     return Planted(
         "skill_level",
         "employees[1].skill_levels.K",
@@ -360,8 +355,8 @@ def write_all(directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     index = []
-    for name, build in PLANTED.items():
-        planted = build()
+    for name, plant in PLANTED.items():
+        planted = plant()
         path = directory / f"{name}.json"
         path.write_text(render(planted.request), encoding="utf-8")
         written.append(path)

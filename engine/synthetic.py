@@ -37,6 +37,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from engine import request_body as build
 from engine.contract import (
     MAX_DUTIES,
     MAX_EMPLOYEES,
@@ -304,32 +305,28 @@ class _Builder:
         managers = self.manager_mins() if self.has("manager_demand") else None
         out = []
         for s, sid in enumerate(self.shift_ids):
-            start = self.starts[s]
-            item: Json = {
-                "id": sid,
-                "name": f"{_hhmm(start)}-{_hhmm(start + SHIFT_MINUTES)}",
-                "working_hours": {
-                    "start_time": _hhmm(start),
-                    "end_time": _hhmm(start + SHIFT_MINUTES),
-                },
-                "staffing_demand": [_range(m, m + 1 + m // 3) for m in staffing[s]],
-            }
-            if managers is not None:
-                item["manager_demand"] = [_range(m, m + 1) for m in managers[s]]
+            hours = (_hhmm(self.starts[s]), _hhmm(self.starts[s] + SHIFT_MINUTES))
+            item = build.shift(
+                sid,
+                [build.span(m, m + 1 + m // 3) for m in staffing[s]],
+                name="-".join(hours),
+                hours=hours,
+                managers=None if managers is None else [build.span(m, m + 1) for m in managers[s]],
+            )
             out.append(item)
         return out
 
     def duties_json(self, staffing: list[list[int]]) -> list[Json]:
         mins = self.duty_mins(staffing)
         return [
-            {
-                "id": kid,
-                "name": f"Duty {k + 1}",
-                "staffing_demand_by_shift": {
-                    self.shift_ids[s]: [_range(m, m + 1) for m in mins[k, s]]
+            build.duty(
+                kid,
+                {
+                    self.shift_ids[s]: [build.span(m, m + 1) for m in mins[k, s]]
                     for s in self.duty_shifts[k]
                 },
-            }
+                name=f"Duty {k + 1}",
+            )
             for k, kid in enumerate(self.duty_ids)
         ]
 
@@ -349,11 +346,9 @@ class _Builder:
                     continue
                 last_day = d
                 s = rng.choice(self.assignable[e])
-                fix: Json = {"date": self.dates[d].isoformat(), "shift_id": self.shift_ids[s]}
                 held = [k for k in range(self.n_duties) if self.holds(e, k, s)]
-                if held:
-                    fix["duty_id"] = self.duty_ids[rng.choice(held)]
-                fixes.append(fix)
+                duty_id = self.duty_ids[rng.choice(held)] if held else None
+                fixes.append(build.fixed(self.dates[d].isoformat(), self.shift_ids[s], duty_id))
             if fixes:
                 out[e] = fixes
         return out
@@ -371,9 +366,9 @@ class _Builder:
         if fixes:
             item["fixed_assignments"] = fixes
         if self.has("working_days_per_month"):
-            item["working_days_per_month"] = _range(6, 13) if part else _range(16, 22)
+            item["working_days_per_month"] = build.span(6, 13) if part else build.span(16, 22)
         if self.has("working_days_per_week"):
-            item["working_days_per_week"] = _range(2, 3) if part else _range(4, 5)
+            item["working_days_per_week"] = build.span(2, 3) if part else build.span(4, 5)
         available = self.weekdays[e]
         if available is not None:
             item["available_weekdays"] = [WEEKDAYS[w] for w in available]
@@ -540,22 +535,15 @@ class _Builder:
             constraints["cross_shift_demands"] = self.cross_shift(staffing, teams)
         if self.has("fairness_groups"):
             constraints["fairness_groups"] = self.fairness_groups()
-        body: Json = {
-            "schedule_period": {
-                "start_date": self.dates[0].isoformat(),
-                "end_date": self.dates[-1].isoformat(),
-                "holidays": [d.isoformat() for d in self.holidays],
-                "timezone": "Europe/Berlin",
-            },
-            "shifts": self.shifts_json(staffing),
-        }
-        if self.n_duties:
-            body["duties"] = self.duties_json(staffing)
-        body["employees"] = employees
-        body["constraints"] = constraints
-        body["options"] = {"solver_timeout_seconds": 30}
-        return body
-
-
-def _range(low: int, high: int) -> Json:
-    return {"min": low, "max": high}
+        shifts = self.shifts_json(staffing)
+        return build.request_body(
+            shifts,
+            employees,
+            start=self.dates[0],
+            end=self.dates[-1],
+            holidays=[d.isoformat() for d in self.holidays],
+            timezone="Europe/Berlin",
+            duties=self.duties_json(staffing) if self.n_duties else None,
+            constraints=constraints,
+            options={"solver_timeout_seconds": 30},
+        )

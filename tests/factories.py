@@ -23,6 +23,9 @@ Every function returns a fresh deep structure, so a test may change it freely.
     a set; empty when the request is valid.
 ``demand(min_, max_, days=7)``, ``shift_dict(...)``, ``duty_dict(...)``, ``employee_dict(...)``
     The parts, for building other requests.
+
+The parts and the body come from :mod:`engine.request_body`, the one builder the other
+tests, the synthetic generator and the dataset scripts use too.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from engine import request_body as build
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 
@@ -49,47 +53,33 @@ JsonPath = Sequence[str | int]
 
 def demand(min_: int = 1, max_: int = 1, days: int = DAYS) -> list[dict[str, int]]:
     """One ``{min, max}`` range per day."""
-    return [{"min": min_, "max": max_} for _ in range(days)]
+    return build.demand(days, min_, max_)
 
 
 def shift_dict(shift_id: str, start: str, end: str, **fields: Any) -> dict[str, Any]:
     """A shift with working hours and a demand of exactly 1 per day; ``fields`` override."""
-    shift = {
-        "id": shift_id,
-        "name": shift_id.capitalize(),
-        "working_hours": {"start_time": start, "end_time": end},
-        "staffing_demand": demand(),
-    }
-    return shift | fields
+    return build.shift(shift_id, demand(), name=shift_id.capitalize(), hours=(start, end)) | fields
 
 
 def duty_dict(duty_id: str = DUTY_ID, shift_ids: Sequence[str] = ("day",)) -> dict[str, Any]:
     """A duty wanted 0..1 times per day on each of ``shift_ids``."""
-    return {
-        "id": duty_id,
-        "name": duty_id.capitalize(),
-        "staffing_demand_by_shift": {s: demand(0, 1) for s in shift_ids},
-    }
+    return build.duty(duty_id, {s: demand(0, 1) for s in shift_ids}, name=duty_id.capitalize())
 
 
 def employee_dict(employee_id: str, **fields: Any) -> dict[str, Any]:
     """An employee assignable to every shift of the minimal request; ``fields`` override."""
-    employee = {
-        "id": employee_id,
-        "name": employee_id.upper(),
-        "assignable_shift_ids": list(SHIFT_IDS),
-    }
-    return employee | fields
+    return build.employee(employee_id, SHIFT_IDS, name=employee_id.upper()) | fields
 
 
 def minimal_request_dict() -> dict[str, Any]:
     """The small valid request described in the module docstring."""
-    return {
-        "schedule_period": {"start_date": START_DATE, "end_date": END_DATE},
-        "shifts": [shift_dict("day", "07:00", "15:00"), shift_dict("night", "23:00", "07:00")],
-        "duties": [duty_dict()],
-        "employees": [employee_dict(e) for e in EMPLOYEE_IDS],
-    }
+    return build.request_body(
+        [shift_dict("day", "07:00", "15:00"), shift_dict("night", "23:00", "07:00")],
+        [employee_dict(e) for e in EMPLOYEE_IDS],
+        start=START_DATE,
+        end=END_DATE,
+        duties=[duty_dict()],
+    )
 
 
 def full_request_dict() -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Requests are built so that every reference resolves and every array has the period's
 length; hard features are drawn sparingly so most examples stay feasible, while still
-combining families in ways no hand-written test does.
+combining families in ways no hand-written test does. The parts and the body are put
+together by :mod:`engine.request_body`, as every other request of the tests is.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import datetime as dt
 from typing import Any
 
 from hypothesis import strategies as st
+
+from engine import request_body as build
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 SHIFT_TEMPLATES = [
@@ -26,7 +29,7 @@ Draw = Any
 
 def _range(draw: Draw, low: int, high: int, spread: int = 2) -> dict[str, int]:
     minimum = draw(st.integers(low, high))
-    return {"min": minimum, "max": minimum + draw(st.integers(0, spread))}
+    return build.span(minimum, minimum + draw(st.integers(0, spread)))
 
 
 def _maybe(draw: Draw, probability_tenths: int) -> bool:
@@ -48,26 +51,17 @@ def requests(draw: Draw) -> dict[str, Any]:
     shift_ids = [t[0] for t in templates]
     shifts = []
     for sid, begin, end in templates:
-        shift: dict[str, Any] = {
-            "id": sid,
-            "name": sid.title(),
-            "working_hours": {"start_time": begin, "end_time": end},
-            "staffing_demand": [_range(draw, 0, 2) for _ in dates],
-        }
-        if _maybe(draw, 3):
-            shift["manager_demand"] = [_range(draw, 0, 1, 1) for _ in dates]
-        shifts.append(shift)
+        staffing = [_range(draw, 0, 2) for _ in dates]
+        managers = [_range(draw, 0, 1, 1) for _ in dates] if _maybe(draw, 3) else None
+        shifts.append(
+            build.shift(sid, staffing, name=sid.title(), hours=(begin, end), managers=managers)
+        )
 
     duties = []
     for k in range(draw(st.integers(0, 2))):
         on = draw(st.lists(st.sampled_from(shift_ids), min_size=1, unique=True))
-        duties.append(
-            {
-                "id": f"duty{k}",
-                "name": f"Duty {k}",
-                "staffing_demand_by_shift": {s: [_range(draw, 0, 1, 1) for _ in dates] for s in on},
-            }
-        )
+        by_shift = {s: [_range(draw, 0, 1, 1) for _ in dates] for s in on}
+        duties.append(build.duty(f"duty{k}", by_shift, name=f"Duty {k}"))
     duty_ids = [d["id"] for d in duties]
 
     employees = [
@@ -75,30 +69,33 @@ def requests(draw: Draw) -> dict[str, Any]:
         for i in range(draw(st.integers(2, 5)))
     ]
     employee_ids = [e["id"] for e in employees]
-    return {
-        "schedule_period": {"start_date": iso[0], "end_date": iso[-1], "holidays": holidays},
-        "shifts": shifts,
-        "duties": duties,
-        "employees": employees,
-        "constraints": _constraints(draw, shift_ids, duty_ids, employee_ids, iso),
-        "options": {"solver_timeout_seconds": 5},
-    }
+    constraints = _constraints(draw, shift_ids, duty_ids, employee_ids, iso)
+    return build.request_body(
+        shifts,
+        employees,
+        start=iso[0],
+        end=iso[-1],
+        holidays=holidays,
+        duties=duties,
+        constraints=constraints,
+        options={"solver_timeout_seconds": 5},
+    )
 
 
 def _employee(
     draw: Draw, eid: str, shift_ids: list[str], duty_ids: list[str], iso: list[str], num_days: int
 ) -> dict[str, Any]:
     assignable = draw(st.lists(st.sampled_from(shift_ids), min_size=1, unique=True))
-    employee: dict[str, Any] = {
-        "id": eid,
-        "is_manager": draw(st.booleans()),
-        "assignable_shift_ids": assignable,
-        "skill_levels": {k: draw(st.integers(0, 10)) for k in duty_ids if draw(st.booleans())},
-        "preferences": [_preference(draw, iso, shift_ids) for _ in range(draw(st.integers(0, 2)))],
-    }
+    employee = build.employee(
+        eid,
+        assignable,
+        is_manager=draw(st.booleans()),
+        skill_levels={k: draw(st.integers(0, 10)) for k in duty_ids if draw(st.booleans())},
+        preferences=[_preference(draw, iso, shift_ids) for _ in range(draw(st.integers(0, 2)))],
+    )
     if _maybe(draw, 1):
         employee["fixed_assignments"] = [
-            {"date": draw(st.sampled_from(iso)), "shift_id": draw(st.sampled_from(assignable))}
+            build.fixed(draw(st.sampled_from(iso)), draw(st.sampled_from(assignable)))
         ]
     if _maybe(draw, 3):
         low = draw(st.integers(0, num_days))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from engine import request_body as build
 from engine.audit import (
     HARD_CODES,
     WEIGHTS,
@@ -34,38 +35,26 @@ MONDAY = dt.date(2026, 3, 2)  # ISO week 2026-W10
 
 def day(offset: int, start: dt.date = MONDAY) -> str:
     """The date ``offset`` days after ``start``, as a string."""
-    return (start + dt.timedelta(days=offset)).isoformat()
+    return build.day(start, offset)
 
 
 def ranges(n: int, lo: int = 0, hi: int = 9, at: dict[int, tuple[int, int]] | None = None) -> list:
     """``n`` demand ranges ``{lo, hi}``, with exceptions ``at[day] = (min, max)``."""
-    out = [{"min": lo, "max": hi} for _ in range(n)]
-    for index, (mn, mx) in (at or {}).items():
-        out[index] = {"min": mn, "max": mx}
-    return out
+    return build.demand(n, lo, hi, at=at)
 
 
 def shift(shift_id: str, start: str = "08:00", end: str = "16:00", **fields: Any) -> dict:
     """A shift with working hours; demand is filled in by :func:`request` when absent."""
-    return {
-        "id": shift_id,
-        "name": shift_id,
-        "working_hours": {"start_time": start, "end_time": end},
-        **fields,
-    }
+    return build.shift(shift_id, None, hours=(start, end)) | fields
 
 
 def employee(employee_id: str, shifts: tuple[str, ...] = ("D", "N"), **fields: Any) -> dict:
-    return {"id": employee_id, "assignable_shift_ids": list(shifts), **fields}
+    return build.employee(employee_id, shifts, **fields)
 
 
 def duty(duty_id: str, shift_ids: tuple[str, ...] = ("D",), **demand: list) -> dict:
     """A duty on ``shift_ids`` (demand filled in by :func:`request`), or given per shift."""
-    return {
-        "id": duty_id,
-        "name": duty_id,
-        "staffing_demand_by_shift": {s: demand.get(s) for s in shift_ids},
-    }
+    return build.duty(duty_id, {s: demand.get(s) for s in shift_ids})
 
 
 def request(
@@ -86,19 +75,16 @@ def request(
         for shift_id, demand in k["staffing_demand_by_shift"].items():
             if demand is None:
                 k["staffing_demand_by_shift"][shift_id] = ranges(days)
-    return SolveRequest.model_validate(
-        {
-            "schedule_period": {
-                "start_date": start.isoformat(),
-                "end_date": (start + dt.timedelta(days=days - 1)).isoformat(),
-                "holidays": list(holidays),
-            },
-            "shifts": shifts,
-            "duties": duties or [],
-            "employees": employees,
-            "constraints": constraints,
-        }
+    body = build.request_body(
+        shifts,
+        employees,
+        start=start,
+        days=days,
+        holidays=holidays,
+        duties=duties or [],
+        constraints=constraints,
     )
+    return SolveRequest.model_validate(body)
 
 
 def a(employee_id: str, date: str, shift_id: str, duty_id: str | None = None) -> Assignment:

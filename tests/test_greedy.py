@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine import request_body as build
 from engine import weights
 from engine.audit import audit
 from engine.contract import SolveRequest
@@ -66,23 +67,15 @@ def test_greedy_roster_keeps_backward_checkable_rules(data: dict[str, Any]) -> N
 
 def test_greedy_meets_shift_count_minimums_on_free_days() -> None:
     # No demand at all: only the count minimum asks for work, and the greedy tops it up.
-    data = {
-        "schedule_period": {"start_date": "2026-03-02", "end_date": "2026-03-08"},
-        "shifts": [
-            {"id": "S", "name": "S", "staffing_demand": [{"min": 0, "max": 3}] * 7},
-            {"id": "T", "name": "T", "staffing_demand": [{"min": 0, "max": 3}] * 7},
-        ],
-        "employees": [
-            {
-                "id": "e0",
-                "assignable_shift_ids": ["S", "T"],
-                "shift_count_limits": [{"shift_id": "T", "min": 3}],
-            }
-        ],
-        "constraints": {
+    data = build.request_body(
+        [build.shift(s, build.demand(7, 0, 3)) for s in ("S", "T")],
+        [build.employee("e0", ["S", "T"], shift_count_limits=[{"shift_id": "T", "min": 3}])],
+        start="2026-03-02",
+        days=7,
+        constraints={
             "shift_transitions": [{"from_shift_id": "T", "to_shift_id": "T", "rule": "forbid"}]
         },
-    }
+    )
     request = parse_request(data)
     problem = from_request(request)
     roster = greedy_roster(problem)

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from bento.http.api import Settings, create_app
 from bento.http.gate import MAX_BODY_BYTES
 from bento.store import Jobs, Store, StoreUnavailable
+from engine import request_body as build
 from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
 from engine.rules import parse_request
@@ -348,26 +349,17 @@ def too_big_for_one_second() -> dict[str, Any]:
     the model alone takes longer than the budget, so no roster can be found in time."""
     days = 133
     shifts = [
-        {
-            "id": f"s{i}",
-            "name": f"Shift {i}",
-            "working_hours": {
-                "start_time": f"{2 * i:02d}:00",
-                "end_time": f"{(2 * i + 8) % 24:02d}:00",
-            },
-            "staffing_demand": [{"min": 2, "max": 4}] * days,
-        }
+        build.shift(
+            f"s{i}",
+            build.demand(days, 2, 4),
+            name=f"Shift {i}",
+            hours=(f"{2 * i:02d}:00", f"{(2 * i + 8) % 24:02d}:00"),
+        )
         for i in range(12)
     ]
-    employees = [
-        {"id": f"e{i}", "assignable_shift_ids": [s["id"] for s in shifts]} for i in range(50)
-    ]
-    return {
-        "schedule_period": {"start_date": "2026-01-05", "end_date": "2026-05-17"},
-        "shifts": shifts,
-        "employees": employees,
-        "options": {"solver_timeout_seconds": 1},
-    }
+    employees = [build.employee(f"e{i}", [s["id"] for s in shifts]) for i in range(50)]
+    options = {"solver_timeout_seconds": 1}
+    return build.request_body(shifts, employees, start="2026-01-05", days=days, options=options)
 
 
 def test_no_roster_within_the_limit_is_504_and_costs_nothing(

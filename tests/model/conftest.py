@@ -2,18 +2,19 @@
 
 Instances are tiny and built from named constants: a period starting on Monday
 2026-03-02 (ISO week 2026-W10), shifts with a per-day demand, employees with the fields
-under test. Every roster the engine returns is checked by the independent auditor
-(:func:`solve_and_audit`): no hard violation, and the reported objective, soft
-violations and shortage markers equal the audited ones to the unit.
+under test, put together by :mod:`engine.request_body`. Every roster the engine returns
+is checked by the independent auditor (:func:`solve_and_audit`): no hard violation, and
+the reported objective, soft violations and shortage markers equal the audited ones to
+the unit.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine import request_body as build
 from engine.audit import AuditReport, audit, compare_with_metrics
 from engine.contract import Shortage, Solution, SolveRequest, SolveResponse
 from engine.rules import parse_request
@@ -33,17 +34,14 @@ Json = dict[str, Any]
 
 def date(index: int, start: str = START) -> str:
     """ISO date of day ``index`` of a period starting at ``start``."""
-    return (dt.date.fromisoformat(start) + dt.timedelta(days=index)).isoformat()
+    return build.day(start, index)
 
 
 def demand(
     days: int, min_: int = 0, max_: int = OPEN_MAX, on: Mapping[int, tuple[int, int]] | None = None
 ) -> list[Json]:
     """One range per day: ``(min_, max_)``, except the days listed in ``on``."""
-    on = on or {}
-    return [
-        {"min": on.get(d, (min_, max_))[0], "max": on.get(d, (min_, max_))[1]} for d in range(days)
-    ]
+    return build.demand(days, min_, max_, at=on)
 
 
 def shift(
@@ -57,24 +55,15 @@ def shift(
     managers: list[Json] | None = None,
 ) -> Json:
     """A shift with a per-day staffing demand (and working hours unless ``hours`` is None)."""
-    data: Json = {
-        "id": shift_id,
-        "name": shift_id,
-        "staffing_demand": demand(days, min_, max_, on),
-    }
-    if hours is not None:
-        data["working_hours"] = {"start_time": hours[0], "end_time": hours[1]}
-    if managers is not None:
-        data["manager_demand"] = managers
-    return data
+    return build.shift(shift_id, demand(days, min_, max_, on), hours=hours, managers=managers)
 
 
 def duty(duty_id: str, by_shift: Mapping[str, list[Json]]) -> Json:
-    return {"id": duty_id, "name": duty_id, "staffing_demand_by_shift": dict(by_shift)}
+    return build.duty(duty_id, by_shift)
 
 
 def employee(employee_id: str, shift_ids: Iterable[str], **fields: Any) -> Json:
-    return {"id": employee_id, "assignable_shift_ids": list(shift_ids), **fields}
+    return build.employee(employee_id, shift_ids, **fields)
 
 
 def request(
@@ -88,17 +77,15 @@ def request(
     **constraints: Any,
 ) -> Json:
     """A v1 request dict over ``days`` dates from ``start``; keywords are ``constraints``."""
-    return {
-        "schedule_period": {
-            "start_date": start,
-            "end_date": date(days - 1, start),
-            "holidays": list(holidays),
-        },
-        "shifts": list(shifts),
-        "duties": list(duties),
-        "employees": list(employees),
-        "constraints": constraints,
-    }
+    return build.request_body(
+        shifts,
+        employees,
+        start=start,
+        days=days,
+        holidays=holidays,
+        duties=duties,
+        constraints=constraints,
+    )
 
 
 # ------------------------------------------------------------------------------ solving
