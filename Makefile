@@ -35,11 +35,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --durations=25
 
 # What the fast lane leaves out, by the marks of pyproject.toml: tests/conftest.py sets the
-# server marks from the fixtures a test uses.
-FAST_LANE := not postgres and not redis and not browser and not bento_build
+# server marks from the fixtures a test uses; slow is set by hand.
+FAST_LANE := not postgres and not redis and not browser and not bento_build and not slow
 
 ## The fast lane, under a minute on 2 cores: pytest without PostgreSQL, redis-server,
-## Chromium or a Bento build. `make test` is still the whole suite.
+## Chromium, a Bento build or the tests marked slow. `make test` is still the whole suite.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "$(FAST_LANE)"
 

@@ -151,6 +151,7 @@ def test_usage_errors_exit_2(argv: list[str]) -> None:
     assert caught.value.code == 2
 
 
+@pytest.mark.slow
 def test_module_entry_point_pipes_solve_into_audit() -> None:
     """The documented one-liner, as real processes."""
     solve = process("solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1")
@@ -176,6 +177,7 @@ def edited(response: dict[str, Any]) -> dict[str, Any]:
     return dict(json.loads(json.dumps(response)))
 
 
+@pytest.mark.slow
 def test_audit_notes_metrics_fields_it_does_not_know(
     solved: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -273,6 +275,7 @@ def test_audit_of_a_response_without_assignments_exits_2(
     assert faults(stderr) == [(path, code)]
 
 
+@pytest.mark.slow
 def test_audit_of_a_response_that_is_not_json_exits_2(tmp_path: Path) -> None:
     broken = tmp_path / "roster.json"
     broken.write_text('{"solution": {"assignments": [')
@@ -405,6 +408,7 @@ def test_progress_into_a_pipe_writes_lines_while_the_block_runs(
     assert all(line.startswith("solving") for line in err.getvalue().splitlines())
 
 
+@pytest.mark.slow
 def test_progress_flag_as_a_process_keeps_stdout_json() -> None:
     """The exact invocation other tools rely on."""
     solve = process("solve", str(RETAIL), "--progress", "--workers", "1")
@@ -413,6 +417,7 @@ def test_progress_flag_as_a_process_keeps_stdout_json() -> None:
     assert solve.stderr.splitlines()[-1].startswith("optimal roster")
 
 
+@pytest.mark.slow
 def test_bad_input_as_a_process_prints_nothing_on_stdout(tmp_path: Path) -> None:
     data = minimal_request_dict()
     data["employees"][0]["favourite_colour"] = "green"
@@ -481,6 +486,7 @@ def test_recommend_ranks_candidates(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_replan_and_recommend_report_bad_input_by_path(tmp_path: Path) -> None:
     request, response, _ = _published(tmp_path)
     code, _, err = run_text(["replan", request, response, "--absent", "nobody:2026-03-04"])

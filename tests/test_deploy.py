@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).parent.parent
@@ -275,6 +276,7 @@ def settings_seen_by(env: dict[str, Any]) -> dict[str, Any]:
     return seen
 
 
+@pytest.mark.slow
 def test_the_settings_read_from_the_example_stack_are_the_intended_ones() -> None:
     stack = stack_with_example_values()
     postgres = stack["services"]["postgres"]["environment"]

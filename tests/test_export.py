@@ -417,6 +417,7 @@ def test_cli_xlsx_needs_a_file_when_stdout_cannot_take_bytes(files: tuple[str, s
     assert "-o FILE" in err
 
 
+@pytest.mark.slow
 def test_cli_xlsx_to_a_pipe(files: tuple[str, str]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "engine", "export", *files, "--format", "xlsx", "-q"],

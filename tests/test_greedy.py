@@ -58,6 +58,7 @@ def test_greedy_roster_staffs_the_max_size_dataset_almost_fully() -> None:
     assert missing < 0.1 * required
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_greedy_roster_keeps_backward_checkable_rules(data: dict[str, Any]) -> None:

@@ -42,11 +42,11 @@ def test_long_running_targets_exec_their_server(target: str) -> None:
 
 def test_the_fast_lane_leaves_out_every_server_and_the_bento_build() -> None:
     """`make test-fast` deselects each mark tests/conftest.py sets from a server fixture,
-    and the explicit ones of the browser and the Bento build."""
+    and the explicit ones of the browser, the Bento build and the slow tests."""
     makefile = (ROOT / "Makefile").read_text()
     lane = re.search(r"^FAST_LANE\s*:=\s*(.+)$", makefile, re.MULTILINE)
     assert lane is not None
     left_out = set(re.findall(r"not (\w+)", lane.group(1)))
-    assert {*SERVER_FIXTURES.values(), "browser", "bento_build"} <= left_out
+    assert {*SERVER_FIXTURES.values(), "browser", "bento_build", "slow"} <= left_out
     recipe = re.search(r"^test-fast:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     assert recipe is not None and '-m "$(FAST_LANE)"' in recipe.group(1)

@@ -204,6 +204,7 @@ def test_an_infeasible_request_has_an_empty_trace(workers: int) -> None:
 REPEATS = 60
 
 
+@pytest.mark.slow
 def test_the_merged_trace_is_ordered_in_time() -> None:
     # Rosters and bounds interleave closely on this instance, so several solves.
     data = full_request_dict()

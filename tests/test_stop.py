@@ -18,6 +18,8 @@ from engine.solve import ProgressPoint, SolveLimits, solve
 from engine.synthetic import synthetic_request
 from tests.audited import BACKSTOP_SECONDS
 
+pytestmark = pytest.mark.slow  # solves stopped mid-search
+
 
 def _medium_request() -> dict[str, object]:
     """Far too large to prove optimal within the backstop: only the stop ends it."""

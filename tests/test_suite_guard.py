@@ -111,6 +111,7 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
     assert response.status == "completed"
 
 
+@pytest.mark.slow
 def test_the_services_solver_processes_inherit_the_guard() -> None:
     from bento.solving.failures import SolveFailed
     from bento.solving.workers import SolvePool
@@ -144,6 +145,7 @@ def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_processes_the_suite_starts_inherit_the_guard(tmp_path: Path) -> None:
     refused = cli(tmp_path, "--workers", "2")
     assert refused.returncode != 0
@@ -153,6 +155,7 @@ def test_processes_the_suite_starts_inherit_the_guard(tmp_path: Path) -> None:
     assert json.loads(solved.stdout)["status"] == "completed"
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker
 def test_a_markers_allowance_reaches_the_processes_its_test_starts(tmp_path: Path) -> None:
     solved = cli(tmp_path, "--workers", "2")

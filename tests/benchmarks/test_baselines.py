@@ -174,6 +174,7 @@ def test_greedy_outcome_names_its_broken_hard_rules() -> None:
     assert outcome.objective_value is not None
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_plain_and_engine_agree_on_random_requests(data: dict[str, Any]) -> None:

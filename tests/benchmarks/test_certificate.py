@@ -9,6 +9,7 @@ from benchmarks import certificate
 from benchmarks.__main__ import main
 
 
+@pytest.mark.slow
 def test_a_row_reports_the_converged_bound_of_instance_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -20,6 +21,7 @@ def test_a_row_reports_the_converged_bound_of_instance_2(
     assert cells[:5] == ["2", "828", "828", "100.0 %", "yes"]  # proven at the root
 
 
+@pytest.mark.slow
 def test_a_bound_above_the_best_known_value_fails_the_command(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -72,6 +72,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_smoke_suite_writes_results_charts_and_compares(tmp_path: Path) -> None:
     suite = tmp_path / "smoke.json"
     suite.write_text(json.dumps(SMOKE))
@@ -135,6 +136,7 @@ def test_a_smoke_suite_writes_results_charts_and_compares(tmp_path: Path) -> Non
     assert len(redrawn.stdout.split()) == 9
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker  # the point is two workers; only the audit and shape are asserted
 def test_scaling_runs_each_worker_count_and_charts_it(tmp_path: Path) -> None:
     suite = tmp_path / "smoke.json"
@@ -187,6 +189,7 @@ def test_regressions_follow_the_documented_thresholds() -> None:
     assert regressions({**ROW, "status": "timeout"}, ROW) == []
 
 
+@pytest.mark.slow
 def test_help_lists_every_command_and_each_command_has_its_own_help() -> None:
     from benchmarks.__main__ import COMMANDS
 
@@ -200,6 +203,7 @@ def test_help_lists_every_command_and_each_command_has_its_own_help() -> None:
         assert f"python -m benchmarks {name}" in own.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -147,6 +147,7 @@ def test_unknown_mix_is_refused() -> None:
         synthetic_request(2, 1, 0, 1, mix="everything")
 
 
+@pytest.mark.slow
 def test_a_small_request_of_every_family_has_a_roster_without_hard_violations() -> None:
     request = parse_request(synthetic_request(12, 3, 2, 28, seed=0, mix="all"))
     response = solve(request, work_limited(1.0))  # the same roster however busy the machine

@@ -27,6 +27,8 @@ from bento.dashboard.security import SIGN_UPS_PER_ADDRESS_PER_HOUR, SignInLimite
 from tests.bento import processes
 from tests.bento.site import DASHBOARD_SECRET, site_app, site_settings
 
+pytestmark = pytest.mark.slow  # a served process, and sign-ups by the dozen
+
 BASE = "http://localhost"
 PASSWORD = "correct horse battery"
 SIGN_INS_PER_ADDRESS_PER_MINUTE = 20  # SignInLimiter's default

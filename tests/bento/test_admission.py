@@ -27,6 +27,8 @@ from engine.rules import parse_request
 from tests.bento.pool_support import LONG_SECONDS, Background, hold, wait_until_running
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # solver processes held past their deadlines
+
 KEY = "sk_test_" + "b" * 64
 HEADERS = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
 

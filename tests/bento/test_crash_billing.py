@@ -43,7 +43,8 @@ from tests.bento.processes import (
     wait_until,
 )
 
-pytestmark = pytest.mark.timeout(600)
+# Serves in a process of its own and kills it.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 KEY = "sk_test_" + "c" * 64
 WAIT_SECONDS = 240  # for a solve to start or a hold to settle: only a broken system fails

@@ -39,6 +39,8 @@ from tests.bento.conftest import BACKENDS
 from tests.bento.site import site_app, site_settings
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # whole sign-up, sign-in and OAuth flows, a second or more each
+
 BASE = "http://localhost"
 PASSWORD = "correct horse battery"
 REDIRECT_URI = "http://localhost:7777/callback"

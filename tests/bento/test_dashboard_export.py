@@ -20,6 +20,8 @@ from tests.bento.site import site_app, site_settings
 from tests.bento.test_dashboard import _account_id, sign_up, store_of
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # solves queued jobs to export
+
 BASE = "http://localhost"
 ROSTER = [
     {"employee_id": "e1", "date": "2026-03-02", "shift_id": "day", "duty_id": "lead"},

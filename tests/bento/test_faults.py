@@ -18,6 +18,8 @@ import bento.solving.workers
 from bento.http.api import Settings, create_app
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # kills a solver process mid-solve
+
 ROOT = Path(__file__).parent.parent.parent
 KEY = "sk_test_" + "a" * 64
 

@@ -20,6 +20,8 @@ from bento.solving.stopping import GracefulStop
 from bento.solving.workers import SolvePool
 from tests.bento.pool_support import LONG_SECONDS, Background
 
+pytestmark = pytest.mark.slow  # a real solver pool, stopped within and past its grace
+
 
 @pytest.fixture
 def pool() -> Iterator[SolvePool]:

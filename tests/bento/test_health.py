@@ -43,6 +43,7 @@ def test_a_reachable_redis_queue_is_ready(tmp_path: Path, redis_server: str) -> 
         assert check(store, queue).ok
 
 
+@pytest.mark.slow
 def test_an_unreachable_database_is_not_ready(tmp_path: Path) -> None:
     url = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/nowhere"
     with Store(url) as store:

@@ -157,6 +157,7 @@ def test_disabled_key_is_401(client: TestClient, store: Store) -> None:
     assert_problem(post(client, "/solve", minimal_request_dict(), bearer(key)), 401, "unauthorized")
 
 
+@pytest.mark.slow
 def test_solve_returns_an_audited_roster_and_charges_units(
     client: TestClient, store: Store
 ) -> None:
@@ -306,6 +307,7 @@ class _CaptureFails(Store):
 SETTLE_TIMEOUT_SECONDS = 60  # the service's reconciler runs every few seconds
 
 
+@pytest.mark.slow
 def test_delivered_solution_with_failed_billing_says_so_and_is_captured_later(
     app_and_db: tuple[TestClient, str],
 ) -> None:
@@ -362,6 +364,7 @@ def too_big_for_one_second() -> dict[str, Any]:
     return build.request_body(shifts, employees, start="2026-01-05", days=days, options=options)
 
 
+@pytest.mark.slow
 def test_no_roster_within_the_limit_is_504_and_costs_nothing(
     client: TestClient, store: Store
 ) -> None:

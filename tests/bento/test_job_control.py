@@ -42,6 +42,8 @@ from tests.bento.test_jobs import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # queued jobs on solver processes, polled until they move
+
 WAIT_SECONDS = 60  # for a job to start solving or find a roster: only a broken queue fails
 LONG_LIMIT = 300  # far beyond any test: only a stop ends these jobs
 

@@ -154,6 +154,7 @@ def infeasible_request() -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_large_job_completes_audited_and_is_charged_exactly_once(
     client: TestClient, store: Store
 ) -> None:
@@ -183,6 +184,7 @@ def test_large_job_completes_audited_and_is_charged_exactly_once(
     assert reservation is not None and reservation.state == "captured"
 
 
+@pytest.mark.slow
 def test_long_time_limit_on_a_small_problem_is_queued_for_a_pro_key(
     client: TestClient, store: Store
 ) -> None:
@@ -283,6 +285,7 @@ def test_restart_runs_orphans_once_more_and_keeps_queued_ones(tmp_path: Path) ->
     store.close()
 
 
+@pytest.mark.slow
 def test_shutdown_fails_the_job_it_was_solving(tmp_path: Path) -> None:
     settings = settings_for(tmp_path, solve_processes=1, jobs_workers=1)
     with TestClient(create_app(settings)) as app_client:
@@ -312,6 +315,7 @@ def test_openapi_describes_the_queued_answer_and_polling(client: TestClient) -> 
     assert "releases" in polled["200"]["description"]
 
 
+@pytest.mark.slow
 def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
     """Scale-out: `huey_consumer bento.solving.jobs.huey` with the service's environment."""
     settings = settings_for(tmp_path, jobs_consumer=False)

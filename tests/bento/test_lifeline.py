@@ -21,6 +21,8 @@ from bento.solving.failures import SolverBusy, SolverLost
 from bento.solving.workers import LOST_RETRY_AFTER_SECONDS, SolvePool
 from tests.bento.pool_support import Background
 
+pytestmark = pytest.mark.slow  # solver processes started and killed
+
 ROOT = Path(__file__).parent.parent.parent
 GONE_SECONDS = 60.0  # a process told to go is gone long before; only a bug waits this long
 

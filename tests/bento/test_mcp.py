@@ -72,6 +72,7 @@ def structured(result: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tools_are_listed_and_solve_like_the_http_api(mcp_http: Any) -> None:
     async with (
@@ -111,6 +112,7 @@ async def test_tools_are_listed_and_solve_like_the_http_api(mcp_http: Any) -> No
             assert unknown.is_error and "not-found" in unknown.content[0].text
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_replan_and_recommend_tools_answer_like_the_http_operations(mcp_http: Any) -> None:
     data = minimal_request_dict()

@@ -23,6 +23,8 @@ from bento.ops.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance
 from bento.ops.route_labels import OTHER, RouteLabels
 from tests.bento import processes
 
+pytestmark = pytest.mark.slow  # serves in a process of its own
+
 
 class Served:
     def __init__(self, base: str, process: subprocess.Popen[bytes], home: Path) -> None:

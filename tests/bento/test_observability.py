@@ -66,6 +66,7 @@ def solve(client: TestClient, key: str = KEY) -> httpx2.Response:
     return client.post("/solve", content=json.dumps(minimal_request_dict()), headers=headers)
 
 
+@pytest.mark.slow
 def test_a_solve_is_counted_with_its_path_outcome_duration_and_units(client: TestClient) -> None:
     solves = counter(SOLVES, SYNC_COMPLETED)
     timed = counter("shiftsched_solve_duration_seconds_count", SYNC_COMPLETED)
@@ -106,6 +107,7 @@ def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
     assert counter(SOLVES, SYNC_COMPLETED) == solves  # refused: no solve ran
 
 
+@pytest.mark.slow
 def test_a_queued_solve_is_counted_and_logged_with_its_job_id(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:

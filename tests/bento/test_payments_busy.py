@@ -29,6 +29,8 @@ from tests.bento.payments_support import (
 from tests.bento.pool_support import Background, wait_until_running
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # fills the solver pool
+
 DEMO_KEY = "sk_test_" + "p" * 64
 SMALL_PRICE = units_for(request_size(parse_request(minimal_request_dict()))) * PRICE_PER_UNIT
 

@@ -41,6 +41,8 @@ from tests.bento.payments_support import (
 )
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # paid solves on solver processes, settled later
+
 DEMO_KEY = "sk_test_" + "h" * 64
 UNITS = units_for(request_size(parse_request(minimal_request_dict())))
 WAIT_SECONDS = 60  # for the stand-in's slow answer to land; only a broken one takes this long

@@ -18,6 +18,7 @@ from contextlib import suppress
 from pathlib import Path
 
 import httpx
+import pytest
 
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics
@@ -33,6 +34,8 @@ from tests.bento.payments_support import (
 )
 from tests.bento.processes import kill_tree, serve_environment, served
 from tests.factories import minimal_request_dict
+
+pytestmark = pytest.mark.slow  # serves in a process of its own and kills it
 
 LEASE_SECONDS = 2  # the claim of the killed request; the retries poll past it
 HANGING_PROVIDER_SECONDS = 120  # the provider holds the first verification this long

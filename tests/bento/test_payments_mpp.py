@@ -120,6 +120,7 @@ def test_two_offers_never_share_a_challenge(client: TestClient) -> None:
 # ------------------------------------------------------------------------- paid solves
 
 
+@pytest.mark.slow
 def test_a_payment_credential_is_verified_solved_captured_and_receipted(
     client: TestClient, standin: StandIn
 ) -> None:
@@ -140,6 +141,7 @@ def test_a_payment_credential_is_verified_solved_captured_and_receipted(
     assert standin.payment(payment_id)["status"] == "captured"
 
 
+@pytest.mark.slow
 def test_payment_authorization_beside_a_bearer_key_pays_and_the_key_is_not_charged(
     client: TestClient, standin: StandIn
 ) -> None:
@@ -273,6 +275,7 @@ def test_mpp_where_it_is_not_configured_is_401(module_database_url: str) -> None
 # ------------------------------------------------------------------- provider failures
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["error", "slow"])
 def test_no_answer_from_the_provider_is_503_and_the_payment_stays_usable(
     impatient: TestClient, standin: StandIn, mode: str
@@ -318,6 +321,7 @@ def test_a_refused_capture_withholds_the_roster_and_gives_the_payment_back(
     assert standin.payment(payment_id)["status"] == "captured"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["drop", "slow"])
 def test_no_verdict_at_capture_delivers_the_roster_flagged_and_holds_the_payment(
     impatient: TestClient, standin: StandIn, mode: str
@@ -414,6 +418,7 @@ def test_a_payment_left_settling_uncaptured_is_given_back_and_pays_the_retry(
     assert store.payments.payment_state(f"mpp:{payment_id}") == "settled"
 
 
+@pytest.mark.slow
 def test_a_payment_left_settling_but_captured_is_recorded_and_not_used_again(
     client: TestClient, standin: StandIn
 ) -> None:

@@ -32,6 +32,8 @@ from tests.bento.payments_support import (
 from tests.bento.processes import serve_environment, served
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # serves in a process of its own
+
 ROUNDS = 4
 PRICE = units_for(request_size(parse_request(minimal_request_dict()))) * PRICE_PER_UNIT
 JSON = {"Content-Type": "application/json"}

@@ -95,6 +95,7 @@ def assert_x402_refused(response: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------------- the 402 offer
 
 
+@pytest.mark.slow
 def test_no_credential_gets_402_listing_every_scheme_with_a_challenge_each(
     client: TestClient, standin: StandIn
 ) -> None:
@@ -154,6 +155,7 @@ def test_an_invalid_body_is_offered_at_the_one_unit_price(client: TestClient) ->
 # ------------------------------------------------------------------------- paid solves
 
 
+@pytest.mark.slow
 def test_x_payment_v1_is_verified_solved_then_settled(client: TestClient, standin: StandIn) -> None:
     data = minimal_request_dict()
     response = post_solve(client, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})
@@ -173,6 +175,7 @@ def test_x_payment_v1_is_verified_solved_then_settled(client: TestClient, standi
     assert requirements["resource"] == "https://api.test/solve"
 
 
+@pytest.mark.slow
 def test_payment_signature_v2_pays_the_offer_of_the_402(
     client: TestClient, standin: StandIn
 ) -> None:
@@ -322,6 +325,7 @@ def test_a_rejected_payment_can_be_retried_once_the_facilitator_accepts_it(
     assert_audited_roster(post_solve(client, data, {"X-PAYMENT": header}), data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["error", "slow", "garbage"])
 def test_no_verdict_from_the_facilitator_is_503_with_retry_after_and_costs_nothing(
     impatient: TestClient, standin: StandIn, mode: str
@@ -371,6 +375,7 @@ def test_a_refused_settlement_withholds_the_roster_and_gives_the_payment_back(
     assert store.payments.payment_state(claim_key(header)) == "settled"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["drop", "slow", "error"])
 def test_no_verdict_at_settlement_delivers_the_roster_flagged_and_holds_the_payment(
     impatient: TestClient, standin: StandIn, mode: str
@@ -463,6 +468,7 @@ def test_one_authorization_has_one_claim_key_in_both_versions(dual: TestClient) 
     assert key == f"x402:{NETWORK}:{ASSET}:{payer}:{nonce}".lower()
 
 
+@pytest.mark.slow
 def test_one_authorization_sent_as_v1_then_v2_pays_for_one_solve(
     dual: TestClient, standin: StandIn
 ) -> None:
@@ -474,6 +480,7 @@ def test_one_authorization_sent_as_v1_then_v2_pays_for_one_solve(
     assert len(settles_of(standin, v1)) == 1
 
 
+@pytest.mark.slow
 def test_one_authorization_sent_as_v1_and_v2_at_once_pays_for_one_solve(
     dual: TestClient, standin: StandIn
 ) -> None:
@@ -536,6 +543,7 @@ def test_a_version_1_network_name_of_another_chain_is_503(
     assert "X402_NETWORK_V1 'base' is eip155:8453" in body["detail"]
 
 
+@pytest.mark.slow
 def test_a_payment_left_settling_by_a_dead_request_stays_refused(
     client: TestClient, standin: StandIn
 ) -> None:

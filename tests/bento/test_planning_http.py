@@ -84,6 +84,7 @@ def absence_of(cell: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------- re-plan
 
 
+@pytest.mark.slow
 def test_replan_covers_an_absence_with_an_audited_roster_and_charges_a_solve(
     client: TestClient, store: Store, published: tuple[dict[str, Any], list[dict[str, Any]]]
 ) -> None:

@@ -25,6 +25,8 @@ from starlette.testclient import TestClient
 
 from bento.http.api import Settings, create_app
 
+pytestmark = pytest.mark.slow  # fuzzes every operation
+
 KEY = "sk_test_" + "b" * 64
 _DB = Path(tempfile.mkdtemp(prefix="schemathesis-")) / "service.db"
 PUBLIC = create_app(

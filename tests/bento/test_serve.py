@@ -33,6 +33,8 @@ from tests.bento.payments_support import (
 from tests.bento.processes import ROOT, serve_environment, served
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # serves in a process of its own
+
 DEMO_KEY = "sk_test_" + "e" * 64
 SERVE_LOGS: dict[str, Path] = {}  # the served base URL's stdout and stderr
 

@@ -48,6 +48,8 @@ from tests.bento.processes import (
 )
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # serves in processes of its own and stops them
+
 KEY = "sk_test_" + "f" * 64
 HEADERS = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
 BUSY_CPU_SECONDS = 0.5  # CPU a solver process spends only while it solves

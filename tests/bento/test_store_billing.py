@@ -149,6 +149,7 @@ def _reserve_in_process(
         store.close()
 
 
+@pytest.mark.slow
 def test_concurrent_processes_never_overspend(store: Store, database_url: str) -> None:
     account_id = _exactly_enough(store)
     context = multiprocessing.get_context("spawn")

@@ -51,6 +51,7 @@ def refused_units() -> float:
     return metrics.UNITS_REFUSED._value.get()  # type: ignore[attr-defined,no-any-return]
 
 
+@pytest.mark.slow
 def test_units_held_by_a_solve_under_way_are_503_retry_then_a_real_shortage_is_429(
     client: TestClient,
 ) -> None:

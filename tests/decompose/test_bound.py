@@ -25,6 +25,8 @@ from engine.solve import solve
 from tests.audited import work_limited
 from tests.strategies import requests
 
+pytestmark = pytest.mark.slow  # runs the decomposition until its bound converges
+
 LIMITS = replace(work_limited(2.0), diagnosis_budget_seconds=0)
 
 # Optimal values from the benchmark's own table (proven by branch and price).

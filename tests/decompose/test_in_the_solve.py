@@ -36,6 +36,7 @@ def compiled_instance(number: int):  # type: ignore[no-untyped-def]
     return compiled
 
 
+@pytest.mark.slow
 def test_the_decomposition_proves_a_roster_at_the_optimum_optimal() -> None:
     compiled = compiled_instance(2)
     # The greedy roster, completed into the full model, stands in for a roster at the
@@ -55,6 +56,7 @@ def test_the_decomposition_proves_a_roster_at_the_optimum_optimal() -> None:
     assert decomposer.from_columns is None  # nothing from the columns beats the optimum
 
 
+@pytest.mark.slow
 def test_a_roster_from_the_columns_completes_into_the_full_model_at_its_cost() -> None:
     compiled = compiled_instance(1)
     generation = ColumnGeneration(compiled.problem)
@@ -94,6 +96,7 @@ def test_progress_counts_from_the_start_of_the_call() -> None:
     assert progress.bound == 40.0 and progress.bound_source == "capacity"
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker
 def test_a_two_worker_solve_reports_a_bound_with_its_source() -> None:
     problem = curtois.to_problem(curtois.load(2))
@@ -262,6 +265,7 @@ def test_the_search_hears_the_reduced_costs_of_the_incumbents_rows() -> None:
     assert decomposer.guidance.latest == (version + 1, gains)
 
 
+@pytest.mark.slow
 def test_the_decomposition_keeps_pricing_the_search_until_the_solve_ends() -> None:
     compiled = compiled_instance(1)
     completed = complete_roster(compiled, greedy_roster(compiled.problem), seconds=120.0)

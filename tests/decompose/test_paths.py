@@ -94,6 +94,7 @@ def _prices(problem: Problem, seed: int) -> dict[Member, int]:
     return random_prices(problem, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.integers(0, 2**16), st.integers(0, 2**16))
 def test_a_path_never_prices_below_what_cp_sat_proves(
@@ -122,6 +123,7 @@ def test_a_path_never_prices_below_what_cp_sat_proves(
             assert reduced(plain.column, prices) == optimum
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.integers(0, 2**16))
 def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
@@ -130,12 +132,14 @@ def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
     assert_rows_agree(problem, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances())
 def test_the_bound_by_paths_never_exceeds_the_proven_optimum(problem: Problem) -> None:
     assert_bound_below_optimum(problem, LIMITS, rounds=40)
 
 
+@pytest.mark.slow
 def test_paths_then_exact_proves_as_much_as_exact_on_curtois_2() -> None:
     # Instance 2's optimum is 828 (proven in the literature); exact pricing alone
     # reaches it at the root, and the paths' LP on their own stop a little below.

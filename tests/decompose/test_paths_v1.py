@@ -75,6 +75,7 @@ def small_problems(draw: st.DrawFn) -> Problem:
     return from_request(parse_request(_request(draw, (2, 3), (3, 9))))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.integers(0, 2**16))
 def test_a_path_never_prices_below_what_cp_sat_proves(problem: Problem, seed: int) -> None:
@@ -105,6 +106,7 @@ def test_a_path_never_prices_below_what_cp_sat_proves(problem: Problem, seed: in
             assert plain.lower_bound == optimum == reduced(plain.column, prices)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.integers(0, 2**16))
 def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
@@ -113,6 +115,7 @@ def test_the_path_pricer_accepts_a_row_exactly_when_cp_sat_does(
     assert_rows_agree(problem, seed, duties=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_problems())
 def test_the_bound_by_paths_never_exceeds_the_proven_optimum(problem: Problem) -> None:
@@ -160,6 +163,7 @@ def test_a_soft_limit_is_a_slack_at_its_weight_in_the_master() -> None:
     assert -solution.limit_prices[0][0] <= 3.0 + 1e-9  # the dual never passes the weight
 
 
+@pytest.mark.slow
 def test_starting_from_a_roster_s_duals_reaches_the_same_root_bound() -> None:
     # With the greedy roster in the master first, the first prices are its LP's duals,
     # not full prices; the root LP optimum, and so the converged bound, is the same.

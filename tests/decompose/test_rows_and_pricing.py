@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from engine.audit import audit
@@ -35,6 +36,7 @@ def _coupled(data: dict[str, Any]) -> bool:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_employees_and_rows_price_a_roster_like_the_audit(data: dict[str, Any]) -> None:

@@ -114,6 +114,7 @@ def test_a_zero_maximum_removes_the_shift_and_successions_become_hard_transition
     assert {t.index for t in problem.transitions} == {0}  # one rule: the whole table
 
 
+@pytest.mark.slow
 def test_successions_are_one_group_and_a_few_rows_per_employee_and_day() -> None:
     # Instance 13: 136 forbidden pairs among 18 shifts, 120 staff over 28 days. Pair by
     # pair that was ~198,000 clauses and one hard group per pair and employee; as blocks
@@ -184,6 +185,7 @@ def _exhaustive_optimum(instance: Instance) -> int:
     return best
 
 
+@pytest.mark.slow
 def test_grouped_successions_reach_the_exhaustive_optimum() -> None:
     cover = [
         (0, "N", 2, 10, 1), (0, "L", 1, 3, 1), (0, "E", 0, 1, 1), (0, "D", 0, 1, 1),
@@ -206,6 +208,7 @@ def test_max_shifts_per_type_is_a_count_limit() -> None:
     assert solved.objective == 10 and solved.roster["A"].count("D") == 1
 
 
+@pytest.mark.slow
 def test_instance_1_solves_to_its_best_known_607() -> None:
     instance = load(1)
     problem = to_problem(instance)
@@ -219,6 +222,7 @@ def test_instance_1_solves_to_its_best_known_607() -> None:
     assert outcome.progress and outcome.progress[-1].bound == 607
 
 
+@pytest.mark.slow
 def test_cli_writes_a_roster_the_checker_accepts(tmp_path: Path) -> None:
     from benchmarks.curtois import main
 
@@ -244,7 +248,10 @@ def test_cli_writes_a_roster_the_checker_accepts(tmp_path: Path) -> None:
     assert report.violations == [] and report.objective == 607
 
 
-@pytest.mark.parametrize("number", range(1, 20))
+# From instance 8 on, the greedy pass takes a second or more.
+@pytest.mark.parametrize(
+    "number", [n if n < 8 else pytest.param(n, marks=pytest.mark.slow) for n in range(1, 20)]
+)
 def test_greedy_roster_breaks_no_hard_rule_of_instances_1_to_19(number: int) -> None:
     # Short runs of worked days and unmet total-minutes minimums are invisible to a
     # backward-looking pass; the greedy repairs them, so the hint completes at once.
@@ -256,6 +263,7 @@ def test_greedy_roster_breaks_no_hard_rule_of_instances_1_to_19(number: int) -> 
     assert check(instance, roster).violations == []
 
 
+@pytest.mark.slow
 def test_greedy_hint_of_instance_9_completes_into_a_first_solution() -> None:
     problem = to_problem(load(9))
     compiled = build(problem)
@@ -278,6 +286,7 @@ def _engine_price(problem: Problem, roster: dict[str, list[str]]) -> int:
     return sum(t.weight * evaluate(t.magnitude, tight) for t in compiled.terms)
 
 
+@pytest.mark.slow
 def test_checker_on_a_year_long_instance() -> None:
     # Instance 22: 364 days, 52 weekends. Everybody works a week of five days from their
     # own weekday onwards, on a shift they may work, except on their days off; staff A

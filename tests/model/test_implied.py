@@ -23,6 +23,8 @@ from engine.rules import parse_request
 from engine.synthetic import synthetic_request
 from tests.factories import minimal_request_dict
 
+pytestmark = pytest.mark.slow  # solves each instance with and without the implied rows
+
 BACKSTOP_SECONDS = 120.0  # never reached: each model here is solved in under a second
 
 

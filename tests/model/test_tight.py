@@ -37,6 +37,8 @@ from engine.rules import parse_request
 from engine.solve import SolveLimits, _extract, solve
 from tests.strategies import requests
 
+pytestmark = pytest.mark.slow  # solves whole datasets
+
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 NAMED = ["ward_24_7", "call_centre_duties", "retail_weekdays", "factory_three_shifts"]
 UNBOUNDED_SECONDS = 600.0  # a backstop only: these solves end on their own long before

@@ -7,9 +7,12 @@ import csv
 import io
 
 import openpyxl
+import pytest
 from icalendar import Calendar
 
 from tests.notebooks.test_notebooks import EXPLORE, WORK_LIMIT, run
+
+pytestmark = pytest.mark.slow  # runs the notebooks whole
 
 
 def test_explore_offers_the_shown_roster_as_three_files() -> None:

@@ -24,6 +24,8 @@ from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics, SolveRequest
 from engine.rules import parse_request
 
+pytestmark = pytest.mark.slow  # runs the notebooks whole
+
 ROOT = Path(__file__).parent.parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 INFEASIBLE = ROOT / "datasets" / "infeasible"

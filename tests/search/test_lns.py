@@ -102,6 +102,7 @@ def curtois_4() -> Trajectory:
     return walk(greedy_start(curtois_problem(4)), STEPS)
 
 
+@pytest.mark.slow
 def test_steps_on_curtois_4_never_worsen_and_keep_rosters_the_checker_accepts(
     curtois_4: Trajectory,
 ) -> None:
@@ -117,6 +118,7 @@ def test_steps_on_curtois_4_never_worsen_and_keep_rosters_the_checker_accepts(
     assert curtois_4.objectives()[-1] < curtois_4.start.objective
 
 
+@pytest.mark.slow
 def test_steps_on_cut_down_sub_models_keep_rosters_the_checker_accepts(
     curtois_4: Trajectory,
 ) -> None:
@@ -279,6 +281,7 @@ def test_cover_swap_steps_on_curtois_4_keep_rosters_the_checker_accepts(
     assert trajectory.objectives()[-1] < start.objective
 
 
+@pytest.mark.slow
 def test_priced_rows_follow_the_decompositions_prices_and_keep_checked_rosters(
     curtois_4: Trajectory,
 ) -> None:

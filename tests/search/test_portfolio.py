@@ -143,6 +143,7 @@ def test_the_incumbent_only_takes_strictly_better_rosters() -> None:
     assert incumbent.read() == ([4], 9.5, 2)
 
 
+@pytest.mark.slow
 def test_concurrent_offers_leave_the_least_offered_roster() -> None:
     incumbent = Incumbent()
     rng = random.Random(0)
@@ -250,6 +251,7 @@ def assert_outcome_is_consistent(outcome: SolveOutcome) -> None:
     assert all(p.objective >= bound for p in points if p.objective is not None)
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker
 def test_two_workers_prove_curtois_1_optimal_at_607(searches: list[Call]) -> None:
     instance = load(1)
@@ -268,6 +270,7 @@ def test_two_workers_prove_curtois_1_optimal_at_607(searches: list[Call]) -> Non
     assert_result_is_consistent(call)
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker
 def test_two_workers_on_a_larger_instance_report_a_roster_the_checker_accepts(
     searches: list[Call],
@@ -291,6 +294,7 @@ def test_two_workers_on_a_larger_instance_report_a_roster_the_checker_accepts(
     assert_result_is_consistent(call)
 
 
+@pytest.mark.slow
 @pytest.mark.multi_worker
 def test_a_v1_request_solved_by_the_portfolio_is_the_proven_optimum_the_audit_accepts(
     searches: list[Call],

@@ -216,6 +216,7 @@ def cells_of(model: object) -> dict[tuple[int, int], list[int]]:
     return cells
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
 def test_an_expanded_sub_solution_is_a_full_solution_at_the_same_objective(name: str) -> None:
     problem = PROBLEMS[name]()
