@@ -25,12 +25,14 @@ The checks are installed once, at import; a marker widens what they allow for it
 (and for what the test starts) through the guard's variable. A fixture wider than one
 test is held to the rules of the test that first sets it up.
 
-The fast lane (``make test-fast``) leaves out what starts a server or a browser. The
-marks come from the fixtures, here, so a new test is sorted by what it uses: a test that
-needs ``postgres_server`` (also through the ``postgresql`` parameter of the backend
-fixtures, ``tests.bento.conftest.BACKENDS``) is marked ``postgres``, ``redis_server``
-``redis``, ``browser_loop`` ``browser``. A test that reaches one of these fixtures some
-other way without its mark fails when the fixture starts, rather than slowing the lane.
+The fast lane (``make test-fast``) leaves out what starts a server or a browser, builds
+the Bento or is marked ``slow``. The server marks come from the fixtures, here, so a new
+test is sorted by what it uses: a test that needs ``postgres_server`` (also through the
+``postgresql`` parameter of the backend fixtures, ``tests.bento.conftest.BACKENDS``) is
+marked ``postgres``, ``redis_server`` ``redis``, ``browser_loop`` ``browser``. A test
+that reaches one of these fixtures some other way without its mark fails, rather than
+slowing the lane unseen. ``bento_build``, the screenshots' ``browser`` and ``slow`` (a
+second or more) are marked by hand.
 """
 
 from __future__ import annotations
