@@ -103,7 +103,7 @@ def request_body(
     if days is not None and end is None:
         end = day(start, days - 1)
     elif end is None or days is not None:
-        raise ValueError("give the period's end or its number of days, not both")
+        raise ValueError("give the period's end or its number of days: one of the two")
     period: Json = {"start_date": _iso(start), "end_date": _iso(end)}
     if holidays is not None:
         period["holidays"] = list(holidays)
