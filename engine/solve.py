@@ -32,6 +32,7 @@ its own, which the caller no longer waits for).
 from __future__ import annotations
 
 import logging
+import math
 import sys
 import threading
 import time
@@ -475,7 +476,7 @@ def _solved(
     values = tight_values(compiled, result.solution)
     assignments, violations, shortages = _extract(compiled, values)
     name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"
-    objective = float(sum(v.penalty for v in violations))
+    objective = math.fsum(v.penalty for v in violations)  # the same whatever their order
     return SolveOutcome(
         status="optimal" if result.proved_optimal else "feasible",
         cp_sat_status=name,
@@ -485,7 +486,7 @@ def _solved(
         shortages=shortages,
         violations=violations,
         objective_value=objective,
-        best_bound=float(min(result.bound, objective)),
+        best_bound=objective if result.proved_optimal else float(min(result.bound, objective)),
         progress=progress.points,
     )
 
