@@ -14,7 +14,7 @@ why it stands apart:
   agrees with the jobs;
 * ``identity``: users, sign-in sessions and OAuth records, for the dashboard and the
   OAuth flow;
-* ``facade``: ``Store``, which opens the database once and holds one repository per
+* ``repositories``: ``Store``, which opens the database once and holds one repository per
   concern (``store.ledger.reserve(...)``, ``store.jobs.get_job(...)``).
 
 No SQL on the service's database is written outside this package.
@@ -40,7 +40,7 @@ from bento.store.database import (
     StoreUnavailable,
     default_database_url,
 )
-from bento.store.facade import Store
+from bento.store.repositories import Store
 from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
 from bento.store.payments import HeldSettlement, Payments, PaymentState
 from bento.store.rows import (
