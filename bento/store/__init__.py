@@ -40,9 +40,9 @@ from bento.store.database import (
     StoreUnavailable,
     default_database_url,
 )
-from bento.store.repositories import Store
 from bento.store.jobs import Jobs, OrphanOutcome, StopOutcome
 from bento.store.payments import HeldSettlement, Payments, PaymentState
+from bento.store.repositories import Store
 from bento.store.rows import (
     TIERS,
     Account,
