@@ -48,6 +48,7 @@ from bento.solving.failures import SolveFailed, SolverBusy
 from bento.solving.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
 from bento.solving.outcome import answer_body, delivered, run_in_pool, undelivered
 from bento.store import Account, Store
+from engine.contract import SolveResponse
 from engine.errors import InvalidRequest
 
 Payment = Literal["free", "key", "key_or_payment"]
@@ -175,8 +176,8 @@ async def serve(operation: Operation, request: Request) -> Response:
         raise
     if not delivered(answer):
         await bill.release()
-        assert hasattr(answer, "status"), "only a solve can go undelivered"
-        raise undelivered(answer, bill.undelivered_note)  # type: ignore[arg-type]
+        assert isinstance(answer, SolveResponse), "only a solve can go undelivered"
+        raise undelivered(answer, bill.undelivered_note)
     return await bill.settle(answer)
 
 
