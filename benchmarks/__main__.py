@@ -119,6 +119,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         "re-plan changes after a sick call; recommendation latency",
         _forward("replanning"),
     ),
+    "seam": ("a request planned in two periods: what breaks at the seam", _forward("seam")),
 }
 
 
