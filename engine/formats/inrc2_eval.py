@@ -128,6 +128,14 @@ def evaluate(
     """The validator's figures for a whole sequence: one solution per week data file."""
     if len(weeks) != len(solutions):
         raise ValueError(f"{len(weeks)} weeks of data but {len(solutions)} solutions")
+    for stage, solution in enumerate(solutions):
+        if (solution.week, solution.scenario) != (history.week + stage, scenario.name):
+            raise FormatError(
+                solution.source,
+                None,
+                f"solves week {solution.week} of {solution.scenario!r}, "
+                f"expected week {history.week + stage} of {scenario.name!r}",
+            )
     roster, repeated = horizon_roster(scenario, solutions)
     return evaluate_roster(scenario, history, weeks, roster, repeated)
 
@@ -165,6 +173,9 @@ def _check_inputs(
     """Names that do not belong to the scenario are errors, not silent zeros."""
     shifts = {s.name for s in scenario.shift_types}
     nurses = {n.name for n in scenario.nurses}
+    named = {history.scenario, *(w.scenario for w in weeks)}
+    if named != {scenario.name}:
+        raise ValueError(f"files of scenarios {sorted(named)} priced with {scenario.name!r}")
     if {h.nurse for h in history.nurses} != nurses:
         raise ValueError("the history does not list exactly the scenario's nurses")
     for h in history.nurses:
