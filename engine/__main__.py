@@ -3,7 +3,10 @@
     python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
                        [--progress | --quiet] [--format json|table]
-                                               SolveResponse JSON, or the roster as a table
+                       [--absent EMPLOYEE_ID:DATE[,DATE...]]
+                                               SolveResponse JSON, or the roster as a table;
+                                               with --absent, no absent employee works
+                                               an absent date (engine.plan)
     python -m engine audit REQUEST.json RESPONSE.json
                                                the audit
     python -m engine export REQUEST.json RESPONSE.json --format csv|ics|xlsx
@@ -88,10 +91,25 @@ def _validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO)
 
 def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     from engine.console import LiveProgress, roster_table, summary
+    from engine.contract import SolveResponse
+    from engine.plan import plan
+    from engine.planning import parse_plan
     from engine.rules import parse_request
     from engine.solve import SolveLimits, solve
 
-    request = parse_request(_read_json(args.request, stdin))
+    data = _read_json(args.request, stdin)
+    if args.absent:  # a plan: the request with hard absences (engine.plan)
+        ask = parse_plan({"request": data, "absences": args.absent})
+        request = ask.request
+
+        def planned(limits: SolveLimits) -> SolveResponse:
+            return plan(ask, limits)
+    else:
+        request = parse_request(data)
+
+        def planned(limits: SolveLimits) -> SolveResponse:
+            return solve(request, limits)
+
     show = not args.quiet and (args.progress or err.isatty()) and not args.log
     time_limit = args.time_limit or float(request.options.solver_timeout_seconds)
     live = LiveProgress(err, time_limit) if show else None
@@ -104,10 +122,10 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
         on_progress=None if live is None else live.update,
     )
     if live is None:
-        response = solve(request, limits)
+        response = planned(limits)
     else:
         with live.shown():
-            response = solve(request, limits)
+            response = planned(limits)
     if args.format == "table":
         out.write(roster_table(request, response))
     else:
@@ -319,6 +337,15 @@ def _add_solve(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_BUDGET_SECONDS,
         help="seconds to explain an infeasible request (0: skip the diagnosis)",
+    )
+    s.add_argument(
+        "--absent",
+        action="append",
+        type=_absence,
+        default=[],
+        metavar="EMPLOYEE_ID:DATE[,DATE...]",
+        help="this employee cannot work these dates (hard; repeat for more): the request is "
+        "planned with its absences",
     )
     s.set_defaults(run=_solve)
 

@@ -54,6 +54,13 @@ class ReplanRequest(_ContractModel):
     change_weight: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = DEFAULT_CHANGE_WEIGHT
 
 
+class PlanRequest(_ContractModel):
+    """A request to plan, and who cannot work when (vacations, sick leave, training)."""
+
+    request: SolveRequest
+    absences: list[Absence] = Field(default_factory=list)
+
+
 class Change(_ContractModel):
     """One (employee, date) cell that differs between the published and the new roster."""
 
@@ -215,6 +222,14 @@ def parse_replan(data: object) -> ReplanRequest:
         faults += known.assignment(("pinned", i), pin)
     _raise_if(faults)
     return replan
+
+
+def parse_plan(data: object) -> PlanRequest:
+    """Validate a plan input (field rules, then cross-field rules), or InvalidRequest."""
+    plan = parse_model(PlanRequest, data)
+    _raise_if(_request_faults(plan.request))
+    _raise_if(_absence_faults(plan.absences, _Known(plan.request)))
+    return plan
 
 
 def parse_recommend(data: object) -> RecommendRequest:

@@ -140,7 +140,8 @@ def replan(
     if outcome.has_solution:
         outcome.violations = [v for v in outcome.violations if v.name != CHANGE_TERM]
         outcome.objective_value = float(sum(v.penalty for v in outcome.violations))
-        outcome.best_bound = None  # the bound is on objective + change penalty
+        if ask.change_weight and ask.roster:  # the bound is on objective + change penalty
+            outcome.best_bound = None
         response = to_response(outcome, job)
         return _with_changes(response, ask.roster, outcome.assignments)
     response = to_response(outcome, job)

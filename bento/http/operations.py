@@ -14,11 +14,13 @@ Units (docs/semantics.md, "Size and units"):
   capped at 30 s (it starts from the published roster, so it has a roster early); a
   large request is 422 ``tier-limit-exceeded``. It is not kept, so its ``job_id`` cannot
   be polled.
+- a plan is a solve of its ``request`` with hard absences on dates: it costs and is
+  charged as that solve, and runs synchronously only, like a re-plan.
 - a recommendation runs no solver (milliseconds, on any request size): a flat
   :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
 - a validation is free and needs no credential.
 
-Re-plans and recommendations take an API key only: a payment buys one solve of
+Plans, re-plans and recommendations take an API key only: a payment buys one solve of
 ``POST /solve``, so a request without a key is 401 with a Bearer challenge, not the 402
 offer, which would offer ways to pay that these operations do not take.
 """
@@ -32,10 +34,12 @@ from bento.http.errors import TierLimitExceeded
 from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool
 from engine.contract import SolveRequest, SolveResponse, ValidateResponse
 from engine.planning import (
+    PlanRequest,
     RecommendRequest,
     RecommendResponse,
     ReplanRequest,
     ReplanResponse,
+    parse_plan,
     parse_recommend,
     parse_replan,
 )
@@ -68,6 +72,16 @@ REPLAN_DESCRIPTION: Final = (
     "on any tier, with the request's time limit capped at 30 s (a large request is 422 "
     "tier-limit-exceeded); on an API key only; the answer's job_id is not kept."
 )
+PLAN_DESCRIPTION: Final = (
+    "Plan a request with hard absences on dates (vacations, sick leave, training): the "
+    "body holds the request and absences[], each an employee_id and the dates they cannot "
+    "work. The answer is a SolveResponse like POST /solve's; no absent employee works an "
+    "absent date. Costs what a solve of the request costs, charged as POST /solve: a "
+    "roster, or 422 solver-infeasible whose diagnosis names the absences and rules in "
+    "conflict by their JSON paths. Runs synchronously only, on any tier, with the "
+    "request's time limit capped at 30 s (a large request is 422 tier-limit-exceeded); on "
+    "an API key only; the answer's job_id is not kept."
+)
 RECOMMEND_DESCRIPTION: Final = (
     "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
     "a published roster, without solving: each candidate's move (taking the slot, leaving "
@@ -85,16 +99,25 @@ def _admit_solve(request: SolveRequest, payer: Payer | None) -> Admission:
 
 
 def _admit_replan(ask: ReplanRequest, payer: Payer | None) -> Admission:
+    return _admit_synchronous(ask.request, "a re-plan")
+
+
+def _admit_synchronous(request: SolveRequest, what: str) -> Admission:
     """Synchronous on any tier, the time limit capped at the synchronous one;
     TierLimitExceeded for a large request."""
-    size = request_size(ask.request)
+    size = request_size(request)
     if size_class(size) == "large":
         raise TierLimitExceeded(
-            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: a re-plan runs synchronously "
+            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: {what} runs synchronously "
             "only, and large problems are solved on the queued path only"
         )
-    timeout = min(ask.request.options.solver_timeout_seconds, SYNC_TIME_LIMIT_SECONDS)
+    timeout = min(request.options.solver_timeout_seconds, SYNC_TIME_LIMIT_SECONDS)
     return Admission.of_solve(size, float(timeout))
+
+
+def _admit_plan(ask: PlanRequest, payer: Payer | None) -> Admission:
+    """As a re-plan's: synchronous on any tier, at most the synchronous time limit."""
+    return _admit_synchronous(ask.request, "a plan")
 
 
 def _admit_recommend(ask: RecommendRequest, payer: Payer | None) -> Admission:
@@ -226,6 +249,46 @@ REPLAN = Operation(
     admit=_admit_replan,
     run=InPool("engine.replan:replan", "replan"),
 )
+PLAN = Operation(
+    name="plan",
+    path="/solve/plan",
+    body=PlanRequest,
+    answer=SolveResponse,
+    docs=Docs(
+        "Plan a request with absences on dates; consumes the units of a solve of its request",
+        answered="a roster (status completed) in which no absent employee works an absent date",
+        description=PLAN_DESCRIPTION,
+        notes={
+            401: KEY_ONLY,
+            422: "the request breaks the contract (errors[] with JSON paths, e.g. "
+            "[absences, 0, dates, 1]); a large request (a plan runs synchronously only, on "
+            "any tier); or the hard rules and the absences admit no roster (the diagnosis "
+            "names the absences in conflict; units are consumed, as on POST /solve)",
+            429: QUOTA,
+            500: "the plan failed; nothing was charged",
+            503: "every solver process stayed busy for the queue wait or the waiting line is "
+            "full (Retry-After), the plan's process was lost or the service is stopping, "
+            "the account store is unreachable, or the units are held by the account's "
+            "solves under way; nothing was charged",
+            504: "no roster within the time limit",
+        },
+    ),
+    tool=Tool(
+        "plan_shift",
+        """Plan a scheduling request with absences: vacations, sick leave, training.
+
+        ``request``: the scheduling request; ``absences``: who cannot work when (each an
+        employee_id and its dates, hard: the roster never assigns them). Returns the roster
+        like solve_shift, and consumes the units of a solve of ``request``. When the
+        absences and the hard rules cannot all hold, the error's diagnosis names them
+        (absences[i].dates[j], request.employees[k]...). Synchronous only (at most 30 s).
+        """,
+        spread=True,
+    ),
+    parse=parse_plan,
+    admit=_admit_plan,
+    run=InPool("engine.plan:plan", "plan"),
+)
 RECOMMEND = Operation(
     name="recommend",
     path="/solve/recommend",
@@ -261,5 +324,5 @@ RECOMMEND = Operation(
     admit=_admit_recommend,
     run=InThread(recommend),
 )
-OPERATIONS: Final = (VALIDATE, SOLVE, REPLAN, RECOMMEND)
+OPERATIONS: Final = (VALIDATE, SOLVE, PLAN, REPLAN, RECOMMEND)
 """Every operation on the pipeline, in the order the API and the tools list them."""

@@ -38,7 +38,8 @@ MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
 INSTRUCTIONS = (
     "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
-    "(consumes units); poll get_solve_job for queued (large) problems every ~15 s "
+    "(consumes units), or plan_shift when some employees cannot work some dates; poll "
+    "get_solve_job for queued (large) problems every ~15 s "
     "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
     "To change a published roster: recommend_employees ranks who could fill one "
     "slot (no solve), replan_shift re-plans after absences with the fewest changes."

@@ -34,8 +34,8 @@ from bento.ops.metrics_dir import use_instance_dir
 from bento.solving.failures import SolveFailed
 from engine.contract import SolveResponse
 
-SolvePath = Literal["sync", "queued", "replan"]
-SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan")
+SolvePath = Literal["sync", "queued", "replan", "plan"]
+SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan", "plan")
 OUTCOMES: Final = ("completed", "no_solution", "timeout", "cancelled", "error")
 _OUTCOME_OF_CODE: Final = {
     "no_solution": "no_solution",
@@ -51,7 +51,7 @@ use_instance_dir()  # before the first metric of the process is created (bento.o
 REGISTRY = CollectorRegistry()
 SOLVES = Counter(
     "shiftsched_solves",
-    "Solves that ran to an end, by path (sync, queued, replan) and outcome.",
+    "Solves that ran to an end, by path (sync, queued, replan, plan) and outcome.",
     ["path", "outcome"],
     registry=REGISTRY,
 )

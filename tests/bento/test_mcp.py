@@ -26,6 +26,7 @@ BASE = "http://localhost"
 TOOLS = {
     "validate_shift_input",
     "solve_shift",
+    "plan_shift",
     "get_solve_job",
     "get_usage",
     "replan_shift",

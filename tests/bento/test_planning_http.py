@@ -20,7 +20,7 @@ from bento.http.operations import RECOMMEND_UNITS
 from bento.settings import Settings
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment
+from engine.contract import Assignment, SolveResponse
 from engine.planning import ReplanResponse, parse_recommend, roster_changes
 from engine.recommend import recommend
 from engine.rules import parse_request
@@ -79,6 +79,41 @@ def available(client: TestClient, key: str) -> int:
 
 def absence_of(cell: dict[str, Any]) -> dict[str, Any]:
     return {"employee_id": cell["employee_id"], "dates": [cell["date"]]}
+
+
+# ---------------------------------------------------------------------------- plan
+
+
+def test_plan_keeps_every_absence_and_charges_a_solve(client: TestClient, store: Store) -> None:
+    data = four_employees()
+    start = data["schedule_period"]["start_date"]
+    absence = {"employee_id": "e1", "dates": [start]}
+    key = fresh_key(store, free=10)
+    response = post(client, "/solve/plan", {"request": data, "absences": [absence]}, bearer(key))
+    assert response.status_code == 200, response.text
+    units = units_for(request_size(parse_request(data)))
+    assert response.headers["x-units-consumed"] == str(units)
+    assert available(client, key) == 10 - units
+    result = SolveResponse.model_validate(response.json())
+    assert result.status == "completed" and result.solution is not None
+    assert result.usage is not None and result.usage.units_consumed == units
+    worked = {(a.employee_id, a.date.isoformat()) for a in result.solution.assignments}
+    assert ("e1", start) not in worked
+    report = audit(parse_request(data), result.solution.assignments)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, result.solution.metrics, result.solution.shortages) == []
+
+
+def test_plan_faults_are_422_with_paths_and_cost_nothing(client: TestClient, store: Store) -> None:
+    key = fresh_key(store, free=5)
+    body = {"request": four_employees(), "absences": [{"employee_id": "nobody", "dates": []}]}
+    problem = assert_problem(
+        post(client, "/solve/plan", body, bearer(key)), 422, "validation-error"
+    )
+    paths = {tuple(fault["path"]) for fault in problem["errors"]}
+    assert ("absences", 0, "dates") in paths
+    assert available(client, key) == 5
+    assert_problem(post(client, "/solve/plan", body), 401, "unauthorized")
 
 
 # ------------------------------------------------------------------------- re-plan
