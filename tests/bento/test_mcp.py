@@ -115,6 +115,31 @@ async def test_tools_are_listed_and_solve_like_the_http_api(mcp_http: Any) -> No
 
 @pytest.mark.slow
 @pytest.mark.anyio
+async def test_the_plan_tool_never_assigns_an_absence(mcp_http: Any) -> None:
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    day = data["schedule_period"]["start_date"]
+    absences = [{"employee_id": "e2", "dates": [day]}]
+    async with (
+        client_for(mcp_http, KEY) as http,
+        Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
+    ):
+        planned = SolveResponse.model_validate(
+            structured(
+                await client.call_tool("plan_shift", {"request": data, "absences": absences})
+            )
+        )
+        assert planned.status == "completed" and planned.solution is not None
+        cells = {(a.employee_id, a.date.isoformat()) for a in planned.solution.assignments}
+        assert ("e2", day) not in cells
+        assert audit(parse_request(data), planned.solution.assignments).feasible
+        unknown = [{"employee_id": "nobody", "dates": [day]}]
+        faulty = await client.call_tool("plan_shift", {"request": data, "absences": unknown})
+        assert faulty.is_error and "unknown_employee_id" in faulty.content[0].text
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
 async def test_replan_and_recommend_tools_answer_like_the_http_operations(mcp_http: Any) -> None:
     data = minimal_request_dict()
     data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]

@@ -133,6 +133,7 @@ async def test_served_mcp_tools_answer_with_the_api_key(server: str) -> None:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         v1 = {"validate_shift_input", "solve_shift", "get_solve_job", "get_usage"}
         assert tools == v1 | {
+            "plan_shift",
             "replan_shift",
             "recommend_employees",
             "get_solve_job_progress",
