@@ -120,6 +120,21 @@ def _admit_plan(ask: PlanRequest, payer: Payer | None) -> Admission:
     return _admit_synchronous(ask.request, "a plan")
 
 
+def _synchronous_notes(what: str) -> dict[int, str]:
+    """The notes a synchronous solve on a key only shares with the others (the re-plan,
+    the plan): all but its 422, which says what its own input can get wrong."""
+    return {
+        401: KEY_ONLY,
+        429: QUOTA,
+        500: f"the {what} failed; nothing was charged",
+        503: "every solver process stayed busy for the queue wait or the waiting line is "
+        f"full (Retry-After), the {what}'s process was lost or the service is stopping, "
+        "the account store is unreachable, or the units are held by the account's "
+        "solves under way; nothing was charged",
+        504: "no roster within the time limit",
+    }
+
+
 def _admit_recommend(ask: RecommendRequest, payer: Payer | None) -> Admission:
     return Admission(request_size(ask.request), RECOMMEND_UNITS, time_limit=0.0)
 
@@ -214,18 +229,11 @@ REPLAN = Operation(
         answered="the new roster (status completed), its usage and changes[]",
         description=REPLAN_DESCRIPTION,
         notes={
-            401: KEY_ONLY,
+            **_synchronous_notes("re-plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
             "[absences, 0, employee_id]); a large request (a re-plan runs synchronously "
             "only, on any tier); or the hard rules admit no roster (with solver_status and "
             "diagnosis; units are consumed, as on POST /solve)",
-            429: QUOTA,
-            500: "the re-plan failed; nothing was charged",
-            503: "every solver process stayed busy for the queue wait or the waiting line is "
-            "full (Retry-After), the re-plan's process was lost or the service is stopping, "
-            "the account store is unreachable, or the units are held by the account's "
-            "solves under way; nothing was charged",
-            504: "no roster within the time limit",
         },
     ),
     tool=Tool(
@@ -259,18 +267,11 @@ PLAN = Operation(
         answered="a roster (status completed) in which no absent employee works an absent date",
         description=PLAN_DESCRIPTION,
         notes={
-            401: KEY_ONLY,
+            **_synchronous_notes("plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
             "[absences, 0, dates, 1]); a large request (a plan runs synchronously only, on "
             "any tier); or the hard rules and the absences admit no roster (the diagnosis "
             "names the absences in conflict; units are consumed, as on POST /solve)",
-            429: QUOTA,
-            500: "the plan failed; nothing was charged",
-            503: "every solver process stayed busy for the queue wait or the waiting line is "
-            "full (Retry-After), the plan's process was lost or the service is stopping, "
-            "the account store is unreachable, or the units are held by the account's "
-            "solves under way; nothing was charged",
-            504: "no roster within the time limit",
         },
     ),
     tool=Tool(
