@@ -3,12 +3,15 @@
     python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
                        [--progress | --quiet] [--format json|table]
-                       [--absent EMPLOYEE_ID:DATE[,DATE...]]
+                       [--absent EMPLOYEE_ID:DATE[,DATE...]] [--history PREV.json]
                                                SolveResponse JSON, or the roster as a table;
                                                with --absent, no absent employee works
-                                               an absent date (engine.plan)
-    python -m engine audit REQUEST.json RESPONSE.json
-                                               the audit
+                                               an absent date; with --history, the
+                                               period follows PREV (a SolveResponse of
+                                               the period before, or a history), and
+                                               the answer adds the ledger (engine.plan)
+    python -m engine audit REQUEST.json RESPONSE.json [--history PREV.json]
+                                               the audit (across the seam with PREV)
     python -m engine export REQUEST.json RESPONSE.json --format csv|ics|xlsx
                        [-o FILE] [--employee ID]
                                                the roster as a file: csv a header row,
@@ -58,6 +61,9 @@ from engine.rules import load_json
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
 if TYPE_CHECKING:  # generic in the stubs only
+    from engine.contract import SolveRequest
+    from engine.history import History
+
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
@@ -98,8 +104,11 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
     from engine.solve import SolveLimits, solve
 
     data = _read_json(args.request, stdin)
-    if args.absent:  # a plan: the request with hard absences (engine.plan)
-        ask = parse_plan({"request": data, "absences": args.absent})
+    if args.absent or args.history:  # a plan: absences, a history (engine.plan)
+        body = {"request": data, "absences": args.absent}
+        if args.history:
+            body["history"] = _read_json(args.history, stdin)
+        ask = parse_plan(body)
         request = ask.request
 
         def planned(limits: SolveLimits) -> SolveResponse:
@@ -141,7 +150,8 @@ def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
 
     request = parse_request(_read_json(args.request, stdin))
     response = read_response(_read_json(args.response, stdin))
-    report = audit(request, response.assignments)
+    history = None if args.history is None else _history(request, args.history, stdin)
+    report = audit(request, response.assignments, history=history)
     payload = report.model_dump(mode="json", exclude_none=True)
     mismatches: list[str] = []
     if response.metrics is not None:
@@ -224,6 +234,19 @@ def _roster(args: argparse.Namespace, stdin: TextIO) -> tuple[Any, list[dict[str
     return request, [a.model_dump(mode="json", exclude_none=True) for a in assignments]
 
 
+def _history(request: SolveRequest, path: str, stdin: TextIO) -> History:
+    """The history in ``path`` (a SolveResponse or a history document), checked
+    against ``request``: every fault under ``history``."""
+    from engine.history import History, history_faults
+    from engine.rules import parse_model
+
+    history = parse_model(History, _read_json(path, stdin), at=("history",))
+    faults = history_faults(request, history, ("history",))
+    if faults:
+        raise InvalidRequest(faults)
+    return history
+
+
 def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     from engine.planning import parse_replan
     from engine.replan import replan
@@ -231,6 +254,8 @@ def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
 
     request, roster = _roster(args, stdin)
     data: dict[str, Any] = {"request": request, "roster": roster, "absences": args.absent}
+    if args.history is not None:
+        data["history"] = _read_json(args.history, stdin)
     if args.pin_before is not None:
         data["pin_before"] = args.pin_before
     if args.change_weight is not None:
@@ -259,6 +284,8 @@ def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
 
     request, roster = _roster(args, stdin)
     data = {"request": request, "roster": roster, "slot": args.slot, "absences": args.absent}
+    if args.history is not None:
+        data["history"] = _read_json(args.history, stdin)
     if args.top is not None:
         data["top"] = args.top
     answer = recommend(parse_recommend(data))
@@ -276,6 +303,10 @@ def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
 REQUEST_HELP = "SolveRequest JSON file, or - for stdin"
 RESPONSE_HELP = "SolveResponse (or {assignments: [...]}) JSON file, or -"
 ABSENT_HELP = "EMPLOYEE_ID:DATE[,DATE...]: absent on these dates (hard; repeatable)"
+HISTORY_HELP = (
+    "what came before the period: the SolveResponse of the period before (its ledger "
+    "too, if it has one), or a history document {start_date?, assignments, ledger?}"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -347,6 +378,7 @@ def _add_solve(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
         help="this employee cannot work these dates (hard; repeat for more): the request is "
         "planned with its absences",
     )
+    s.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     s.set_defaults(run=_solve)
 
 
@@ -354,6 +386,7 @@ def _add_audit(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     a = sub.add_parser("audit", parents=[quiet], help="check a roster independently of the solver")
     a.add_argument("request", help=REQUEST_HELP)
     a.add_argument("response", help=RESPONSE_HELP)
+    a.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     a.set_defaults(run=_audit)
 
 
@@ -398,6 +431,7 @@ def _add_replan(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     )
     r.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
     r.add_argument("--seed", type=int, default=0, help="random seed")
+    r.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     r.set_defaults(run=_replan)
 
 
@@ -423,6 +457,7 @@ def _add_recommend(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
         default=[],
         help="not candidates: " + ABSENT_HELP,
     )
+    c.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     c.set_defaults(run=_recommend)
 
 

@@ -62,6 +62,7 @@ from engine.contract import (
     SolveRequest,
 )
 from engine.errors import FieldError, InvalidRequest, dotted
+from engine.history import History
 from engine.rules import ErrorCode, parse_model
 
 _Item = TypeVar("_Item", bound=BaseModel)
@@ -248,7 +249,10 @@ class _Context:
     preference_weight: int = PREFERENCE
     employee_scope: frozenset[str] | None = None
     date_scope: frozenset[dt.date] | None = None
+    history: History | None = None
     dates: list[dt.date] = field(init=False)
+    before: list[dt.date] = field(init=False)  # the dates the history covers, in order
+    _earlier: dict[tuple[str, dt.date], str] = field(init=False)  # history: shift worked
     holidays: set[dt.date] = field(init=False)
     shifts: dict[str, Shift] = field(init=False)
     duties: dict[str, Duty] = field(init=False)
@@ -260,6 +264,13 @@ class _Context:
     def __post_init__(self) -> None:
         period = self.request.schedule_period
         self.dates = _period_dates(period.start_date, period.end_date)
+        self.before, self._earlier = [], {}
+        if self.history is not None:
+            cells = self.history.assignments
+            first = self.history.start_date or min((a.date for a in cells), default=None)
+            if first is not None:
+                self.before = _period_dates(first, period.start_date - dt.timedelta(days=1))
+            self._earlier = {(a.employee_id, a.date): a.shift_id for a in cells}
         self.holidays = set(period.holidays)
         self.shifts = {s.id: s for s in self.request.shifts}
         self.duties = {k.id: k for k in self.request.duties}
@@ -338,6 +349,39 @@ class _Context:
 
     def works(self, employee_id: str, day: dt.date) -> bool:
         return bool(self.of_on(employee_id, day))
+
+    @property
+    def joined(self) -> list[dt.date]:
+        """The history's dates, then the period's."""
+        return self.before + self.dates
+
+    def worked_shifts(self, employee_id: str, day: dt.date) -> set[str]:
+        """The shifts worked on ``day``: the history's before the period, else the roster's."""
+        if day < self.request.schedule_period.start_date:
+            earlier = self._earlier.get((employee_id, day))
+            return set() if earlier is None else {earlier}
+        return self.shifts_of_on(employee_id, day)
+
+    def minutes_on(self, employee_id: str, day: dt.date) -> int:
+        if day < self.request.schedule_period.start_date:
+            return sum(shift_minutes(self.shifts[s]) for s in self.worked_shifts(employee_id, day))
+        return sum(shift_minutes(self.shifts[a.shift_id]) for a in self.of_on(employee_id, day))
+
+    def past(self, employee_id: str, targets: set[str]) -> int:
+        """Assignments to ``targets`` before the period: the history's ledger when it has
+        one, else its cells."""
+        if self.history is None:
+            return 0
+        if self.history.ledger is not None:
+            for entry in self.history.ledger.employees:
+                if entry.employee_id == employee_id:
+                    return sum(n for s, n in entry.shift_counts.items() if s in targets)
+            return 0
+        return sum(
+            1
+            for a in self.history.assignments
+            if a.employee_id == employee_id and a.shift_id in targets
+        )
 
     def on(self, shift_id: str, day: dt.date) -> list[Assignment]:
         return self._by_shift_date.get((shift_id, day), [])
@@ -579,31 +623,36 @@ def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
 
 
 def _consecutive_days(ctx: _Context, out: _Findings) -> None:
-    """Hard: no run longer than N. Soft (N >= 2): each window of N worked dates costs 1."""
+    """Hard: no run longer than N. Soft (N >= 2): each window of N worked dates costs 1.
+    With a history, runs and windows are read across the seam; only those that reach a
+    date of the period count."""
     limit = ctx.request.constraints.max_consecutive_working_days
     n = DEFAULT_MAX_CONSECUTIVE_DAYS if limit is None else limit
+    dates, first_of_period = ctx.joined, len(ctx.before)
     for employee in ctx.scoped_employees:
-        worked = [ctx.works(employee.id, day) for day in ctx.dates]
+        worked = [bool(ctx.worked_shifts(employee.id, day)) for day in dates]
 
         run_start = 0
         for i in range(len(worked) + 1):
             if i < len(worked) and worked[i]:
                 continue
             run_length = i - run_start
-            if run_length > n:
-                first, last = ctx.dates[run_start], ctx.dates[i - 1]
+            if run_length > n and i - 1 >= first_of_period:
+                first, last = dates[run_start], dates[i - 1]
                 out.broken(
                     "max_consecutive_days",
                     f"{employee.id} works {run_length} consecutive dates "
                     f"{first.isoformat()}..{last.isoformat()}, more than {n}",
                     employee.id,
-                    first,
+                    dates[max(run_start, first_of_period)],
                 )
             run_start = i + 1
 
         if n >= 2:
             windows = sum(
-                1 for i in range(len(worked) - n + 1) if all(worked[i + j] for j in range(n))
+                1
+                for i in range(len(worked) - n + 1)
+                if i + n - 1 >= first_of_period and all(worked[i + j] for j in range(n))
             )
             out.soft(f"consecutive_days:{employee.id}", CONSECUTIVE_DAYS, windows)
 
@@ -613,12 +662,14 @@ def _shift_transitions(ctx: _Context, out: _Findings) -> None:
     transitions = ctx.request.constraints.shift_transitions
     if not transitions:
         return
-    rows = {e.id: [ctx.shifts_of_on(e.id, day) for day in ctx.dates] for e in ctx.scoped_employees}
+    # With a history, the pair (the day before the start, the start) counts too.
+    dates = ctx.before[-1:] + ctx.dates
+    rows = {e.id: [ctx.worked_shifts(e.id, day) for day in dates] for e in ctx.scoped_employees}
     for transition in transitions:
         for employee in ctx.scoped_employees:
             occurrences: list[dt.date] = []
             row = rows[employee.id]
-            for i, day in enumerate(ctx.dates[:-1]):
+            for i, day in enumerate(dates[:-1]):
                 if transition.from_shift_id not in row[i]:
                     continue
                 to_next = transition.to_shift_id in row[i + 1]
@@ -649,21 +700,31 @@ def _shift_transitions(ctx: _Context, out: _Findings) -> None:
 # -------------------------------------------------------------------------- workload
 
 
+def _seam_groups(ctx: _Context, key: Any) -> dict[str, list[dt.date]]:
+    """Weeks or months of the history and the period that reach a date of the period,
+    each with its dates in both."""
+    inside = {key(day) for day in ctx.dates}
+    return {k: days for k, days in _group_dates(ctx.joined, key).items() if k in inside}
+
+
 def _days_per_month(ctx: _Context, out: _Findings) -> None:
-    """Max hard per month (not prorated); min soft, prorated for partial months."""
-    months = _group_dates(ctx.dates, _month_key)
+    """Max hard per month (not prorated); min soft, prorated for partial months. A month
+    the history already filled past the max may get no more days from the period."""
+    months = _seam_groups(ctx, _month_key)
+    start = ctx.request.schedule_period.start_date
     for employee in ctx.scoped_employees:
         bounds = employee.working_days_per_month
         if bounds is None:
             continue
         for key, days in months.items():
-            worked = sum(1 for day in days if ctx.works(employee.id, day))
-            if worked > bounds.max:
+            earlier = sum(1 for d in days if d < start and ctx.worked_shifts(employee.id, d))
+            worked = sum(1 for day in days if ctx.worked_shifts(employee.id, day))
+            if worked > max(bounds.max, earlier):
                 out.broken(
                     "days_per_month_max",
                     f"{employee.id} works {worked} dates in {key}, more than {bounds.max}",
                     employee.id,
-                    days[0],
+                    max(days[0], start),
                 )
             minimum = _prorate(bounds.min, len(days), _days_in_month(days[0]))
             out.soft(
@@ -675,43 +736,42 @@ def _days_per_month(ctx: _Context, out: _Findings) -> None:
 
 def _days_per_week(ctx: _Context, out: _Findings) -> None:
     """Both soft: days below the prorated minimum plus days above the maximum."""
-    weeks = _group_dates(ctx.dates, _week_key)
+    weeks = _seam_groups(ctx, _week_key)
     for employee in ctx.scoped_employees:
         bounds = employee.working_days_per_week
         if bounds is None:
             continue
         for key, days in weeks.items():
-            worked = sum(1 for day in days if ctx.works(employee.id, day))
+            worked = sum(1 for day in days if ctx.worked_shifts(employee.id, day))
             minimum = _prorate(bounds.min, len(days), 7)
             magnitude = max(0, minimum - worked) + max(0, worked - bounds.max)
             out.soft(f"days_per_week:{employee.id}:{key}", DAYS_PER_WEEK, magnitude)
 
 
 def _weekly_hours(ctx: _Context, out: _Findings) -> None:
-    """Minutes per ISO week (of each shift's start date) against 60 x hours."""
-    weeks = _group_dates(ctx.dates, _week_key)
+    """Minutes per ISO week (of each shift's start date) against 60 x hours. A week the
+    history already took past a hard limit may get no more minutes from the period."""
+    weeks = _seam_groups(ctx, _week_key)
+    start = ctx.request.schedule_period.start_date
     for employee in ctx.scoped_employees:
         limit = employee.weekly_working_hours_limit
         if limit is None:
             continue
         for key, days in weeks.items():
-            minutes = sum(
-                shift_minutes(ctx.shifts[a.shift_id])
-                for day in days
-                for a in ctx.of_on(employee.id, day)
-            )
+            minutes = sum(ctx.minutes_on(employee.id, day) for day in days)
+            earlier = sum(ctx.minutes_on(employee.id, day) for day in days if day < start)
             over = minutes - 60 * limit.hours
             if over <= 0:
                 continue
             if limit.enforcement == "soft":
                 out.soft(f"weekly_hours:{employee.id}:{key}", WEEKLY_HOURS, _ceil_div(over, 60))
-            else:
+            elif minutes > earlier:
                 out.broken(
                     "weekly_hours",
                     f"{employee.id} works {minutes} minutes in {key}, more than "
                     f"{limit.hours} h ({60 * limit.hours} minutes)",
                     employee.id,
-                    days[0],
+                    max(days[0], start),
                 )
 
 
@@ -942,7 +1002,10 @@ def _fairness(ctx: _Context, out: _Findings) -> None:
         eligible = [e for e in ctx.request.employees if targets & set(e.assignable_shift_ids)]
         if not eligible:
             continue
-        counts = {e.id: sum(1 for a in ctx.of(e.id) if a.shift_id in targets) for e in eligible}
+        counts = {
+            e.id: sum(1 for a in ctx.of(e.id) if a.shift_id in targets) + ctx.past(e.id, targets)
+            for e in eligible
+        }
         total = sum(counts.values())
         if group.policy == "equal":
             weights = {e.id: 1 for e in eligible}
@@ -1006,15 +1069,18 @@ def audit(
     assignments: Sequence[Assignment],
     *,
     preference_weight: int = PREFERENCE,
+    history: History | None = None,
 ) -> AuditReport:
     """Evaluates a roster: hard violations, soft terms, objective value and shortages.
 
     ``preference_weight`` prices an unmet preference, for rosters solved with a tuned
     weight (engine.variants.with_preference_weight); v1 always uses the default.
+    ``history``: the days before the period (docs/semantics.md, "Planning across
+    periods"), read across the seam; its cells are facts and are never reported.
     """
     out = _Findings()
     known = _check_references(request, assignments, out)
-    ctx = _Context(request, known, preference_weight)
+    ctx = _Context(request, known, preference_weight, history=history)
     for rule in _RULES:
         rule(ctx, out)
     return AuditReport(
@@ -1072,10 +1138,11 @@ class ChangeEvaluator:
         assignments: Sequence[Assignment],
         *,
         preference_weight: int = PREFERENCE,
+        history: History | None = None,
     ) -> None:
         out = _Findings()
         known = _check_references(request, assignments, out)
-        self._base = _Context(request, known, preference_weight)
+        self._base = _Context(request, known, preference_weight, history=history)
 
     def effect(self, employee_id: str, day: dt.date, new: Assignment | None) -> ChangeEffect:
         """Replace ``employee_id``'s assignments on ``day`` by ``new`` (None: a day off).

@@ -142,6 +142,10 @@ class _State:
             self.week_days[week.key] = tuple(week.days)
             for d in week.days:
                 self.week_of[d] = week.key
+        if horizon.num_days:  # what the history left in the first week and month
+            for e, employee in enumerate(self.problem.employees):
+                self.month_count[e, self.month_of[0]] += employee.seam.month_days
+                self.week_minutes[e, self.week_of[0]] += employee.seam.week_minutes
 
     def place(self, e: int, d: int, s: int, duty: int | None) -> None:
         self.roster[e, d, s] = duty
@@ -178,6 +182,8 @@ class _State:
         run = 0
         while d - run - 1 >= 0 and (e, d - run - 1) in self.shift_on:
             run += 1
+        if run == d:  # back to the start: the run the history left goes on
+            run += self.problem.employees[e].seam.worked_run
         return run
 
     def can_take(self, e: int, d: int, s: int) -> bool:
@@ -210,7 +216,7 @@ class _State:
         if most is not None and self.shift_count[e, s] >= most:
             return False
         if self.forbidden:
-            previous = shift_on.get((e, d - 1))
+            previous = shift_on.get((e, d - 1)) if d else employee.seam.last_shift
             following = shift_on.get((e, d + 1))
             if (previous, s) in self.forbidden or (s, following) in self.forbidden:
                 return False

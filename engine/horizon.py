@@ -23,10 +23,12 @@ class Bucket:
     key: str
     days: tuple[int, ...]
     calendar_days: int
+    before: int = 0  # its days before the period that a history covers (engine.history)
 
     def prorate_min(self, minimum: int) -> int:
-        """A minimum scaled to the share of the bucket inside the period, rounded down."""
-        return minimum * len(self.days) // self.calendar_days
+        """A minimum scaled to the share of the bucket the period and its history cover,
+        rounded down."""
+        return minimum * (len(self.days) + self.before) // self.calendar_days
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Horizon:
     start: dt.date
     end: dt.date
     holidays: frozenset[dt.date] = frozenset()
+    covered_before: int = 0  # dates right before the start that a history covers
 
     @cached_property
     def dates(self) -> tuple[dt.date, ...]:
@@ -80,9 +83,19 @@ class Horizon:
             key = key_of(day)
             grouped.setdefault(key, []).append(index)
             first_date.setdefault(key, day)
-        return tuple(
+        buckets = [
             Bucket(key, tuple(days), length_of(first_date[key])) for key, days in grouped.items()
-        )
+        ]
+        if buckets and self.covered_before:
+            # Only the first week or month can begin before the start.
+            first = buckets[0]
+            earlier = sum(
+                1
+                for back in range(1, self.covered_before + 1)
+                if key_of(self.start - dt.timedelta(days=back)) == first.key
+            )
+            buckets[0] = Bucket(first.key, first.days, first.calendar_days, earlier)
+        return tuple(buckets)
 
 
 def parse_hhmm(value: str) -> int:

@@ -5,25 +5,38 @@ A v1 request has no way to say that someone cannot work on a date; a plan input 
 hard absences, the same search from a greedy start, and, when they cannot all hold, the
 same diagnosis naming the absences in conflict by their JSON paths
 (``absences[i].dates[j]``). With no published roster there is no change to price, so the
-answer is a plain SolveResponse, its metrics the request's own, its bound a bound on them
-(docs/semantics.md, "Planning with absences").
+answer is a SolveResponse, its metrics the request's own, its bound a bound on them
+(docs/semantics.md, "Planning with absences"). A history (engine.history) is read at
+the seam, and the answer adds the ledger to hand to the next period ("Planning across
+periods").
 """
 
 from __future__ import annotations
 
 from engine.contract import SolveResponse
-from engine.planning import PlanRequest, ReplanRequest
+from engine.planning import PlanRequest, PlanResponse, ReplanRequest
 from engine.replan import replan
+from engine.seam import ledger_after
 from engine.solve import SolveLimits
 
 
 def plan(
     ask: PlanRequest, limits: SolveLimits | None = None, job_id: str | None = None
-) -> SolveResponse:
-    """A roster of ``ask.request`` in which no absent employee works an absent date."""
+) -> PlanResponse:
+    """A roster of ``ask.request`` in which no absent employee works an absent date,
+    following ``ask.history``; with a roster, the ledger for the next period."""
     planned = replan(
-        ReplanRequest(request=ask.request, roster=[], absences=ask.absences, change_weight=0),
+        ReplanRequest(
+            request=ask.request,
+            roster=[],
+            absences=ask.absences,
+            change_weight=0,
+            history=ask.history,
+        ),
         limits,
         job_id,
     )
-    return SolveResponse(**{name: getattr(planned, name) for name in SolveResponse.model_fields})
+    fields = {name: getattr(planned, name) for name in SolveResponse.model_fields}
+    if planned.solution is not None:
+        fields["ledger"] = ledger_after(ask.request, planned.solution.assignments, ask.history)
+    return PlanResponse(**fields)

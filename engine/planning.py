@@ -17,6 +17,7 @@ from pydantic import Field
 from engine.contract import Assignment, Date, Id, NonNegativeInt, SolveRequest, SolveResponse
 from engine.contract import _Model as _ContractModel
 from engine.errors import FieldError, InvalidRequest
+from engine.history import History, Ledger, history_faults
 from engine.rules import ErrorCode, check, parse_model
 
 Path = tuple[str | int, ...]
@@ -52,13 +53,22 @@ class ReplanRequest(_ContractModel):
     pin_before: Date | None = None  # every cell of the roster before this date is kept
     pinned: list[Assignment] = Field(default_factory=list)  # kept as listed (hard)
     change_weight: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = DEFAULT_CHANGE_WEIGHT
+    history: History | None = None  # the days before the period (engine.history)
 
 
 class PlanRequest(_ContractModel):
-    """A request to plan, and who cannot work when (vacations, sick leave, training)."""
+    """A request to plan, who cannot work when (vacations, sick leave, training), and
+    what came before the period."""
 
     request: SolveRequest
     absences: list[Absence] = Field(default_factory=list)
+    history: History | None = None
+
+
+class PlanResponse(SolveResponse):
+    """A v1 SolveResponse plus the ledger to hand to the next period (with a roster)."""
+
+    ledger: Ledger | None = None
 
 
 class Change(_ContractModel):
@@ -87,6 +97,7 @@ class RecommendRequest(_ContractModel):
     slot: Slot
     top: Annotated[int, Field(ge=1, le=50, strict=True)] = DEFAULT_TOP
     absences: list[Absence] = Field(default_factory=list)
+    history: History | None = None
 
 
 class HardBreak(_ContractModel):
@@ -206,6 +217,10 @@ def _request_faults(request: SolveRequest) -> list[FieldError]:
     return [FieldError(("request", *f.path), f.message, f.code) for f in check(request)]
 
 
+def _history_faults(request: SolveRequest, history: History | None) -> list[FieldError]:
+    return [] if history is None else history_faults(request, history, ("history",))
+
+
 def _raise_if(faults: list[FieldError]) -> None:
     if faults:
         raise InvalidRequest(faults)
@@ -220,6 +235,7 @@ def parse_replan(data: object) -> ReplanRequest:
     faults += _absence_faults(replan.absences, known)
     for i, pin in enumerate(replan.pinned):
         faults += known.assignment(("pinned", i), pin)
+    faults += _history_faults(replan.request, replan.history)
     _raise_if(faults)
     return replan
 
@@ -228,7 +244,8 @@ def parse_plan(data: object) -> PlanRequest:
     """Validate a plan input (field rules, then cross-field rules), or InvalidRequest."""
     plan = parse_model(PlanRequest, data)
     _raise_if(_request_faults(plan.request))
-    _raise_if(_absence_faults(plan.absences, _Known(plan.request)))
+    faults = _absence_faults(plan.absences, _Known(plan.request))
+    _raise_if(faults + _history_faults(plan.request, plan.history))
     return plan
 
 
@@ -241,6 +258,7 @@ def parse_recommend(data: object) -> RecommendRequest:
     faults += _absence_faults(ask.absences, known)
     faults += known.date(("slot", "date"), ask.slot.date)
     faults += known.shift_and_duty(("slot",), ask.slot.shift_id, ask.slot.duty_id)
+    faults += _history_faults(ask.request, ask.history)
     _raise_if(faults)
     return ask
 

@@ -89,6 +89,26 @@ class CountLimitSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Seam:
+    """What the days before the period leave to one employee's rules (engine.history).
+
+    Counters, not cells: each family reads the one it needs at the start of the period.
+    The week and month are the ones the start date falls in; their days before the
+    start count only as far as the history covers them (``Horizon.covered_before``).
+    """
+
+    worked_run: int = 0  # worked dates in a row, ending the day before the start
+    last_shift: int | None = None  # the shift worked the day before the start
+    week_days: int = 0  # worked dates of the start's ISO week, before the start
+    week_minutes: int = 0  # minutes worked in that week before the start
+    month_days: int = 0  # worked dates of the start's month, before the start
+    past: Mapping[int, int] = dataclass_field(default_factory=dict)  # shift -> count (fairness)
+
+
+NO_SEAM = Seam()
+
+
+@dataclass(frozen=True, slots=True)
 class EmployeeSpec:
     id: str
     is_manager: bool
@@ -103,6 +123,7 @@ class EmployeeSpec:
     count_limits: tuple[CountLimitSpec, ...] = ()
     weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
     field: str = ""
+    seam: Seam = NO_SEAM  # what came before the period (engine.history)
     # Benchmark rules (engine.formats); None / 0 leaves the rule out, as v1 requests do.
     total_minutes: tuple[int, int] | None = None  # hard (min, max) worked minutes, period
     consecutive_shifts: tuple[int, int | None] | None = None  # hard (min, max) run of work

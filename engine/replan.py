@@ -41,6 +41,7 @@ from engine.model.context import Var
 from engine.model.terms import PenaltyTerm
 from engine.planning import ReplanRequest, ReplanResponse, roster_changes
 from engine.problem import Problem, from_request
+from engine.seam import with_history
 from engine.solve import (
     SolveLimits,
     add_roster_hint,
@@ -117,7 +118,7 @@ def replan(
     if limits.time_limit_seconds is None:
         limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
     started = time.perf_counter()
-    problem = from_request(request)
+    problem = with_history(from_request(request), request, ask.history)
     compiled = build(problem)
     model = compiled.model
     first_rule = len(model.proto.constraints)
@@ -371,7 +372,7 @@ def _explain(
         found = solver.sufficient_assumptions_for_infeasibility()
         return "infeasible", [by_index[i] for i in found if i in by_index] or list(kept)
 
-    if not items or core(rules)[0] == "infeasible":
+    if ask.history is None and (not items or core(rules)[0] == "infeasible"):
         # The request admits no roster even before the change: its own diagnosis.
         left = max(0.0, deadline - time.perf_counter())
         found = diagnose(ask.request, DiagnosisLimits(left, workers))

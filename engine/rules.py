@@ -82,6 +82,8 @@ class ErrorCode(StrEnum):
     CONFLICTING_FIXED_ASSIGNMENTS = "conflicting_fixed_assignments"  # two fixes, one date
     # Re-planning and recommendations (engine.planning).
     DUPLICATE_ASSIGNMENT = "duplicate_assignment"  # a roster lists one employee twice a date
+    # Planning across periods (engine.history).
+    NOT_BEFORE_PERIOD = "not_before_period"  # a history date on or after the period's start
 
 
 def _fault(path: Path, code: ErrorCode, message: str) -> FieldError:

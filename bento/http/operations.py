@@ -35,6 +35,7 @@ from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool
 from engine.contract import SolveRequest, SolveResponse, ValidateResponse
 from engine.planning import (
     PlanRequest,
+    PlanResponse,
     RecommendRequest,
     RecommendResponse,
     ReplanRequest,
@@ -63,7 +64,9 @@ REPLAN_DESCRIPTION: Final = (
     "assignments), absences (an absent employee works none of those dates: hard), pins "
     "(each listed assignment is kept: hard; pin_before keeps every cell before that date, "
     "days off included) and change_weight, the objective price of each changed (employee, "
-    "date) cell (default 500: above a preference, far below a missing head). The answer is "
+    "date) cell (default 500: above a preference, far below a missing head), and "
+    "optionally the history of the days before the period (as POST /solve/plan reads "
+    "it). The answer is "
     "a SolveResponse whose metrics are the request's own (the change penalty is not in "
     "them), plus changes[], every cell that differs from the published roster. Costs what "
     "a solve of the request costs, charged as POST /solve: a roster, or 422 "
@@ -73,14 +76,19 @@ REPLAN_DESCRIPTION: Final = (
     "tier-limit-exceeded); on an API key only; the answer's job_id is not kept."
 )
 PLAN_DESCRIPTION: Final = (
-    "Plan a request with hard absences on dates (vacations, sick leave, training): the "
-    "body holds the request and absences[], each an employee_id and the dates they cannot "
-    "work. The answer is a SolveResponse like POST /solve's; no absent employee works an "
-    "absent date. Costs what a solve of the request costs, charged as POST /solve: a "
-    "roster, or 422 solver-infeasible whose diagnosis names the absences and rules in "
-    "conflict by their JSON paths. Runs synchronously only, on any tier, with the "
-    "request's time limit capped at 30 s (a large request is 422 tier-limit-exceeded); on "
-    "an API key only; the answer's job_id is not kept."
+    "Plan a period: the body holds the request, absences[] (each an employee_id and the "
+    "dates they cannot work: vacations, sick leave, training) and, optionally, the history "
+    "of the days before the period: the previous period's SolveResponse as it stands, or "
+    "{start_date?, assignments, ledger?}. Every rule that spans the boundary (the run of "
+    "worked days, a transition from the last shift, the week and month the start cuts in "
+    "two) reads the history, and fairness counts the past too. The answer is a "
+    "SolveResponse like POST /solve's, plus ledger: per employee, the running counts to "
+    "hand to the next period. No absent employee works an absent date. Costs what a solve "
+    "of the request costs (the history is not billed), charged as POST /solve: a roster, "
+    "or 422 solver-infeasible whose diagnosis names the absences and rules in conflict by "
+    "their JSON paths. Runs synchronously only, on any tier, with the request's time limit "
+    "capped at 30 s (a large request is 422 tier-limit-exceeded); on an API key only; the "
+    "answer's job_id is not kept."
 )
 RECOMMEND_DESCRIPTION: Final = (
     "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
@@ -261,28 +269,36 @@ PLAN = Operation(
     name="plan",
     path="/solve/plan",
     body=PlanRequest,
-    answer=SolveResponse,
+    answer=PlanResponse,
     docs=Docs(
-        "Plan a request with absences on dates; consumes the units of a solve of its request",
-        answered="a roster (status completed) in which no absent employee works an absent date",
+        "Plan a period with absences and the history before it; consumes the units of a "
+        "solve of its request",
+        answered="a roster (status completed) in which no absent employee works an absent "
+        "date, and the ledger for the next period",
         description=PLAN_DESCRIPTION,
         notes={
             **_synchronous_notes("plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
-            "[absences, 0, dates, 1]); a large request (a plan runs synchronously only, on "
-            "any tier); or the hard rules and the absences admit no roster (the diagnosis "
-            "names the absences in conflict; units are consumed, as on POST /solve)",
+            "[absences, 0, dates, 1], [history, assignments, 3, date]); a large request (a "
+            "plan runs synchronously only, on any tier); or the hard rules and the absences "
+            "admit no roster (the diagnosis names the absences in conflict; units are "
+            "consumed, as on POST /solve)",
         },
     ),
     tool=Tool(
         "plan_shift",
-        """Plan a scheduling request with absences: vacations, sick leave, training.
+        """Plan a period with absences (vacations, sick leave, training) after a history.
 
         ``request``: the scheduling request; ``absences``: who cannot work when (each an
-        employee_id and its dates, hard: the roster never assigns them). Returns the roster
-        like solve_shift, and consumes the units of a solve of ``request``. When the
-        absences and the hard rules cannot all hold, the error's diagnosis names them
-        (absences[i].dates[j], request.employees[k]...). Synchronous only (at most 30 s).
+        employee_id and its dates, hard: the roster never assigns them); ``history``
+        (optional): the days before the period, either the previous period's solve
+        answer as it stands or {start_date?, assignments, ledger?}. Rules across the
+        boundary (runs of worked days, transitions, the week and month cut in two) and
+        fairness read it. Returns the roster like solve_shift plus ``ledger``, the counts
+        to pass on as the next period's history; consumes the units of a solve of
+        ``request``. When the absences and the hard rules cannot all hold, the error's
+        diagnosis names them (absences[i].dates[j], request.employees[k]...).
+        Synchronous only (at most 30 s).
         """,
         spread=True,
     ),

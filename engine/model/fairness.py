@@ -10,7 +10,10 @@ which e may work a shift of T), so e's fair share is ``total * w_e / W``. The pe
     scaled_e >= count_e * W - total * w_e,  scaled_e >= 0
     W * excess >= sum_e scaled_e
 
-Both weights are fixed inputs, so the rule stays linear.
+Both weights are fixed inputs, so the rule stays linear. A history adds each
+employee's past count of T (``Seam.past``) to ``count_e`` and so to ``total``: the
+shares are of everything worked so far, and the period evens out what the past left
+uneven.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ def add_fairness(ctx: ModelContext) -> None:
         if len(shares) < 2:
             continue  # one eligible employee is always exactly at their share
         total_weight = sum(shares.values())
+        # What each employee worked of the group before the period (engine.history).
+        past = {
+            e: sum(n for s, n in problem.employees[e].seam.past.items() if s in group.shifts)
+            for e in shares
+        }
         counts = {
             e: cp_model.LinearExpr.sum(
                 [
@@ -56,16 +64,16 @@ def add_fairness(ctx: ModelContext) -> None:
                     if s in group.shifts and (x := ctx.x.get((e, d, s))) is not None
                 ]
             )
+            + past[e]
             for e in shares
         }
         # One variable for the total keeps each employee's row short.
-        total = model.new_int_var(
-            0, problem.num_days * len(shares), f"fairness_total[{group.index}]"
-        )
+        most = problem.num_days * len(shares) + sum(past.values())
+        total = model.new_int_var(0, most, f"fairness_total[{group.index}]")
         everyone = cp_model.LinearExpr.sum(list(counts.values()))
         model.add(total == everyone)
         ctx.define(total, everyone)
-        upper = problem.num_days * len(shares) * total_weight
+        upper = most * total_weight
         scaled = [
             ctx.at_least(counts[e] * total_weight - total * w, 0, upper) for e, w in shares.items()
         ]

@@ -64,16 +64,21 @@ def add_consecutive_days(ctx: ModelContext) -> None:
     if cap is None:  # no period-wide cap (benchmark problems): neither hard nor soft
         return
     for e, employee in enumerate(problem.employees):
-        works = [ctx.works(e, d) for d in range(problem.num_days)]
-        hard_windows = _full_windows(works, cap + 1)
+        # The run in progress at the seam: its worked dates lead every window (ONE).
+        carried = min(employee.seam.worked_run, cap)
+        works: list[Var | int | None] = [ONE] * carried
+        works += [ctx.works(e, d) for d in range(problem.num_days)]
+        hard_windows = _full_windows(works, cap + 1, carried)
         if hard_windows:
             literal = ctx.hard_group(MAX_CONSECUTIVE_DAYS.code, CONSECUTIVE_FIELD, employee.id)
-            for window in hard_windows:
-                model.add(cp_model.LinearExpr.sum(window) <= cap).only_enforce_if(literal)
+            for worked_before, window in hard_windows:
+                model.add(cp_model.LinearExpr.sum(window) <= cap - worked_before).only_enforce_if(
+                    literal
+                )
         if cap < 2:
             continue
         violations: list[Var] = []
-        for window in _full_windows(works, cap):
+        for _, window in _full_windows(works, cap, carried):
             # v is forced to 1 when every date of the window is worked.
             v = model.new_bool_var("")
             model.add_bool_or([*(~w for w in window), v])
@@ -88,15 +93,28 @@ def add_consecutive_days(ctx: ModelContext) -> None:
             )
 
 
-def _full_windows(works: list[Var | None], length: int) -> list[list[Var]]:
-    """Windows of ``length`` consecutive days on which every day is workable."""
+ONE = 1  # a date before the period that the employee worked: a fact, not a variable
+
+
+def _full_windows(
+    works: list[Var | int | None], length: int, first: int = 0
+) -> list[tuple[int, list[Var]]]:
+    """Windows of ``length`` consecutive days on which every day is workable, ending at
+    index ``first`` or later (a window of history alone is a fact, never a rule's): the
+    worked dates of history each leads with, and its variables."""
     windows = []
     run_start = 0
     for d, w in enumerate(works):
         if w is None:
             run_start = d + 1
-        elif d - run_start + 1 >= length:
-            windows.append([v for v in works[d - length + 1 : d + 1] if v is not None])
+        elif d - run_start + 1 >= length and d >= first:
+            window = works[d - length + 1 : d + 1]
+            windows.append(
+                (
+                    sum(1 for v in window if isinstance(v, int)),
+                    [v for v in window if v is not None and not isinstance(v, int)],
+                )
+            )
     return windows
 
 
@@ -148,6 +166,11 @@ def _add_hard_forbids(
     shifts = range(len(problem.shifts))
     posts: list[list[Var]] = []
     today = [x.get((e, 0, s)) for s in shifts]
+    last = problem.employees[e].seam.last_shift  # worked the day before the start
+    if last is not None:
+        for sources, targets in rows:
+            if last in sources:
+                posts += [[v] for t in targets if (v := today[t]) is not None]
     for d in range(problem.num_days - 1):
         tomorrow = [x.get((e, d + 1, s)) for s in shifts]
         for sources, targets in rows:
@@ -164,7 +187,9 @@ def _add_hard_forbids(
     )
     at_most_one = Domain(0, 1)
     for row in posts:
-        if len(row) == 2:
+        if len(row) == 1:  # after the last shift of the history
+            model.add_bool_or([~row[0]]).only_enforce_if(literal)
+        elif len(row) == 2:
             model.add_bool_or([~row[0], ~row[1]]).only_enforce_if(literal)
         else:
             linear = model.add_linear_expression_in_domain(
@@ -184,7 +209,9 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
     live: list[tuple[Var, Var | None]] = [
         (a, b) for a, b in pairs if a is not None and (b is not None or not t.forbid)
     ]
-    if not live:
+    # The history's last shift and the first date: an occurrence is a fact of day 0.
+    seam = _seam_occurrence(ctx, t, e)
+    if not live and seam is None:
         return
     if t.hard:  # require (hard forbids are posted by _add_hard_forbids)
         literal = ctx.hard_group(
@@ -195,8 +222,10 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
                 model.add_bool_or([~a]).only_enforce_if(literal)
             else:
                 model.add_implication(a, b).only_enforce_if(literal)
+        if seam is not None:
+            model.add(seam <= 0).only_enforce_if(literal)
         return
-    occurrences: list[Expr] = []
+    occurrences: list[Expr] = [] if seam is None else [seam]
     on_day: dict[int, Expr] = {}
     for d, (first, then) in enumerate(pairs):
         if first is None or (then is None and t.forbid):
@@ -218,6 +247,17 @@ def _add_transition(ctx: ModelContext, t: TransitionSpec, e: int) -> None:
         cp_model.LinearExpr.sum(occurrences),
         "occurrence",
     )
+
+
+def _seam_occurrence(ctx: ModelContext, t: TransitionSpec, e: int) -> Expr | None:
+    """Whether the history's last shift and day 0 make an occurrence of ``t``: the
+    shift ``to`` on day 0 (forbid), or its absence (require); None when they cannot."""
+    if ctx.problem.employees[e].seam.last_shift != t.from_shift or ctx.problem.num_days == 0:
+        return None
+    then = ctx.shift_var(e, 0, t.to_shift)
+    if t.forbid:
+        return then
+    return 1 if then is None else 1 - then
 
 
 def _add_run_end_rows(ctx: ModelContext, s: int, e: int, on_day: dict[int, Expr]) -> None:

@@ -60,14 +60,17 @@ def add_days_per_month(ctx: ModelContext) -> None:
         if employee.days_per_month is None:
             continue
         minimum, maximum = employee.days_per_month
-        for month in problem.horizon.months:
+        for i, month in enumerate(problem.horizon.months):
             worked, workable = _worked(ctx, e, month.days)
-            if workable > maximum:
+            before = employee.seam.month_days if i == 0 else 0  # the month began earlier
+            # The period may not add to a month its history already filled.
+            room = max(0, maximum - before)
+            if workable > room:
                 literal = ctx.hard_group(
                     DAYS_PER_MONTH_MAX.code, f"{employee.field}.working_days_per_month"
                 )
-                model.add(worked <= maximum).only_enforce_if(literal)
-            short = _shortfall(ctx, worked, workable, month.prorate_min(minimum))
+                model.add(worked <= room).only_enforce_if(literal)
+            short = _shortfall(ctx, worked + before, workable + before, month.prorate_min(minimum))
             if short is not None:
                 ctx.penalize(
                     f"days_per_month_min:{employee.id}:{month.key}",
@@ -84,8 +87,11 @@ def add_days_per_week(ctx: ModelContext) -> None:
         if employee.days_per_week is None:
             continue
         minimum, maximum = employee.days_per_week
-        for week in problem.horizon.weeks:
+        for i, week in enumerate(problem.horizon.weeks):
             worked, workable = _worked(ctx, e, week.days)
+            if i == 0 and employee.seam.week_days:  # the week began before the start
+                worked += employee.seam.week_days
+                workable += employee.seam.week_days
             short = _shortfall(ctx, worked, workable, week.prorate_min(minimum))
             parts: list[Var] = [] if short is None else [short]
             if workable > maximum:
@@ -106,8 +112,12 @@ def add_weekly_hours(ctx: ModelContext) -> None:
         if employee.weekly_hours is None:
             continue
         hours, hard = employee.weekly_hours
-        cap = 60 * hours
-        for week in problem.horizon.weeks:
+        for i, week in enumerate(problem.horizon.weeks):
+            # Minutes worked in the week before the start leave less of the limit; a
+            # hard limit the history already broke lets the period add none.
+            cap = 60 * hours - (employee.seam.week_minutes if i == 0 else 0)
+            if hard:
+                cap = max(0, cap)
             xs, lengths = [], []
             for d in week.days:
                 for s in ctx.shift_options(e, d):

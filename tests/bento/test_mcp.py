@@ -16,7 +16,7 @@ from bento.http.api import Settings, create_app
 from bento.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
 from engine.contract import Assignment, SolveResponse
-from engine.planning import ReplanResponse, roster_changes
+from engine.planning import PlanResponse, ReplanResponse, roster_changes
 from engine.rules import parse_request
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
@@ -124,7 +124,7 @@ async def test_the_plan_tool_never_assigns_an_absence(mcp_http: Any) -> None:
         client_for(mcp_http, KEY) as http,
         Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
     ):
-        planned = SolveResponse.model_validate(
+        planned = PlanResponse.model_validate(
             structured(
                 await client.call_tool("plan_shift", {"request": data, "absences": absences})
             )

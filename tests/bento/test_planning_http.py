@@ -20,8 +20,8 @@ from bento.http.operations import RECOMMEND_UNITS
 from bento.settings import Settings
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveResponse
-from engine.planning import ReplanResponse, parse_recommend, roster_changes
+from engine.contract import Assignment
+from engine.planning import PlanResponse, ReplanResponse, parse_recommend, roster_changes
 from engine.recommend import recommend
 from engine.rules import parse_request
 from engine.size import request_size, units_for
@@ -94,8 +94,12 @@ def test_plan_keeps_every_absence_and_charges_a_solve(client: TestClient, store:
     units = units_for(request_size(parse_request(data)))
     assert response.headers["x-units-consumed"] == str(units)
     assert available(client, key) == 10 - units
-    result = SolveResponse.model_validate(response.json())
+    result = PlanResponse.model_validate(response.json())
     assert result.status == "completed" and result.solution is not None
+    assert (
+        result.ledger is not None
+        and result.ledger.through.isoformat() == data["schedule_period"]["end_date"]
+    )
     assert result.usage is not None and result.usage.units_consumed == units
     worked = {(a.employee_id, a.date.isoformat()) for a in result.solution.assignments}
     assert ("e1", start) not in worked
