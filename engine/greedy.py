@@ -7,7 +7,8 @@ who may work the shift the one who has worked least, and it keeps the hard rules
 can be checked looking backwards: one shift per date, fixed assignments, consecutive-day
 cap (period-wide and per employee), monthly maximum, hard weekly hours, total-minutes
 maximum, shift count maxima, worked-weekend maximum, minimum days-off runs, hard
-forbidden transitions and exclude pairings. Weighted cover targets count as demand.
+forbidden transitions and exclude pairings. Weighted cover targets count as demand (a
+duty's target as that duty's: holders are placed up to the larger of minimum and target).
 
 Among candidates equal on those keys, a second pass prefers the one whose pick costs
 least in the soft terms the roster so far decides: a soft transition from yesterday,
@@ -76,6 +77,7 @@ class _State:
     # hard forbidden successions as (from shift, to shift), preferences per (employee, day).
     need: dict[tuple[int, int], int] = field(default_factory=dict)
     cover_at: dict[tuple[int, int], list[CoverSpec]] = field(default_factory=dict)
+    duty_target: dict[tuple[int, int, int], int] = field(default_factory=dict)  # (d, s, duty)
     forbidden: set[tuple[int, int]] = field(default_factory=set)
     preferences_on: dict[tuple[int, int], list[PreferenceSpec]] = field(default_factory=dict)
     # Per employee: the tightest cap on a run of worked days (None: none), the tightest
@@ -120,7 +122,11 @@ class _State:
             for employee in problem.employees
         ]
         for c in problem.cover:
-            self.cover_at.setdefault((c.day, c.shift), []).append(c)
+            if c.duty is None:
+                self.cover_at.setdefault((c.day, c.shift), []).append(c)
+            else:
+                at = (c.day, c.shift, c.duty)
+                self.duty_target[at] = self.duty_target.get(at, 0) + c.target
         for s, shift in enumerate(problem.shifts):
             for d in range(problem.num_days):
                 targets = sum(c.target for c in self.cover_at.get((d, s), ()))
@@ -824,7 +830,9 @@ def _fill_shift(state: _State, d: int, s: int) -> None:
     problem = state.problem
     employees = problem.employees
     duties_here = [
-        (k, duty.demand[s].mins[d]) for k, duty in enumerate(problem.duties) if s in duty.demand
+        (k, max(duty.demand[s].mins[d], state.duty_target.get((d, s, k), 0)))
+        for k, duty in enumerate(problem.duties)
+        if s in duty.demand
     ]
     # Scarcest duty first: fewest possible holders.
     duties_here.sort(key=lambda kd: sum(1 for e in employees if kd[0] in e.duty_options.get(s, ())))

@@ -103,9 +103,36 @@ class Seam:
     week_minutes: int = 0  # minutes worked in that week before the start
     month_days: int = 0  # worked dates of the start's month, before the start
     past: Mapping[int, int] = dataclass_field(default_factory=dict)  # shift -> count (fairness)
+    # Benchmark counters (engine.formats.inrc2_problem); 0 leaves every v1 rule as it was.
+    shift_run: int = 0  # days in a row of ``last_shift``, ending the day before the start
+    off_run: int = 0  # days off in a row, ending the day before the start
+    days_worked: int = 0  # worked days before the period that count towards a total
+    weekends_worked: int = 0  # worked weekends before the period that count towards a cap
 
 
 NO_SEAM = Seam()
+
+
+@dataclass(frozen=True, slots=True)
+class RunBounds:
+    """Soft bounds on a run of consecutive days (imported benchmarks, engine.model.runs).
+
+    A run that ends shorter than ``low`` costs ``weight`` per missing day; each day on
+    which a run is longer than ``high`` costs ``weight``.
+    """
+
+    low: int
+    high: int
+    weight: int
+
+
+@dataclass(frozen=True, slots=True)
+class SoftRange:
+    """A soft range on a count: ``weight`` per unit below ``low`` or above ``high``."""
+
+    low: int
+    high: int
+    weight: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +156,13 @@ class EmployeeSpec:
     consecutive_shifts: tuple[int, int | None] | None = None  # hard (min, max) run of work
     min_days_off_run: int = 0  # hard: a run of days off between worked days is this long
     max_weekends: int | None = None  # hard: weekends with a worked Saturday or Sunday
+    # Soft benchmark rules (engine.model.runs, engine.model.counts); absent by default.
+    work_runs: RunBounds | None = None  # runs of worked days, the seam's run included
+    off_runs: RunBounds | None = None  # runs of days off, the seam's run included
+    shift_runs: tuple[tuple[int, RunBounds], ...] = ()  # (shift, bounds on its runs)
+    complete_weekends: int = 0  # weight per weekend worked on one of its two days only
+    total_days: SoftRange | None = None  # seam.days_worked + worked days of the period
+    weekend_cap: SoftRange | None = None  # seam.weekends_worked + worked weekends (high)
     # Diagnostic problems only: options that eligibility rules would forbid, and which.
     day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
     duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)
@@ -183,6 +217,7 @@ class CoverSpec:
     target: int
     under_weight: int
     over_weight: int
+    duty: int | None = None  # count the holders of this duty on the shift, not all heads
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +240,7 @@ class Problem:
     fairness: tuple[FairnessSpec, ...] = ()
     timezone: str = "UTC"
     cover: tuple[CoverSpec, ...] = ()  # weighted targets (benchmarks); v1 uses Demand
+    duty_required: bool = False  # every assignment holds a duty (benchmarks); v1: optional
 
     @property
     def num_days(self) -> int:

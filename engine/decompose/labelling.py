@@ -48,9 +48,24 @@ OFF = 0  # the index of a day off in the transition table (shift s is s + 1)
 
 def supports(problem: Problem, e: int) -> bool:
     """Whether every rule of employee ``e`` is one the path or a multiplier holds: all
-    but the gates a diagnosis opens on options the request rules out."""
+    but the gates a diagnosis opens on options the request rules out, and the soft
+    benchmark rules of runs, weekends and totals (engine.model.runs, engine.model.counts)
+    and a required duty, which CP-SAT prices instead."""
     employee = problem.employees[e]
-    return not employee.day_gates and not employee.duty_gates
+    benchmark_soft = (
+        employee.work_runs is not None
+        or employee.off_runs is not None
+        or bool(employee.shift_runs)
+        or bool(employee.complete_weekends)
+        or employee.total_days is not None
+        or employee.weekend_cap is not None
+    )
+    return (
+        not employee.day_gates
+        and not employee.duty_gates
+        and not benchmark_soft
+        and not problem.duty_required
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,8 +98,13 @@ def cover_rows(problem: Problem) -> list[CoverRow]:
             heads.extend(m for m in pool if not cross.managers_only or employees[m[0]].is_manager)
         demand(f"cross_shift:{cross.index}", heads, cross.min, cross.max)
     for c in problem.cover:
-        heads = staff.get((c.day, c.shift), [])
-        key = f"{problem.shifts[c.shift].id}:{problem.date_key(c.day)}"
+        if c.duty is None:
+            heads = staff.get((c.day, c.shift), [])
+            key = f"{problem.shifts[c.shift].id}:{problem.date_key(c.day)}"
+        else:
+            heads = holders.get((c.day, c.shift, c.duty), [])
+            where = f"{problem.shifts[c.shift].id}:{problem.duties[c.duty].id}"
+            key = f"{where}:{problem.date_key(c.day)}"
         rows.append(
             CoverRow(
                 f"cover:{key}",

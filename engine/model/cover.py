@@ -6,6 +6,10 @@ and ``o x max(0, n - t)`` under ``cover_over:<shift>:<date>``. Both slacks sit i
 equality ``n + under - over = t`` (minimization keeps one of them 0); a side with weight
 0 or that cannot occur gets no variable. Missing heads are also shortage markers (kind
 ``staffing``), priced by ``u`` here instead of the v1 SHORTAGE weight.
+
+A target with a duty (``CoverSpec.duty``) counts the holders of that duty on the shift,
+named ``cover_under:<shift>:<duty>:<date>`` (and ``cover_over:...``); it adds no shortage
+marker, since a duty's own minimum (engine.model.coverage) reports its shortage.
 """
 
 from __future__ import annotations
@@ -20,9 +24,14 @@ from engine.model.terms import ShortageSlot
 def add_cover(ctx: ModelContext) -> None:
     model, problem = ctx.model, ctx.problem
     for c in problem.cover:
-        heads = [v for _, v in ctx.staff.get((c.day, c.shift), [])]
+        if c.duty is None:
+            heads = [v for _, v in ctx.staff.get((c.day, c.shift), [])]
+            key = f"{problem.shifts[c.shift].id}:{problem.date_key(c.day)}"
+        else:
+            heads = [v for _, v in ctx.holders.get((c.day, c.shift, c.duty), [])]
+            duty = problem.duties[c.duty].id
+            key = f"{problem.shifts[c.shift].id}:{duty}:{problem.date_key(c.day)}"
         assigned = cp_model.LinearExpr.sum(heads)
-        key = f"{problem.shifts[c.shift].id}:{problem.date_key(c.day)}"
         slacks: list[cp_model.IntVar] = []
         signs: list[int] = []
         under_possible = c.under_weight > 0 and c.target > 0
@@ -33,9 +42,12 @@ def add_cover(ctx: ModelContext) -> None:
             slacks.append(under)
             signs.append(1)
             ctx.penalize(f"cover_under:{key}", "cover_under", c.under_weight, under, "head")
-            ctx.shortages.append(
-                ShortageSlot("staffing", c.day, c.shift, None, None, 0, c.target, assigned, under)
-            )
+            if c.duty is None:
+                ctx.shortages.append(
+                    ShortageSlot(
+                        "staffing", c.day, c.shift, None, None, 0, c.target, assigned, under
+                    )
+                )
         if over_possible:
             over = model.new_int_var(0, len(heads) - c.target, f"over[{key}]")
             ctx.define(over, assigned - c.target)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from ortools.sat.python import cp_model
+
 from engine.contract import SolveRequest
 from engine.model.context import ModelContext
 from engine.model.family import (
@@ -23,6 +25,7 @@ from engine.model.family import (
     Json,
     NotHard,
     RuleFamily,
+    benchmark_rule,
     drop_employee_field,
     employee_at,
     remove_item,
@@ -47,6 +50,23 @@ def add_fixed_assignments(ctx: ModelContext) -> None:
             model.add_implication(literal, x)
             if y is not None:
                 model.add_implication(literal, y)
+
+
+def add_duty_required(ctx: ModelContext) -> None:
+    """Benchmarks (``Problem.duty_required``): an assignment holds exactly one of the
+    duties the employee may hold on that shift, one group per employee (field
+    ``<employee>.duty_required``). A shift without such duties cannot be worked."""
+    if not ctx.problem.duty_required:
+        return
+    duties: dict[tuple[int, int, int], list[cp_model.IntVar]] = {}
+    for (e, d, s, _), y in ctx.y.items():
+        duties.setdefault((e, d, s), []).append(y)
+    for (e, d, s), x in ctx.x.items():
+        employee = ctx.problem.employees[e]
+        literal = ctx.hard_group(DUTY_REQUIRED_RULE.code, f"{employee.field}.duty_required")
+        ctx.model.add(cp_model.LinearExpr.sum(duties.get((e, d, s), [])) >= x).only_enforce_if(
+            literal
+        )
 
 
 # ------------------------------------------------------------------------ descriptors
@@ -144,6 +164,14 @@ FIXED_ASSIGNMENTS = RuleFamily(
     hard=True,
     hard_rules=(FIXED_ASSIGNMENT,),
     switch_off=drop_employee_field("fixed_assignments"),
+)
+DUTY_REQUIRED_RULE = benchmark_rule("duty_required", "every assignment holds a duty")
+DUTY_REQUIRED = RuleFamily(
+    "duty_required",
+    "every assignment holds a duty (imported benchmarks)",
+    add_duty_required,
+    hard=True,
+    hard_rules=(DUTY_REQUIRED_RULE,),
 )
 AVAILABLE_WEEKDAYS = RuleFamily(
     "available_weekdays",

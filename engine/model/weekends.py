@@ -1,4 +1,4 @@
-"""Maximum worked weekends per employee (hard).
+"""Worked weekends: a hard maximum per employee, and soft complete weekends.
 
 ``EmployeeSpec.max_weekends = n``: a weekend (the Saturday and Sunday of one ISO week,
 or the part of it inside the period) is worked when either day is worked; at most ``n``
@@ -49,4 +49,49 @@ MAX_WEEKENDS = RuleFamily(
     add_max_weekends,
     hard=True,
     hard_rules=(RULE,),
+)
+
+
+def add_complete_weekends(ctx: ModelContext) -> None:
+    """Soft: a weekend with both days in the period, worked on one day only, costs
+    ``EmployeeSpec.complete_weekends`` (``complete_weekends:<employee>``, in weekends).
+    A day without options is a day off."""
+    problem = ctx.problem
+    pairs = [
+        [d for d in week.days if problem.horizon.weekdays[d] >= SATURDAY]
+        for week in problem.horizon.weeks
+    ]
+    for e, employee in enumerate(problem.employees):
+        if not employee.complete_weekends:
+            continue
+        broken: list[Var | int] = []
+        for days in pairs:
+            if len(days) != 2:
+                continue  # a weekend the period cuts: its other day is not planned here
+            sat, sun = (ctx.works(e, d) for d in days)
+            if sat is None and sun is None:
+                continue
+            if sat is None or sun is None:
+                broken.append(sat if sun is None else sun)  # type: ignore[arg-type]
+                continue
+            half = ctx.model.new_bool_var(f"half_weekend[{employee.id}]")
+            ctx.model.add(half >= sat - sun)
+            ctx.model.add(half >= sun - sat)
+            broken.append(ctx.define(half, sat - sun, sun - sat))
+        if broken:
+            ctx.penalize(
+                f"complete_weekends:{employee.id}",
+                "complete_weekends",
+                employee.complete_weekends,
+                cp_model.LinearExpr.sum(broken),
+                "weekend",
+            )
+
+
+COMPLETE_WEEKENDS = RuleFamily(
+    "complete_weekends",
+    "both days of a weekend or neither (imported benchmarks)",
+    add_complete_weekends,
+    hard=False,
+    soft_terms=("complete_weekends:",),
 )
