@@ -120,6 +120,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         _forward("replanning"),
     ),
     "seam": ("a request planned in two periods: what breaks at the seam", _forward("seam")),
+    "inrc2": ("INRC-II instances planned week by week, priced", _forward("inrc2")),
 }
 
 

@@ -1,0 +1,160 @@
+"""``python -m benchmarks inrc2``: INRC-II instances planned week by week, as the
+competition ran them.
+
+Each instance is planned one week at a time (engine.formats.inrc2_plan): a week sees
+only its own data and the history the previous weeks left, and the joined weeks are
+priced at the end by the competition's cost function (engine.formats.inrc2_eval). The
+table gives each instance's total and its S1-S7 costs, beside the shipped roster of the
+same sequence (its evaluator total equals the competition validator's, which the tests
+check) when the dataset ships one, and beside published figures.
+
+Time per week: the competition granted each stage ``10 + 3 x (N - 20)`` seconds of one
+core for N nurses on its reference machine (the figure the INRC-II scripts of the
+NurseScheduler repository use); ``--time-scale F`` multiplies it, ``--seconds-per-week
+S`` replaces it. The search uses ``--workers`` CP-SAT workers (1 by default: the
+competition allowed one core), a fixed seed, and no other limit.
+
+``--instances`` takes names as in the literature (``n030w4_1_6-2-9-1``) or a dataset
+(``n030w4``: its first competition instance, :data:`DEFAULT_OF`); without it, the
+4-week datasets from n030 to n120. Results: ``<timestamp>-inrc2`` ``.json`` and ``.md``
+under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from benchmarks.load import markdown_table
+from benchmarks.machine import git_revision, machine_info
+from benchmarks.runner import RESULTS, timestamp
+from engine.formats.inrc2 import DATASET_DIR, load_sequence
+from engine.formats.inrc2_eval import SOFT, evaluate
+from engine.formats.inrc2_plan import Instance, PlannedWeek, load_instance, plan_weeks
+from engine.problem import Problem
+from engine.solve import SolveLimits
+
+# The competition's 4-week instances (two per dataset, as its final and later papers use
+# them: the instance lists of the NurseScheduler repository, benchmark/d_w4.yml).
+COMPETITION_W4 = (
+    "n030w4_1_6-2-9-1", "n030w4_1_6-7-5-3", "n035w4_0_1-7-1-8", "n035w4_2_8-8-7-5",
+    "n040w4_0_2-0-6-1", "n040w4_2_6-1-0-6", "n050w4_0_0-4-8-7", "n050w4_0_7-2-7-2",
+    "n060w4_1_6-1-1-5", "n060w4_1_9-6-3-8", "n070w4_0_3-6-5-1", "n070w4_0_4-9-6-7",
+    "n080w4_2_4-3-3-3", "n080w4_2_6-0-4-8", "n100w4_0_1-1-0-8", "n100w4_2_0-6-4-6",
+    "n110w4_0_1-4-2-8", "n110w4_0_1-9-3-5", "n120w4_1_4-6-2-6", "n120w4_1_5-6-9-8",
+)  # fmt: skip
+DEFAULT_OF = {name.split("_")[0]: name for name in reversed(COMPETITION_W4)}
+DEFAULT_INSTANCES = tuple(
+    DEFAULT_OF[f"n{n:03d}w4"] for n in (30, 35, 40, 50, 60, 70, 80, 100, 110, 120)
+)
+# Lower bounds of the whole-horizon problem (every week known in advance), which no
+# week-by-week plan can beat: the root of NurseScheduler's branch-and-price, rounded up
+# (repository wssuite/NurseScheduler, results/root_1655381837.yml).
+STATIC_LOWER_BOUND = {"n030w4_1_6-2-9-1": 1660, "n035w4_0_1-7-1-8": 1340, "n040w4_0_2-0-6-1": 1540}
+
+
+def stage_seconds(nurses: int, scale: float) -> float:
+    """The competition's budget per stage for ``nurses`` nurses, times ``scale``."""
+    return max(5, 10 + 3 * (nurses - 20)) * scale
+
+
+def instance_of(name: str) -> Instance:
+    return load_instance(DEFAULT_OF.get(name, name))
+
+
+def reference_total(instance: Instance) -> int | None:
+    """The evaluator's total of the shipped roster of this very sequence, if shipped."""
+    dataset, history, weeks = instance.name.split("_")
+    folder = DATASET_DIR / dataset / f"Solution_H_{history}-WD_{weeks}"
+    if not folder.is_dir():
+        return None
+    run = load_sequence(folder)
+    return evaluate(run.scenario, run.history, run.weeks, run.solutions).total
+
+
+def run_instance(name: str, seconds: float | None, scale: float, workers: int) -> dict[str, Any]:
+    """Plan one instance; its row of the results."""
+    instance = instance_of(name)
+    nurses = len(instance.scenario.nurses)
+    budget = seconds if seconds is not None else stage_seconds(nurses, scale)
+
+    def limits(stage: int, problem: Problem) -> SolveLimits:
+        return SolveLimits(time_limit_seconds=budget, num_workers=workers, random_seed=stage)
+
+    def progress(week: PlannedWeek) -> None:
+        print(
+            f"  {instance.name} week {week.stage}: {week.status} {week.objective:.0f}"
+            f" in {week.runtime_seconds:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    started = time.perf_counter()
+    plan = plan_weeks(instance, limits, progress)
+    evaluation = plan.evaluation
+    return {
+        "instance": instance.name,
+        "nurses": nurses,
+        "seconds_per_week": round(budget, 1),
+        "total": evaluation.total,
+        **evaluation.costs,
+        "hard": sum(evaluation.hard.values()),
+        "reference": reference_total(instance),
+        "static_lower_bound": STATIC_LOWER_BOUND.get(instance.name),
+        "weeks": [{k: v for k, v in asdict(w).items() if k != "solution"} for w in plan.weeks],
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+COLUMNS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    header = ["instance", "s/week", "total", *COLUMNS, "hard", "reference", "static LB"]
+    body = [
+        [
+            r["instance"],
+            f"{r['seconds_per_week']:g}",
+            str(r["total"]),
+            *(str(r[kind]) for kind in SOFT),
+            str(r["hard"]),
+            "-" if r["reference"] is None else str(r["reference"]),
+            "-" if r["static_lower_bound"] is None else str(r["static_lower_bound"]),
+        ]
+        for r in rows
+    ]
+    return markdown_table(header, body)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks inrc2", description=__doc__)
+    parser.add_argument("--instances", default=",".join(DEFAULT_INSTANCES))
+    parser.add_argument("--seconds-per-week", type=float, default=None, metavar="S")
+    parser.add_argument("--time-scale", type=float, default=1.0, metavar="F")
+    parser.add_argument("--workers", type=int, default=1, help="CP-SAT workers (1)")
+    parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.instances.split(","):
+        row = run_instance(name.strip(), args.seconds_per_week, args.time_scale, args.workers)
+        print(json.dumps({k: v for k, v in row.items() if k != "weeks"}), flush=True)
+        rows.append(row)
+    print(table(rows))
+    if args.out:
+        stem = Path(args.out) / f"{timestamp()}-inrc2"
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        record = {
+            "settings": vars(args),
+            "machine": machine_info(),
+            "revision": git_revision(),
+            "rows": rows,
+        }
+        stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
+        stem.with_suffix(".md").write_text(table(rows) + "\n")
+        print(f"written to {stem}.json and .md", file=sys.stderr)
+    return 0 if all(r["hard"] == 0 for r in rows) else 1

@@ -1,0 +1,161 @@
+"""Plan an INRC-II instance week by week, as the competition's simulator runs a solver.
+
+For each week in turn, only that week's data and the history the previous weeks left
+are known: :func:`plan_weeks` builds the week's problem (engine.formats.inrc2_problem),
+solves it with the engine (``engine.solve.solve_problem``), writes the roster as the
+week's solution and hands ``inrc2_eval.next_history`` of it to the next week. The
+joined weeks are priced at the end by the competition's cost function
+(``inrc2_eval.evaluate``), which is the figure a plan is judged by.
+
+An instance is named as in the literature, ``<dataset>_<history>_<week files>``:
+``n030w4_1_6-2-9-1`` is dataset n030w4, initial history ``H0-n030w4-1.txt`` and the week
+files 6, 2, 9 and 1 in that order (:func:`load_instance`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.formats.inrc2 import (
+    DATASET_DIR,
+    History,
+    Scenario,
+    Solution,
+    WeekData,
+    load_history,
+    load_scenario,
+    load_week,
+)
+from engine.formats.inrc2_eval import SOFT, Evaluation, evaluate, next_history, week_roster
+from engine.formats.inrc2_problem import to_solution, week_problem
+from engine.problem import Problem
+from engine.solve import SolveLimits, SolveOutcome, solve_problem
+
+# The competition's cost type (inrc2_eval.SOFT) of each soft term the week's model has.
+COST_OF_TERM = {
+    "cover_under": "optimal_coverage",  # S1
+    "shift_runs": "consecutive",  # S2
+    "work_runs": "consecutive",  # S2
+    "off_runs": "days_off",  # S3
+    "preference": "preferences",  # S4
+    "complete_weekends": "complete_weekends",  # S5
+    "total_days": "total_assignments",  # S6, the week's share
+    "weekend_cap": "working_weekends",  # S7, the week's share
+}
+SHORTAGE_TERM = "duty_shortage"  # H2: heads short of a minimum
+_NAME = re.compile(r"^(n\d{3}w\d)_(\d+)_(\d+(?:-\d+)*)$")
+
+Limits = SolveLimits | Callable[[int, Problem], SolveLimits]  # by stage and problem
+
+
+class PlanningError(RuntimeError):
+    """A week the engine found no roster for (only a far too short time limit does it)."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    name: str
+    scenario: Scenario
+    history: History
+    weeks: tuple[WeekData, ...]
+
+
+def load_instance(name: str, root: Path = DATASET_DIR) -> Instance:
+    """``n030w4_1_6-2-9-1``: the dataset's scenario, initial history 1 and week files."""
+    match = _NAME.match(name)
+    if match is None:
+        raise ValueError(f"{name!r} is not <dataset>_<history>_<w1-w2-...>, e.g. n030w4_1_6-2-9-1")
+    dataset, history, files = match.groups()
+    folder = root / dataset
+    scenario = load_scenario(folder / f"Sc-{dataset}.txt")
+    weeks = tuple(load_week(folder / f"WD-{dataset}-{w}.txt") for w in files.split("-"))
+    if len(weeks) != scenario.weeks:
+        raise ValueError(f"{name}: {len(weeks)} week files for a {scenario.weeks}-week scenario")
+    return Instance(name, scenario, load_history(folder / f"H0-{dataset}-{history}.txt"), weeks)
+
+
+@dataclass(frozen=True)
+class PlannedWeek:
+    """One week as the engine planned it, with its model's own prices."""
+
+    stage: int
+    status: str  # the engine's outcome (optimal, feasible)
+    objective: float  # the week's model objective
+    best_bound: float | None
+    runtime_seconds: float
+    costs: dict[str, int]  # the model's terms by competition cost type (inrc2_eval.SOFT)
+    shortage: int  # heads short of a minimum (H2), by the model
+    solution: Solution
+
+
+@dataclass(frozen=True)
+class WeekByWeek:
+    """A whole plan: each week's record and the competition's price of the joined weeks."""
+
+    instance: Instance
+    weeks: tuple[PlannedWeek, ...]
+    evaluation: Evaluation
+
+    @property
+    def solutions(self) -> tuple[Solution, ...]:
+        return tuple(w.solution for w in self.weeks)
+
+
+def model_costs(outcome: SolveOutcome) -> tuple[dict[str, int], int]:
+    """The week's soft terms summed by competition cost type, and its missing heads."""
+    costs = dict.fromkeys(SOFT, 0)
+    shortage = 0
+    for violation in outcome.violations:
+        family = violation.name.split(":", 1)[0]
+        if family == SHORTAGE_TERM:
+            shortage += round(violation.violated_by or 0)
+        elif family in COST_OF_TERM:
+            costs[COST_OF_TERM[family]] += round(violation.penalty)
+        else:
+            raise ValueError(f"a term no INRC-II rule explains: {violation.name}")
+    return costs, shortage
+
+
+def plan_week(scenario: Scenario, history: History, week: WeekData, limits: Limits) -> PlannedWeek:
+    """Plan the week starting where ``history`` ends (its stage is ``history.week``)."""
+    problem = week_problem(scenario, history, week)
+    stage = history.week
+    outcome = solve_problem(problem, limits(stage, problem) if callable(limits) else limits)
+    if not outcome.has_solution or outcome.objective_value is None:
+        raise PlanningError(f"week {stage}: no roster ({outcome.status}: {outcome.message})")
+    costs, shortage = model_costs(outcome)
+    return PlannedWeek(
+        stage=stage,
+        status=outcome.status,
+        objective=outcome.objective_value,
+        best_bound=outcome.best_bound,
+        runtime_seconds=outcome.runtime_seconds,
+        costs=costs,
+        shortage=shortage,
+        solution=to_solution(scenario, stage, outcome.assignments),
+    )
+
+
+def plan_weeks(
+    instance: Instance,
+    limits: Limits,
+    on_week: Callable[[PlannedWeek], None] | None = None,
+) -> WeekByWeek:
+    """Plan every week in order from the instance's initial history, then price the
+    joined weeks with the competition's cost function. ``limits`` may depend on the
+    stage and the week's problem; ``on_week`` sees each week once it is planned."""
+    scenario, history = instance.scenario, instance.history
+    planned: list[PlannedWeek] = []
+    for week in instance.weeks:
+        done = plan_week(scenario, history, week, limits)
+        planned.append(done)
+        if on_week is not None:
+            on_week(done)
+        roster, _ = week_roster(scenario, done.solution)
+        history = next_history(history, roster)
+    solutions: Sequence[Solution] = [w.solution for w in planned]
+    evaluation = evaluate(scenario, instance.history, instance.weeks, solutions)
+    return WeekByWeek(instance, tuple(planned), evaluation)
