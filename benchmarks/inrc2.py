@@ -35,7 +35,13 @@ from benchmarks.machine import git_revision, machine_info
 from benchmarks.runner import RESULTS, timestamp
 from engine.formats.inrc2 import DATASET_DIR, load_sequence
 from engine.formats.inrc2_eval import SOFT, evaluate
-from engine.formats.inrc2_plan import Instance, PlannedWeek, load_instance, plan_weeks
+from engine.formats.inrc2_plan import (
+    Instance,
+    PlannedWeek,
+    load_instance,
+    plan_weeks,
+    week_limits,
+)
 from engine.problem import Problem
 from engine.solve import SolveLimits
 
@@ -84,7 +90,7 @@ def run_instance(name: str, seconds: float | None, scale: float, workers: int) -
     budget = seconds if seconds is not None else stage_seconds(nurses, scale)
 
     def limits(stage: int, problem: Problem) -> SolveLimits:
-        return SolveLimits(time_limit_seconds=budget, num_workers=workers, random_seed=stage)
+        return week_limits(budget, workers, seed=stage)
 
     def progress(week: PlannedWeek) -> None:
         print(

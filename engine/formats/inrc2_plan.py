@@ -51,6 +51,30 @@ _NAME = re.compile(r"^(n\d{3}w\d)_(\d+)_(\d+(?:-\d+)*)$")
 Limits = SolveLimits | Callable[[int, Problem], SolveLimits]  # by stage and problem
 
 
+def week_limits(
+    seconds: float | None, workers: int = 1, seed: int = 0, work: float | None = None
+) -> SolveLimits:
+    """The engine's limits for one week: ``seconds`` of wall clock (None: none), or
+    ``work`` seconds of CP-SAT's deterministic time (the same roster on any machine).
+
+    On one worker the search uses CP-SAT's full linear relaxation
+    (``linearization_level`` 2): a week is small (a few thousand decisions), and on
+    n021w4's first week it found a roster of 490 in 10 s where the default found 1205.
+    """
+    parameters: dict[str, object] = {}
+    if workers == 1:
+        parameters["linearization_level"] = 2
+    if work is not None:
+        parameters["max_deterministic_time"] = work
+    return SolveLimits(
+        time_limit_seconds=seconds,
+        num_workers=workers,
+        random_seed=seed,
+        parameters=parameters,
+        diagnosis_budget_seconds=0,
+    )
+
+
 class PlanningError(RuntimeError):
     """A week the engine found no roster for (only a far too short time limit does it)."""
 
