@@ -16,6 +16,7 @@ competition allowed one core) and a fixed seed per week. ``--clock work`` (the d
 spends the budget as CP-SAT's deterministic seconds, so a result does not depend on
 what else the machine runs (the wall clock stops a week at 3 x budget + 30 s, a
 backstop); ``--clock wall`` spends it as wall-clock seconds, as the competition did.
+``--lookahead K`` models K forecast weeks after each week (engine.formats.inrc2_plan).
 
 ``--instances`` takes names as in the literature (``n030w4_1_6-2-9-1``) or a dataset
 (``n030w4``: its first competition instance, :data:`DEFAULT_OF`); without it, the
@@ -90,7 +91,12 @@ BACKSTOP = (3.0, 30.0)  # under --clock work, the wall clock stops a week at 3 x
 
 
 def run_instance(
-    name: str, seconds: float | None, scale: float, workers: int, clock: str = "work"
+    name: str,
+    seconds: float | None,
+    scale: float,
+    workers: int,
+    clock: str = "work",
+    lookahead: int = 0,
 ) -> dict[str, Any]:
     """Plan one instance; its row of the results."""
     instance = instance_of(name)
@@ -112,13 +118,14 @@ def run_instance(
         )
 
     started = time.perf_counter()
-    plan = plan_weeks(instance, limits, progress)
+    plan = plan_weeks(instance, limits, progress, lookahead)
     evaluation = plan.evaluation
     return {
         "instance": instance.name,
         "nurses": nurses,
         "seconds_per_week": round(budget, 1),
         "clock": clock,
+        "lookahead": lookahead,
         "max_week_wall_seconds": round(max(w.runtime_seconds for w in plan.weeks), 1),
         "total": evaluation.total,
         **evaluation.costs,
@@ -164,12 +171,20 @@ def main(argv: list[str] | None = None) -> int:
         default="work",
         help="budget in CP-SAT's deterministic seconds (work, default) or wall seconds",
     )
+    parser.add_argument(
+        "--lookahead", type=int, default=0, metavar="K", help="forecast weeks modelled (0)"
+    )
     parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
     args = parser.parse_args(argv)
     rows = []
     for name in args.instances.split(","):
         row = run_instance(
-            name.strip(), args.seconds_per_week, args.time_scale, args.workers, args.clock
+            name.strip(),
+            args.seconds_per_week,
+            args.time_scale,
+            args.workers,
+            args.clock,
+            args.lookahead,
         )
         print(json.dumps({k: v for k, v in row.items() if k != "weeks"}), flush=True)
         rows.append(row)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.formats.inrc2 import (
@@ -143,9 +143,27 @@ def model_costs(outcome: SolveOutcome) -> tuple[dict[str, int], int]:
     return costs, shortage
 
 
-def plan_week(scenario: Scenario, history: History, week: WeekData, limits: Limits) -> PlannedWeek:
-    """Plan the week starting where ``history`` ends (its stage is ``history.week``)."""
-    problem = week_problem(scenario, history, week)
+def forecast(
+    scenario: Scenario, history: History, week: WeekData, lookahead: int
+) -> tuple[WeekData, ...]:
+    """The weeks modelled after ``week``: ``lookahead`` of them at most, none past the
+    horizon, each a copy of this week's coverage (the only demand known) without its
+    shift-off requests (a request is known only in its own week)."""
+    count = min(lookahead, scenario.weeks - history.week - 1)
+    return (replace(week, requests=()),) * max(0, count)
+
+
+def plan_week(
+    scenario: Scenario, history: History, week: WeekData, limits: Limits, lookahead: int = 0
+) -> PlannedWeek:
+    """Plan the week starting where ``history`` ends (its stage is ``history.week``).
+
+    ``lookahead``: weeks modelled after it (:func:`forecast`), so that the runs, the
+    weekends and the totals it leaves are priced against a guess of what follows; its
+    roster alone is kept. With look-ahead, the week's model terms (``costs``) include
+    the forecast weeks'.
+    """
+    problem = week_problem(scenario, history, week, forecast(scenario, history, week, lookahead))
     stage = history.week
     outcome = solve_problem(problem, limits(stage, problem) if callable(limits) else limits)
     if not outcome.has_solution or outcome.objective_value is None:
@@ -167,14 +185,16 @@ def plan_weeks(
     instance: Instance,
     limits: Limits,
     on_week: Callable[[PlannedWeek], None] | None = None,
+    lookahead: int = 0,
 ) -> WeekByWeek:
     """Plan every week in order from the instance's initial history, then price the
     joined weeks with the competition's cost function. ``limits`` may depend on the
-    stage and the week's problem; ``on_week`` sees each week once it is planned."""
+    stage and the week's problem; ``on_week`` sees each week once it is planned;
+    ``lookahead`` is :func:`plan_week`'s."""
     scenario, history = instance.scenario, instance.history
     planned: list[PlannedWeek] = []
     for week in instance.weeks:
-        done = plan_week(scenario, history, week, limits)
+        done = plan_week(scenario, history, week, limits, lookahead)
         planned.append(done)
         if on_week is not None:
             on_week(done)

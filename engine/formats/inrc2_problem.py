@@ -15,7 +15,7 @@ prorated share until the last week, which sees them exactly.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.contract import Assignment as EngineAssignment
@@ -63,48 +63,55 @@ def week_start(stage: int) -> dt.date:
     return START + dt.timedelta(days=DAYS_PER_WEEK * stage)
 
 
-def week_problem(scenario: Scenario, history: History, week: WeekData) -> Problem:
+def week_problem(
+    scenario: Scenario,
+    history: History,
+    week: WeekData,
+    forecast: Sequence[WeekData] = (),
+) -> Problem:
     """The engine's problem for the week that starts where ``history`` ends.
 
     The stage is ``history.week``; the weeks left, this one included, are
     ``scenario.weeks - history.week``, which sets the week's share of S6 and S7.
+
+    ``forecast``: weeks modelled after this one, as a guess of what comes (their
+    coverage only; a request is known only in its own week). The problem then spans
+    ``1 + len(forecast)`` weeks and its S6 and S7 ranges that many weeks' share; only
+    the first week is kept (:func:`to_solution`).
     """
+    modelled = (week, *forecast)
+    days = DAYS_PER_WEEK * len(modelled)
     start = week_start(history.week)
-    horizon = Horizon(start, start + dt.timedelta(days=DAYS_PER_WEEK - 1))
+    horizon = Horizon(start, start + dt.timedelta(days=days - 1))
     shift_index = {s.name: i for i, s in enumerate(scenario.shift_types)}
     skill_index = {k: i for i, k in enumerate(scenario.skills)}
-    nobody = Demand(mins=(0,) * DAYS_PER_WEEK, maxs=(None,) * DAYS_PER_WEEK)
+    nobody = Demand(mins=(0,) * days, maxs=(None,) * days)
     shifts = tuple(ShiftSpec(s.name, s.name, None, nobody) for s in scenario.shift_types)
-    minimum: dict[tuple[int, int], tuple[int, ...]] = {}
+    minimum = {(s, k): [0] * days for s in range(len(shifts)) for k in range(len(scenario.skills))}
     cover = []
-    for r in week.requirements:
-        s, k = shift_index[r.shift], skill_index[r.skill]
-        minimum[s, k] = r.minimum
-        cover += [
-            CoverSpec(day, s, target, WEIGHT_OPTIMAL_COVERAGE, 0, duty=k)
-            for day, target in enumerate(r.optimal)
-            if target > 0
-        ]
+    for w, data in enumerate(modelled):
+        for r in data.requirements:
+            s, k = shift_index[r.shift], skill_index[r.skill]
+            for day in range(DAYS_PER_WEEK):
+                at = w * DAYS_PER_WEEK + day
+                minimum[s, k][at] = r.minimum[day]
+                if r.optimal[day] > 0:
+                    cover.append(CoverSpec(at, s, r.optimal[day], WEIGHT_OPTIMAL_COVERAGE, 0, k))
     duties = tuple(
         DutySpec(
             skill,
             skill,
-            {
-                s: Demand(minimum.get((s, k), (0,) * DAYS_PER_WEEK), (None,) * DAYS_PER_WEEK)
-                for s in range(len(shifts))
-            },
+            {s: Demand(tuple(minimum[s, k]), (None,) * days) for s in range(len(shifts))},
         )
         for k, skill in enumerate(scenario.skills)
     )
     remaining = max(1, scenario.weeks - history.week)
-    context = _Week(scenario, week, shift_index, skill_index, remaining, start)
+    context = _Week(scenario, week, shift_index, skill_index, remaining, len(modelled), start)
     employees = tuple(
         _nurse(i, nurse, history.of(nurse.name), context) for i, nurse in enumerate(scenario.nurses)
     )
     transitions = tuple(
-        TransitionSpec(
-            0, shift_index[s.name], shift_index[b], True, True, f"succession:{s.name}:{b}"
-        )
+        TransitionSpec(0, shift_index[s.name], shift_index[b], True, True, _forbid(s.name, b))
         for s in scenario.shift_types
         for b in s.forbidden_next
     )
@@ -120,6 +127,10 @@ def week_problem(scenario: Scenario, history: History, week: WeekData) -> Proble
     )
 
 
+def _forbid(before: str, after: str) -> str:
+    return f"shift_transition:forbid:{before}:{after}"
+
+
 def seam_of(past: NurseHistory, shift_index: Mapping[str, int]) -> Seam:
     """A nurse's history as the counters the rule families read."""
     working = past.last_shift is not None
@@ -133,14 +144,15 @@ def seam_of(past: NurseHistory, shift_index: Mapping[str, int]) -> Seam:
     )
 
 
-def share(before: int, total: int, remaining: int) -> int:
-    """The count to reach by the end of this week, of ``total`` over the horizon:
-    ``before`` plus this week's share of what is left, ``(total - before) / remaining``
-    rounded half up, and never below ``before``. The last week gets ``total`` itself."""
-    if remaining <= 1:
+def share(before: int, total: int, remaining: int, span: int = 1) -> int:
+    """The count to reach by the end of the next ``span`` weeks, of ``total`` over the
+    horizon: ``before`` plus their share of what is left, ``(total - before) x span /
+    remaining`` rounded half up, and never below ``before``. Weeks that reach the
+    horizon's end get ``total`` itself."""
+    if span >= remaining:
         return total
     left = max(0, total - before)
-    return before + (2 * left + remaining) // (2 * remaining)
+    return before + (2 * left * span + remaining) // (2 * remaining)
 
 
 @dataclass(frozen=True)
@@ -152,6 +164,7 @@ class _Week:
     shift_index: Mapping[str, int]
     skill_index: Mapping[str, int]
     remaining: int  # weeks left in the horizon, this one included
+    span: int  # weeks the problem models, this one and the forecast ones
     start: dt.date
 
 
@@ -160,12 +173,13 @@ def _nurse(position: int, nurse: Nurse, past: NurseHistory, week: _Week) -> Empl
     shift_index = week.shift_index
     own = tuple(sorted(week.skill_index[k] for k in nurse.skills))
     every = tuple(range(len(shift_index)))
+    days = DAYS_PER_WEEK * week.span
     spec = EmployeeSpec(
         id=nurse.name,
         is_manager=False,
         assignable=frozenset(every),
         skills=dict.fromkeys(own, 1),
-        day_options=(every,) * DAYS_PER_WEEK,
+        day_options=(every,) * days,
         duty_options=dict.fromkeys(every, own),
         preferences=_requests(nurse.name, week.data, shift_index, week.start),
         field=f"employees[{position}]",
@@ -178,7 +192,7 @@ def _with_contract(
     spec: EmployeeSpec, contract: Contract, scenario: Scenario, past: NurseHistory, week: _Week
 ) -> EmployeeSpec:
     """``spec`` with the soft rules S2, S3, S5, S6 and S7 of the nurse's contract."""
-    remaining = week.remaining
+    remaining, span = week.remaining, week.span
     return replace(
         spec,
         work_runs=RunBounds(
@@ -196,12 +210,14 @@ def _with_contract(
         ),
         complete_weekends=WEIGHT_COMPLETE_WEEKEND if contract.complete_weekends else 0,
         total_days=SoftRange(
-            share(past.assignments, contract.min_total, remaining),
-            share(past.assignments, contract.max_total, remaining),
+            share(past.assignments, contract.min_total, remaining, span),
+            share(past.assignments, contract.max_total, remaining, span),
             WEIGHT_TOTAL_ASSIGNMENTS,
         ),
         weekend_cap=SoftRange(
-            0, share(past.weekends, contract.max_weekends, remaining), WEIGHT_WORKING_WEEKENDS
+            0,
+            share(past.weekends, contract.max_weekends, remaining, span),
+            WEIGHT_WORKING_WEEKENDS,
         ),
     )
 
@@ -231,15 +247,18 @@ def _requests(
 def to_solution(
     scenario: Scenario, stage: int, assignments: Iterable[EngineAssignment]
 ) -> Solution:
-    """The week's solution file from the engine's assignments (each holds its skill)."""
+    """The week's solution file from the engine's assignments (each holds its skill);
+    the days after the week (forecast weeks, :func:`week_problem`) are left out."""
     start = week_start(stage)
     found = []
     for a in assignments:
+        day = (a.date - start).days
+        if day >= DAYS_PER_WEEK:
+            continue
+        if day < 0:
+            raise ValueError(f"assignment on {a.date} lies before week {stage}")
         if a.duty_id is None:
             raise ValueError(f"{a.employee_id} works {a.shift_id} on {a.date} with no skill")
-        day = (a.date - start).days
-        if not 0 <= day < DAYS_PER_WEEK:
-            raise ValueError(f"assignment on {a.date} lies outside week {stage}")
         found.append(Assignment(a.employee_id, day, a.shift_id, a.duty_id))
     found.sort(key=lambda a: (a.day, a.nurse))
     return Solution(stage, scenario.name, tuple(found), f"<planned week {stage}>")

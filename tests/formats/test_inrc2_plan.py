@@ -27,6 +27,7 @@ from engine.formats.inrc2 import (
 from engine.formats.inrc2_eval import SOFT, Day, evaluate, evaluate_roster, week_roster
 from engine.formats.inrc2_plan import (
     Instance,
+    forecast,
     load_instance,
     model_costs,
     plan_week,
@@ -132,12 +133,35 @@ def test_a_week_gets_its_share_of_the_horizons_totals() -> None:
     assert share(1, 2, 3) == 1  # 0.33: nothing more this week
     assert share(10, 15, 1) == 15  # the last week: the horizon's own bound
     assert share(20, 15, 2) == 20  # already over: no further assignment is free
+    assert share(0, 15, 4, span=2) == 8  # two weeks of four: 7.5 rounded up
+    assert share(3, 15, 3, span=3) == 15  # up to the horizon's end: its own bound
     scenario = _scenario("(8,12) (2,4) (2,3) 1 1")
     history = parse_history(_history("6 1 None 0 0 2", week=2))
     nurse = week_problem(scenario, history, _week()).employees[0]
     assert nurse.total_days is not None and nurse.weekend_cap is not None
     assert (nurse.total_days.low, nurse.total_days.high) == (7, 9)  # 6 + 1, 6 + 3
     assert nurse.weekend_cap.high == 1  # one of one left over two weeks: 0.5 rounds up
+
+
+def test_a_look_ahead_models_forecast_weeks_and_keeps_the_first() -> None:
+    # Two weeks left: one forecast week, a copy of this week's coverage without its
+    # requests. The problem spans both, its S6 range is the horizon's own, and only the
+    # first week's assignments become the solution.
+    scenario = _scenario("(8,12) (2,4) (2,3) 1 1")
+    history = parse_history(_history("6 0 None 0 0 2", week=2))
+    week = _week("Night Nurse (0,1) (0,1) (0,1) (0,1) (0,1) (0,1) (0,1)", "Ann Any Mon")
+    ahead = forecast(scenario, history, week, lookahead=3)
+    assert ahead == (replace(week, requests=()),)
+    problem = week_problem(scenario, history, week, ahead)
+    assert problem.num_days == 14 and len(problem.cover) == 14
+    nurse = problem.employees[0]
+    assert nurse.total_days is not None and (nurse.total_days.low, nurse.total_days.high) == (8, 12)
+    assert [p.day for p in nurse.preferences] == [0]
+    outcome = solve_problem(problem, EXACT)
+    assert {a.date for a in outcome.assignments} - set(problem.horizon.dates[:7])
+    solution = to_solution(scenario, 2, outcome.assignments)
+    assert solution.week == 2 and all(a.day < 7 for a in solution.assignments)
+    assert forecast(scenario, parse_history(_history("6 0 None 0 0 2", week=3)), week, 3) == ()
 
 
 def _forced(problem: Problem, pattern: list[int | None]) -> Problem:
