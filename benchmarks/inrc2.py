@@ -11,11 +11,16 @@ check) when the dataset ships one, and beside published figures.
 Time per week: the competition granted each stage ``10 + 3 x (N - 20)`` seconds of one
 core for N nurses on its reference machine (the figure the INRC-II scripts of the
 NurseScheduler repository use); ``--time-scale F`` multiplies it, ``--seconds-per-week
-S`` replaces it. The search uses ``--workers`` CP-SAT workers (1 by default: the
-competition allowed one core) and a fixed seed per week. ``--clock work`` (the default)
-spends the budget as CP-SAT's deterministic seconds, so a result does not depend on
-what else the machine runs (the wall clock stops a week at 3 x budget + 30 s, a
-backstop); ``--clock wall`` spends it as wall-clock seconds, as the competition did.
+S`` replaces it. Both are CPU seconds of one core, as the competition counted them.
+
+Workers (``--workers``, by default :func:`auto_workers`): one worker spends the budget
+alone, searching with CP-SAT's full LP (engine.formats.inrc2_plan.week_limits), by
+default in CP-SAT's deterministic seconds (``--clock work``), so a result does not depend
+on what else the machine runs (the wall clock stops a week at 3 x budget + 30 s, a
+backstop), or in wall seconds (``--clock wall``). Two or more workers are the engine's
+portfolio (CP-SAT beside its neighbourhood search) and share the budget: W workers get
+budget / W wall seconds, the same CPU seconds; their result depends on the machine's
+load, since the neighbourhood search runs on the wall clock.
 ``--lookahead K`` models K forecast weeks after each week (engine.formats.inrc2_plan).
 
 ``--instances`` takes names as in the literature (``n030w4_1_6-2-9-1``) or a dataset
@@ -88,13 +93,26 @@ def reference_total(instance: Instance) -> int | None:
 
 
 BACKSTOP = (3.0, 30.0)  # under --clock work, the wall clock stops a week at 3 x budget + 30 s
+PORTFOLIO_FROM = 41  # nurses: from here on, auto_workers gives the portfolio two workers
+
+
+def auto_workers(nurses: int) -> int:
+    """One worker up to 40 nurses, two (the portfolio, sharing the CPU budget) above.
+
+    Measured on the first week of n030w4_1_6-2-9-1, n070w4_0_3-6-5-1 and
+    n120w4_1_4-6-2-6 (benchmarks/README.md, "INRC-II planned week by week"): for the
+    same CPU seconds the single worker with the full LP wins on 30 nurses (490 against
+    635) and loses by far from 70 on (1195 against 880; 3275 against 995), where it
+    cannot leave the greedy start's neighbourhood.
+    """
+    return 1 if nurses < PORTFOLIO_FROM else 2
 
 
 def run_instance(
     name: str,
     seconds: float | None,
     scale: float,
-    workers: int,
+    workers: int | None,
     clock: str = "work",
     lookahead: int = 0,
 ) -> dict[str, Any]:
@@ -103,11 +121,15 @@ def run_instance(
     nurses = len(instance.scenario.nurses)
     budget = seconds if seconds is not None else stage_seconds(nurses, scale)
 
+    count = workers or auto_workers(nurses)
+
     def limits(stage: int, problem: Problem) -> SolveLimits:
+        if count > 1:
+            return week_limits(budget / count, count, seed=stage)
         if clock == "wall":
-            return week_limits(budget, workers, seed=stage)
+            return week_limits(budget, 1, seed=stage)
         factor, grace = BACKSTOP
-        return week_limits(factor * budget + grace, workers, seed=stage, work=budget)
+        return week_limits(factor * budget + grace, 1, seed=stage, work=budget)
 
     def progress(week: PlannedWeek) -> None:
         print(
@@ -124,7 +146,8 @@ def run_instance(
         "instance": instance.name,
         "nurses": nurses,
         "seconds_per_week": round(budget, 1),
-        "clock": clock,
+        "workers": count,
+        "clock": clock if count == 1 else "wall",
         "lookahead": lookahead,
         "max_week_wall_seconds": round(max(w.runtime_seconds for w in plan.weeks), 1),
         "total": evaluation.total,
@@ -141,12 +164,14 @@ COLUMNS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    header = ["instance", "s/week", "wall s (max week)", "total", *COLUMNS, "hard"]
+    header = ["instance", "CPU s/week", "workers", "wall s (max week)", "total", *COLUMNS]
+    header += ["hard"]
     header += ["reference", "static LB"]
     body = [
         [
             r["instance"],
             f"{r['seconds_per_week']:g}",
+            f"{r['workers']} ({r['clock']})",
             f"{r['max_week_wall_seconds']:g}",
             str(r["total"]),
             *(str(r[kind]) for kind in SOFT),
@@ -164,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instances", default=",".join(DEFAULT_INSTANCES))
     parser.add_argument("--seconds-per-week", type=float, default=None, metavar="S")
     parser.add_argument("--time-scale", type=float, default=1.0, metavar="F")
-    parser.add_argument("--workers", type=int, default=1, help="CP-SAT workers (1)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="workers (default: 1 up to 40 nurses, else 2)"
+    )
     parser.add_argument(
         "--clock",
         choices=("work", "wall"),
