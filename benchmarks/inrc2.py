@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         stem = Path(args.out) / f"{timestamp()}-inrc2"
         stem.parent.mkdir(parents=True, exist_ok=True)
         record = {
-            "settings": vars(args),
+            "settings": {k: v for k, v in vars(args).items() if k != "out"},
             "machine": machine_info(),
             "revision": git_revision(),
             "rows": rows,
