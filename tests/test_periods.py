@@ -13,7 +13,7 @@ import datetime as dt
 
 import pytest
 
-from benchmarks.seam import SeamRun, seam_request, summary
+from benchmarks.seam import Joined, SeamRun, seam_request, summary
 from engine.audit import audit
 from engine.contract import SolveRequest
 from engine.periods import join, split
@@ -98,23 +98,32 @@ def test_shift_count_limits_have_no_part_and_are_refused() -> None:
 
 
 def test_the_seam_requests_have_every_family_but_shift_count_limits() -> None:
-    request = seam_request(seed=0, days=28)
+    request = seam_request(seed=0, days=28, first_days=14)
     assert not any(e.shift_count_limits for e in request.employees)
     assert request.constraints.shift_transitions
     assert request.constraints.max_consecutive_working_days is not None
     assert any(e.working_days_per_month for e in request.employees)
+    second = request.schedule_period.start_date + dt.timedelta(days=14)
+    fixed = [f.date for e in request.employees for f in e.fixed_assignments]
+    assert fixed and max(fixed) < second  # the second part's are left out
 
 
 def test_the_seam_summary_counts_runs_that_break_the_seam_and_the_soft_ratios() -> None:
+    clean = Joined(0, "-", 98.0)
     runs = [
-        SeamRun(0, "mid-week", "2026-06-27", 2, "shift_transition x2", 105.0, 100.0),
-        SeamRun(1, "mid-week", "2026-06-27", 0, "-", 98.0, 100.0),
-        SeamRun(2, "mid-week", "2026-06-27", 0, "-", None, 100.0),
+        SeamRun(0, "mid-week", "2026-06-27", Joined(2, "shift_transition x2", 90.0), clean, 100.0),
+        SeamRun(1, "mid-week", "2026-06-27", clean, Joined(0, "-", 105.0), 100.0),
+        SeamRun(2, "mid-week", "2026-06-27", Joined(0, "-", None), clean, 100.0),
     ]
     totals = summary(runs)
-    assert totals["runs"] == 3 and totals["with_hard_violations"] == 1
-    assert totals["hard_violations"] == 2
-    assert totals["worst_soft_ratio"] == pytest.approx(1.05)
-    assert totals["median_soft_ratio"] == pytest.approx((1.05 + 0.98) / 2)
-    assert totals["hard_target_met"] is False
+    assert totals["runs"] == 3
+    assert totals["alone"]["with_hard_violations"] == 1
+    assert totals["alone"]["hard_violations"] == 2
+    assert totals["history"]["with_hard_violations"] == 0
+    assert totals["history"]["worst_soft_ratio"] == pytest.approx(1.05)
+    assert totals["history"]["median_soft_ratio"] == pytest.approx(0.98)
+    assert totals["alone"]["median_soft_ratio"] == pytest.approx((0.90 + 0.98) / 2)
+    assert totals["hard_target_met"] is True
     assert totals["soft_target_met"] is True
+    broken = [*runs, SeamRun(3, "mid-week", "2026-06-27", clean, Joined(1, "x", 99.0), 100.0)]
+    assert summary(broken)["hard_target_met"] is False
