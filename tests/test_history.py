@@ -314,3 +314,22 @@ def test_a_generated_request_planned_in_two_periods_keeps_every_rule_at_the_seam
     assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
     joined = join(first.solution.assignments, second.solution.assignments)
     assert audit(request, joined).hard_violations == []
+
+
+def test_a_fixed_assignment_the_history_makes_impossible_is_diagnosed() -> None:
+    """The history is a fact, never a cause: the rules it meets are named."""
+    data = minimal_request_dict()
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = 3
+    data["employees"][0]["fixed_assignments"] = [{"date": START.isoformat(), "shift_id": "day"}]
+    ask = parse_plan(
+        {"request": data, "history": {"assignments": [_cell("e1", day) for day in _before(3)]}}
+    )
+    response = plan(ask, EXACT)
+    assert response.solution is None and response.error is not None
+    diagnosis = response.error.diagnosis
+    assert diagnosis is not None and diagnosis.status == "identified"
+    fields = {c.field for c in diagnosis.causes}
+    assert fields == {
+        "request.constraints.max_consecutive_working_days",
+        "request.employees[0].fixed_assignments[0]",
+    }
