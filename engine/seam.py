@@ -36,7 +36,7 @@ def with_history(problem: Problem, request: SolveRequest, history: History | Non
     if history is None:
         return problem
     start = request.schedule_period.start_date
-    covered = history.covered_from()
+    covered = history.read_from(start)
     days_before = 0 if covered is None else (start - covered).days
     shift_index = {s.id: i for i, s in enumerate(request.shifts)}
     minutes = {

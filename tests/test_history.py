@@ -333,3 +333,12 @@ def test_a_fixed_assignment_the_history_makes_impossible_is_diagnosed() -> None:
         "request.constraints.max_consecutive_working_days",
         "request.employees[0].fixed_assignments[0]",
     }
+
+
+def test_a_history_of_years_is_read_as_far_back_as_the_rules_need() -> None:
+    request = parse_request(minimal_request_dict())
+    years = History(start_date=dt.date(1990, 1, 1), assignments=[])
+    read = with_history(from_request(request), request, years)
+    assert read.horizon.covered_before == 366
+    report = audit(request, [], history=years)
+    assert report.hard_violations == []
