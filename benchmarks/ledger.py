@@ -32,6 +32,7 @@ from typing import Any
 from benchmarks.load import markdown_table
 from benchmarks.machine import git_revision, machine_info
 from benchmarks.runner import RESULTS, timestamp
+from benchmarks.seam import budget
 from engine.contract import Assignment, SolveRequest, SolveResponse
 from engine.history import History
 from engine.periods import join, split
@@ -118,13 +119,13 @@ def spreads(request: SolveRequest, roster: list[Assignment] | None) -> list[int 
     return out
 
 
-def ledger_run(seed: int, seconds: float, workers: int) -> list[GroupSpread]:
+def ledger_run(seed: int, seconds: float, workers: int, work: bool = False) -> list[GroupSpread]:
     request = ward(seed)
     parts = months(request)
-    third = SolveLimits(time_limit_seconds=seconds / len(parts), num_workers=workers)
+    third = budget(seconds / len(parts), workers, work)
     alone = spreads(request, month_by_month(parts, third, carry=False))
     ledger = spreads(request, month_by_month(parts, third, carry=True))
-    whole = solve(request, SolveLimits(time_limit_seconds=seconds, num_workers=workers))
+    whole = solve(request, budget(seconds, workers, work))
     one = spreads(request, None if whole.solution is None else whole.solution.assignments)
     return [
         GroupSpread(
@@ -166,11 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="wards (default 3)")
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds in all (30)")
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (2)")
+    parser.add_argument(
+        "--work",
+        action="store_true",
+        help="--time-limit is deterministic work on one worker: the same run on any machine",
+    )
     parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
     args = parser.parse_args(argv)
     rows: list[GroupSpread] = []
     for seed in range(args.seeds):
-        for row in ledger_run(seed, args.time_limit, args.workers):
+        for row in ledger_run(seed, args.time_limit, args.workers, args.work):
             print(json.dumps(asdict(row)), flush=True)
             rows.append(row)
     summary: dict[str, Any] = {

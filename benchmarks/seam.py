@@ -95,12 +95,28 @@ def seam_request(seed: int, days: int, first_days: int) -> SolveRequest:
     return parse_request(data)
 
 
-def seam_run(seed: int, days: int, cut: str, seconds: float, workers: int) -> SeamRun:
+def budget(seconds: float, workers: int, work: bool) -> SolveLimits:
+    """``seconds`` of wall clock on ``workers``; with ``work``, ``seconds`` of CP-SAT's
+    deterministic work on one worker with a fixed seed instead, so that a run gives the
+    same rosters on any machine under any load (the wall clock is then only a backstop)."""
+    if not work:
+        return SolveLimits(time_limit_seconds=seconds, num_workers=workers)
+    return SolveLimits(
+        time_limit_seconds=20 * seconds + 60,
+        num_workers=1,
+        random_seed=0,
+        parameters={"max_deterministic_time": seconds},
+    )
+
+
+def seam_run(
+    seed: int, days: int, cut: str, seconds: float, workers: int, work: bool = False
+) -> SeamRun:
     """Plan the request in two parts cut at ``cut``, alone and with a history, each part
     with half of ``seconds``, and in one solve with all of it."""
     request = seam_request(seed, days, CUTS[cut])
     before, after = split(request, CUTS[cut])
-    half = SolveLimits(time_limit_seconds=seconds / 2, num_workers=workers)
+    half = budget(seconds / 2, workers, work)
     first = plan(PlanRequest(request=before), half)
     second_alone = solve(after, half)
     second = (
@@ -108,7 +124,7 @@ def seam_run(seed: int, days: int, cut: str, seconds: float, workers: int) -> Se
         if first.solution is None
         else plan(PlanRequest(request=after, history=History(assignments=_roster(first))), half)
     )
-    whole = solve(request, SolveLimits(time_limit_seconds=seconds, num_workers=workers))
+    whole = solve(request, budget(seconds, workers, work))
     whole_report = None if whole.solution is None else audit(request, whole.solution.assignments)
     return SeamRun(
         seed=seed,
@@ -202,12 +218,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cuts", default=",".join(CUTS), help="which cuts (all three)")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds (20)")
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (2)")
+    parser.add_argument(
+        "--work",
+        action="store_true",
+        help="--time-limit is deterministic work on one worker: the same run on any machine",
+    )
     parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
     args = parser.parse_args(argv)
     runs = []
     for seed in range(args.seeds):
         for cut in args.cuts.split(","):
-            run = seam_run(seed, args.days, cut, args.time_limit, args.workers)
+            run = seam_run(seed, args.days, cut, args.time_limit, args.workers, args.work)
             print(json.dumps(asdict(run)), flush=True)
             runs.append(run)
     totals = summary(runs)
