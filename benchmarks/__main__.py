@@ -121,6 +121,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     ),
     "seam": ("two periods, alone and with a history: the seam", _forward("seam")),
     "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
+    "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
 }
 
 
