@@ -11,7 +11,10 @@ three ways:
 - ``one solve``: the three months in one solve, with the same total time.
 
 For each fairness group, the spread of the joined roster's counts across the group's
-eligible employees (max - min) is set beside the one solve's. The target (issue:
+eligible employees (max - min) is set beside the one solve's, and so is the group's
+excess over fair shares on the three months (its term in the audit of the whole
+request): for a proportional group, unequal counts are the aim, and the excess is what
+measures it. The target (issue:
 planning across periods) is a spread with the ledger no larger than the one solve's
 plus 1, for every group. As in ``benchmarks seam``, the generated ward has no
 shift-count limits and no fixed assignment after its first month (a client planning
@@ -33,6 +36,7 @@ from benchmarks.load import markdown_table
 from benchmarks.machine import git_revision, machine_info
 from benchmarks.runner import RESULTS, timestamp
 from benchmarks.seam import budget
+from engine.audit import audit
 from engine.contract import Assignment, SolveRequest, SolveResponse
 from engine.history import History
 from engine.periods import join, split
@@ -58,6 +62,11 @@ class GroupSpread:
     alone: int | None
     ledger: int | None
     one_solve: int | None
+    # The group's excess over fair shares on the three months (its fairness term's
+    # magnitude in the audit of the whole request), what a proportional group evens out.
+    alone_excess: int | None = None
+    ledger_excess: int | None = None
+    one_solve_excess: int | None = None
 
     @property
     def met(self) -> bool:
@@ -119,23 +128,40 @@ def spreads(request: SolveRequest, roster: list[Assignment] | None) -> list[int 
     return out
 
 
+def excesses(request: SolveRequest, roster: list[Assignment] | None) -> list[int | None]:
+    """Per fairness group, its excess over fair shares in the audit of ``roster``."""
+    groups = range(len(request.constraints.fairness_groups))
+    if roster is None:
+        return [None for _ in groups]
+    report = audit(request, roster)
+    found = {v.name: int(v.violated_by or 0) for v in report.soft_constraint_violations}
+    return [found.get(f"fairness:{i}", 0) for i in groups]
+
+
 def ledger_run(seed: int, seconds: float, workers: int, work: bool = False) -> list[GroupSpread]:
     request = ward(seed)
     parts = months(request)
     third = budget(seconds / len(parts), workers, work)
-    alone = spreads(request, month_by_month(parts, third, carry=False))
-    ledger = spreads(request, month_by_month(parts, third, carry=True))
     whole = solve(request, budget(seconds, workers, work))
-    one = spreads(request, None if whole.solution is None else whole.solution.assignments)
+    rosters = {
+        "alone": month_by_month(parts, third, carry=False),
+        "ledger": month_by_month(parts, third, carry=True),
+        "one": None if whole.solution is None else whole.solution.assignments,
+    }
+    spread = {way: spreads(request, roster) for way, roster in rosters.items()}
+    excess = {way: excesses(request, roster) for way, roster in rosters.items()}
     return [
         GroupSpread(
             seed=seed,
             group=i,
             shifts=",".join(group.target_shift_ids),
             policy=group.policy,
-            alone=alone[i],
-            ledger=ledger[i],
-            one_solve=one[i],
+            alone=spread["alone"][i],
+            ledger=spread["ledger"][i],
+            one_solve=spread["one"][i],
+            alone_excess=excess["alone"][i],
+            ledger_excess=excess["ledger"][i],
+            one_solve_excess=excess["one"][i],
         )
         for i, group in enumerate(request.constraints.fairness_groups)
     ]
@@ -145,7 +171,19 @@ def _table(rows: list[GroupSpread]) -> str:
     def cell(value: int | None) -> str:
         return "-" if value is None else str(value)
 
-    header = ["seed", "group", "shifts", "policy", "alone", "ledger", "one solve", "target"]
+    header = [
+        "seed",
+        "group",
+        "shifts",
+        "policy",
+        "spread alone",
+        "spread, ledger",
+        "spread, one solve",
+        "target",
+        "excess alone",
+        "excess, ledger",
+        "excess, one solve",
+    ]
     body = [
         [
             str(r.seed),
@@ -156,6 +194,9 @@ def _table(rows: list[GroupSpread]) -> str:
             cell(r.ledger),
             cell(r.one_solve),
             "met" if r.met else "missed",
+            cell(r.alone_excess),
+            cell(r.ledger_excess),
+            cell(r.one_solve_excess),
         ]
         for r in rows
     ]
