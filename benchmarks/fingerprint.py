@@ -41,3 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, digests in fingerprints(args.suite).items():
         print(f"{name}\t{digests['model']}\t{digests['hint']}", flush=True)
     return 0
+
+
+if __name__ == "__main__":  # runnable as a file too, in a checkout older than this command
+    raise SystemExit(main())
