@@ -119,7 +119,9 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         "re-plan changes after a sick call; recommendation latency",
         _forward("replanning"),
     ),
-    "seam": ("a request planned in two periods: what breaks at the seam", _forward("seam")),
+    "seam": ("two periods, alone and with a history: the seam", _forward("seam")),
+    "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
+    "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
     "inrc2": ("INRC-II instances planned week by week, priced", _forward("inrc2")),
 }
 

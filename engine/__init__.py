@@ -8,12 +8,14 @@
 
 ``parse`` and ``validate`` raise :class:`InvalidRequest` with every fault and its JSON
 path; ``solve`` answers a :class:`SolveResponse` whose ``error`` says why there is no
-roster (with a ``diagnose``-d cause when the rules admit none). ``replan`` and
-``recommend`` take what ``parse_replan`` and ``parse_recommend`` read.
+roster (with a ``diagnose``-d cause when the rules admit none). ``plan``, ``replan``
+and ``recommend`` take what ``parse_plan``, ``parse_replan`` and ``parse_recommend``
+read; a plan follows a ``History`` (the period before it) and answers the ledger for
+the next one.
 
 Every name here is loaded on first use (PEP 562): solver worker processes and the web
 service import submodules one by one, and ``import engine.size`` must not cost them
-OR-Tools. Five names are also submodules (``solve``, ``audit``, ``diagnose``,
+OR-Tools. Six names are also submodules (``solve``, ``audit``, ``diagnose``, ``plan``,
 ``replan``, ``recommend``): as attributes of the package they are always the functions,
 however the submodules were imported, so ``engine.solve`` is the same object whichever
 code ran first. The modules themselves are reached by ``from engine.solve import ...``
@@ -38,11 +40,16 @@ if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
     )
     from engine.diagnose import DiagnosisLimits, diagnose
     from engine.errors import EngineError, FieldError, InvalidRequest
+    from engine.history import History, Ledger
+    from engine.plan import plan
     from engine.planning import (
+        PlanRequest,
+        PlanResponse,
         RecommendRequest,
         RecommendResponse,
         ReplanRequest,
         ReplanResponse,
+        parse_plan,
         parse_recommend,
         parse_replan,
     )
@@ -59,8 +66,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "solve": ("engine.solve", "solve"),
     "audit": ("engine.audit", "audit"),
     "diagnose": ("engine.diagnose", "diagnose"),
+    "plan": ("engine.plan", "plan"),
     "replan": ("engine.replan", "replan"),
     "recommend": ("engine.recommend", "recommend"),
+    "parse_plan": ("engine.planning", "parse_plan"),
     "parse_replan": ("engine.planning", "parse_replan"),
     "parse_recommend": ("engine.planning", "parse_recommend"),
     "SolveRequest": ("engine.contract", "SolveRequest"),
@@ -71,6 +80,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SolveLimits": ("engine.solve", "SolveLimits"),
     "DiagnosisLimits": ("engine.diagnose", "DiagnosisLimits"),
     "AuditReport": ("engine.audit", "AuditReport"),
+    "PlanRequest": ("engine.planning", "PlanRequest"),
+    "PlanResponse": ("engine.planning", "PlanResponse"),
+    "History": ("engine.history", "History"),
+    "Ledger": ("engine.history", "Ledger"),
     "ReplanRequest": ("engine.planning", "ReplanRequest"),
     "ReplanResponse": ("engine.planning", "ReplanResponse"),
     "RecommendRequest": ("engine.planning", "RecommendRequest"),
@@ -87,7 +100,11 @@ __all__ = [
     "DiagnosisLimits",
     "EngineError",
     "FieldError",
+    "History",
     "InvalidRequest",
+    "Ledger",
+    "PlanRequest",
+    "PlanResponse",
     "RecommendRequest",
     "RecommendResponse",
     "ReplanRequest",
@@ -99,8 +116,10 @@ __all__ = [
     "audit",
     "diagnose",
     "parse",
+    "parse_plan",
     "parse_recommend",
     "parse_replan",
+    "plan",
     "recommend",
     "replan",
     "solve",

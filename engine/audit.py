@@ -62,7 +62,7 @@ from engine.contract import (
     SolveRequest,
 )
 from engine.errors import FieldError, InvalidRequest, dotted
-from engine.history import History
+from engine.history import SEAM_DAYS, History
 from engine.rules import ErrorCode, parse_model
 
 _Item = TypeVar("_Item", bound=BaseModel)
@@ -268,7 +268,8 @@ class _Context:
         if self.history is not None:
             cells = self.history.assignments
             first = self.history.start_date or min((a.date for a in cells), default=None)
-            if first is not None:
+            if first is not None:  # a year back at most (SEAM_DAYS)
+                first = max(first, period.start_date - dt.timedelta(days=SEAM_DAYS))
                 self.before = _period_dates(first, period.start_date - dt.timedelta(days=1))
             self._earlier = {(a.employee_id, a.date): a.shift_id for a in cells}
         self.holidays = set(period.holidays)

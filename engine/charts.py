@@ -7,6 +7,8 @@ returns a chart with its data embedded, so it renders in a notebook, saves to HT
 
 from __future__ import annotations
 
+import datetime as dt
+
 import altair as alt
 import polars as pl
 
@@ -213,3 +215,15 @@ def probes_chart(probes: pl.DataFrame) -> alt.Chart:
         )
     )
     return chart
+
+
+def seam_heatmap(seam: pl.DataFrame, boundary: dt.date, title: str = "The seam") -> alt.LayerChart:
+    """The roster heatmap of the days either side of a seam (``frames.seam_frame``), with a
+    black line before ``boundary``, the first date of the next period."""
+    roster = roster_heatmap(seam, title)
+    line = (
+        alt.Chart(pl.DataFrame({"date": [boundary]}, schema={"date": pl.Date}))
+        .mark_rule(color="black", strokeWidth=3)
+        .encode(x=alt.X("yearmonthdate(date):O", bandPosition=0))
+    )
+    return alt.LayerChart(layer=[roster, line])

@@ -32,6 +32,11 @@ from engine.rules import ErrorCode
 
 Path = tuple[str | int, ...]
 
+#: The days before the period whose cells the seam rules read (runs, the week and month
+#: the start cuts in two): a year is more than any of them needs, and reading no further
+#: keeps a history of many years as cheap as a month's. Fairness counts every cell.
+SEAM_DAYS = 366
+
 
 class LedgerEntry(_ContractModel):
     """One employee's running counts over every period planned so far."""
@@ -80,6 +85,14 @@ class History(_ContractModel):
         if self.start_date is not None:
             return self.start_date
         return min((a.date for a in self.assignments), default=None)
+
+    def read_from(self, start: dt.date) -> dt.date | None:
+        """The first date the seam rules read before a period starting on ``start``: the
+        history's first, or ``SEAM_DAYS`` before the start when it goes back further."""
+        first = self.covered_from()
+        if first is None:
+            return None
+        return max(first, start - dt.timedelta(days=SEAM_DAYS))
 
 
 # --------------------------------------------------------------------------- checks

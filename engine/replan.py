@@ -35,7 +35,7 @@ from engine.conflicts import shrink
 from engine.contract import Assignment, Cause, Diagnosis, SolveResponse
 from engine.cores import available_cores
 from engine.diagnose import MAX_PROBE_SECONDS, DiagnosisLimits, describe, diagnose
-from engine.greedy import Roster
+from engine.greedy import Roster, greedy_roster
 from engine.model.build import CompiledModel, build
 from engine.model.context import Var
 from engine.model.terms import PenaltyTerm
@@ -134,7 +134,8 @@ def replan(
     model.add_bool_and([item.literal for item in items])
     start = None
     if limits.warm_start:
-        add_roster_hint(compiled, _hint(ask, cells, published))
+        hint = _hint(ask, cells, published) if ask.roster else _fresh(problem, ask, index)
+        add_roster_hint(compiled, hint)
         start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
     outcome = run(compiled, limits, started, start=start)
     job = job_id or uuid.uuid4().hex
@@ -306,6 +307,26 @@ def _add_change_term(
             [t.magnitude for t in compiled.terms], [t.weight for t in compiled.terms]
         )
     )
+
+
+def _fresh(problem: Problem, ask: ReplanRequest, index: _Index) -> Roster:
+    """With nothing published (a plan), the greedy start of a solve, absences kept."""
+    absent: dict[int, set[int]] = {}
+    for a in ask.absences:
+        e = index.employee.get(a.employee_id)
+        if e is not None:
+            absent.setdefault(e, set()).update(index.day[day] for day in a.dates)
+    employees = tuple(
+        replace(
+            employee,
+            day_options=tuple(
+                () if d in absent.get(e, ()) else options
+                for d, options in enumerate(employee.day_options)
+            ),
+        )
+        for e, employee in enumerate(problem.employees)
+    )
+    return greedy_roster(replace(problem, employees=employees))
 
 
 def _hint(

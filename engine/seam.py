@@ -2,9 +2,10 @@
 
 :func:`with_history` turns a history (engine.history) into one
 :class:`engine.problem.Seam` per employee, the counters each rule family reads at the
-start of the period; :func:`ledger_after` adds a roster's counts to the history's
-ledger for the next period. docs/semantics.md, "Planning across periods", says what
-each counter means to each rule.
+start of the period; :func:`history_ledger` is the ledger a history hands on (its own,
+or its cells counted), and :func:`ledger_after` adds a roster's counts to it for the
+next period. docs/semantics.md, "Planning across periods", says what each counter
+means to each rule.
 """
 
 from __future__ import annotations
@@ -36,15 +37,10 @@ def with_history(problem: Problem, request: SolveRequest, history: History | Non
     if history is None:
         return problem
     start = request.schedule_period.start_date
-    covered = history.covered_from()
+    covered = history.read_from(start)
     days_before = 0 if covered is None else (start - covered).days
     shift_index = {s.id: i for i, s in enumerate(request.shifts)}
-    minutes = {
-        s.id: shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
-        if s.working_hours
-        else 0
-        for s in request.shifts
-    }
+    minutes = _minutes(request)
     cells = {(a.employee_id, a.date): a.shift_id for a in history.assignments}
     past = past_counts(history)
     week_start = start - dt.timedelta(days=start.weekday())
@@ -92,28 +88,35 @@ def _seam(
 # ----------------------------------------------------------------------- the ledger
 
 
+def history_ledger(request: SolveRequest, history: History) -> Ledger:
+    """The ledger ``history`` hands to ``request``'s period: its own, or else its cells
+    counted, through the day before the period."""
+    if history.ledger is not None:
+        return history.ledger
+    minutes = _minutes(request)
+    entries = []
+    for employee_id, counts in sorted(past_counts(history).items()):
+        worked = [a for a in history.assignments if a.employee_id == employee_id]
+        entries.append(
+            LedgerEntry(
+                employee_id=employee_id,
+                shift_counts=dict(sorted(counts.items())),
+                days_worked=len(worked),
+                minutes_worked=sum(minutes.get(a.shift_id, 0) for a in worked),
+            )
+        )
+    through = request.schedule_period.start_date - dt.timedelta(days=1)
+    return Ledger(through=through, employees=entries)
+
+
 def ledger_after(
     request: SolveRequest, roster: Sequence[Assignment], history: History | None
 ) -> Ledger:
     """The ledger to hand to the next period: the past counts plus this roster's."""
-    minutes = {
-        s.id: shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
-        if s.working_hours
-        else 0
-        for s in request.shifts
-    }
+    minutes = _minutes(request)
     entries: dict[str, LedgerEntry] = {}
-    if history is not None and history.ledger is not None:
-        entries = {e.employee_id: e for e in history.ledger.employees}
-    elif history is not None:
-        for employee_id, counts in past_counts(history).items():
-            worked = [a for a in history.assignments if a.employee_id == employee_id]
-            entries[employee_id] = LedgerEntry(
-                employee_id=employee_id,
-                shift_counts=dict(counts),
-                days_worked=len(worked),
-                minutes_worked=sum(minutes.get(a.shift_id, 0) for a in worked),
-            )
+    if history is not None:
+        entries = {e.employee_id: e for e in history_ledger(request, history).employees}
     shifts_on = {(a.employee_id, a.date): a.shift_id for a in roster}
     for employee in request.employees:
         mine = [a for a in roster if a.employee_id == employee.id]
@@ -136,6 +139,16 @@ def ledger_after(
         through=request.schedule_period.end_date,
         employees=[entries[key] for key in sorted(entries)],
     )
+
+
+def _minutes(request: SolveRequest) -> dict[str, int]:
+    """The minutes of each shift (0 for one without working hours)."""
+    return {
+        s.id: shift_minutes(s.working_hours.start_time, s.working_hours.end_time)
+        if s.working_hours
+        else 0
+        for s in request.shifts
+    }
 
 
 def _granted(kind: str, worked: str | None, shift_id: str | None) -> bool:

@@ -18,6 +18,8 @@ def imports():
     from engine.edit import judge_edit, reassign
     from engine.errors import InvalidRequest
     from engine.notebook_limits import notebook_limits
+    from engine.plan import plan
+    from engine.planning import PlanRequest
     from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
     from engine.rules import load_json, parse_request
     from engine.size import request_size, suggested_time_limit
@@ -35,6 +37,7 @@ def imports():
         FAMILIES,
         InvalidRequest,
         Path,
+        PlanRequest,
         audit,
         charts,
         compare_with_metrics,
@@ -49,6 +52,7 @@ def imports():
         notebook_limits,
         parse_request,
         pl,
+        plan,
         reassign,
         request_size,
         solve_problem,
@@ -66,7 +70,8 @@ def intro(mo):
 
     Pick an instance (or upload a `SolveRequest` JSON), move a control, and the roster is
     solved again. Every roster is checked by the independent audit, and you can move one
-    person by hand at the bottom to see what the audit says, without re-solving.
+    person by hand below to see what the audit says, without re-solving, re-plan around a
+    sick call, or plan the next period after this roster.
     """)
     return
 
@@ -535,6 +540,242 @@ def sick_recommend(absence, frames, mo, outcome, sick_dates, variant):
         ]
     )
     return left_slot, recommendations, recommendations_table
+
+
+@app.cell
+def next_source(mo):
+    history_upload = mo.ui.file(
+        filetypes=[".json"], label="or upload the previous period's answer (JSON)"
+    )
+    mo.vstack(
+        [
+            mo.md(
+                "## Plan the next period\n"
+                "The roster above becomes the history of the next period; or upload the "
+                "answer of the period before (a SolveResponse, or a plan's answer with its "
+                "ledger). The next period is the request carried forward: each day's demand "
+                "that of the latest day on the same weekday, while holidays, preferences and "
+                "fixed assignments stay with their dates. It is planned after the history: "
+                "the run of days in progress, the last shift, the week and month the boundary "
+                "cuts in two and the counts so far hold across the seam."
+            ),
+            history_upload,
+        ]
+    )
+    return (history_upload,)
+
+
+@app.cell
+def next_history(history_upload, mo, outcome, variant):
+    from pydantic import ValidationError
+
+    from engine.history import History
+    from engine.seam import ledger_after
+
+    if history_upload.value:
+        try:
+            history = History.model_validate_json(history_upload.contents())
+        except ValidationError as exc:
+            _faults = "\n".join(f"- {e['msg']}" for e in exc.errors()[:5])
+            mo.stop(True, mo.callout(mo.md(f"**Not a previous answer**\n\n{_faults}"), "danger"))
+        history_source = history_upload.name()
+    else:  # the roster above, with its ledger: the counts through its last date
+        history = History(
+            assignments=list(outcome.assignments),
+            ledger=ledger_after(variant, outcome.assignments, None),
+        )
+        history_source = "the roster above"
+    # The next period starts after this request's period and after all the history holds.
+    _ends = [a.date for a in history.assignments]
+    _ends += [history.ledger.through] if history.ledger else []
+    current_end = max([variant.schedule_period.end_date, *_ends])
+    return current_end, history, history_source
+
+
+@app.cell
+def next_controls(current_end, dt, mo, variant):
+    _period = variant.schedule_period
+    _length = (_period.end_date - _period.start_date).days + 1
+    _first = current_end + dt.timedelta(days=1)
+    next_start = mo.ui.date(start=_first, value=_first, label="Next period from")
+    next_days = mo.ui.slider(
+        1, max(62, _length), value=_length, label="days", show_value=True, debounce=True
+    )
+    plan_next = mo.ui.switch(value=False, label="plan it")
+    mo.hstack([next_start, next_days, plan_next], justify="start")
+    return next_days, next_start, plan_next
+
+
+@app.cell
+def next_request(mo, next_days, next_start, plan_next, variant):
+    from engine.periods import next_period
+
+    mo.stop(
+        not plan_next.value,
+        mo.md("Switch on *plan it* to plan the next period after this history."),
+    )
+    next_variant = next_period(variant, next_days.value, next_start.value)
+    return (next_variant,)
+
+
+@app.cell
+def next_plan(
+    PlanRequest,
+    default_work_limit,
+    history,
+    mo,
+    next_variant,
+    notebook_limits,
+    plan,
+    time_limit,
+):
+    from engine.history import history_faults
+
+    _faults = history_faults(next_variant, history, ("history",))
+    mo.stop(
+        bool(_faults),
+        mo.callout(
+            mo.md(
+                "**The history does not fit the request**\n\n"
+                + "\n".join(f"- `{fault}`" for fault in _faults[:10])
+            ),
+            "danger",
+        ),
+    )
+    with mo.status.spinner(title=f"Planning the next period… up to {time_limit.value} s"):
+        next_planned = plan(
+            PlanRequest(request=next_variant, history=history),
+            notebook_limits(time_limit.value, default_work_limit),
+        )
+    _why = next_planned.error.code if next_planned.error else next_planned.status
+    mo.stop(
+        next_planned.solution is None,
+        mo.callout(mo.md(f"**No roster for the next period** ({_why})."), "warn"),
+    )
+    next_roster = next_planned.solution.assignments
+    return next_planned, next_roster
+
+
+@app.cell
+def next_seam(
+    audit,
+    charts,
+    current_end,
+    frames,
+    history,
+    history_source,
+    mo,
+    next_planned,
+    next_roster,
+    next_variant,
+    variant,
+):
+    SEAM_DAYS = 7
+    seam_report = audit(next_variant, next_roster, history=history)
+    seam_blind_report = audit(next_variant, next_roster)  # the history ignored
+    seam_differences = frames.audit_comparison_frame(seam_report, seam_blind_report)
+    _start = next_variant.schedule_period.start_date
+    seam_table = frames.seam_frame(
+        frames.assignments_frame(variant, history.assignments),
+        frames.assignments_frame(next_variant, next_roster),
+        current_end,
+        _start,
+        SEAM_DAYS,
+    )
+    seam_view = charts.seam_heatmap(
+        seam_table,
+        _start,
+        f"The last {SEAM_DAYS} days of {history_source} | the first {SEAM_DAYS} of the next",
+    )
+    _broken = len(seam_report.hard_violations)
+    mo.vstack(
+        [
+            mo.md(
+                f"**{_start.isoformat()} .. {next_variant.schedule_period.end_date.isoformat()}**"
+                f": {len(next_roster)} assignments, objective "
+                f"**{seam_report.objective_value:,.0f}** "
+                f"({next_planned.solution.metrics.status}); the audit across the seam: "
+                + ("no hard rule broken" if not _broken else f"**{_broken} hard rule(s) broken**")
+                + f". Read as if nothing came before, the same roster costs "
+                f"{seam_blind_report.objective_value:,.0f}. The black line is the boundary."
+            ),
+            seam_view,
+            mo.ui.table(seam_differences, selection=None)
+            if seam_differences.height
+            else mo.md("The audit reads this roster the same with the history and without."),
+        ]
+    )
+    return SEAM_DAYS, seam_blind_report, seam_differences, seam_report, seam_table, seam_view
+
+
+@app.cell
+def next_without_history(
+    PlanRequest,
+    audit,
+    default_work_limit,
+    frames,
+    history,
+    mo,
+    next_variant,
+    notebook_limits,
+    plan,
+    seam_report,
+    time_limit,
+):
+    with mo.status.spinner(title="Planning the same period as if nothing came before…"):
+        naive_plan = plan(
+            PlanRequest(request=next_variant),
+            notebook_limits(time_limit.value, default_work_limit),
+        )
+    mo.stop(naive_plan.solution is None)
+    naive_report = audit(next_variant, naive_plan.solution.assignments, history=history)
+    naive_breaks = frames.hard_violations_frame(naive_report.hard_violations)
+    mo.vstack(
+        [
+            mo.md(
+                "### Planned without the history\n"
+                "The same period planned as if nothing came before, then audited with the "
+                f"history: **{naive_breaks.height} hard rule(s) broken** across the seam, "
+                f"objective {naive_report.objective_value:,.0f} (against "
+                f"{seam_report.objective_value:,.0f} planned after the history)."
+            ),
+            mo.ui.table(naive_breaks, selection=None) if naive_breaks.height else mo.md(""),
+        ]
+    )
+    return naive_breaks, naive_plan, naive_report
+
+
+@app.cell
+def next_ledger(frames, history, mo, next_planned, next_variant):
+    from engine.seam import history_ledger
+
+    ledger_before = history_ledger(next_variant, history)
+    ledger_table = frames.ledger_frame(next_planned.ledger, [s.id for s in next_variant.shifts])
+    spread_table = frames.ledger_spread_frame(next_variant, ledger_before, next_planned.ledger)
+    _per = (
+        "fairness group"
+        if next_variant.constraints.fairness_groups
+        else "shift (the request has no fairness group)"
+    )
+    mo.vstack(
+        [
+            mo.md(
+                f"### The ledger through {next_planned.ledger.through.isoformat()}\n"
+                "Per employee, all counted so far, the new period included: what the period "
+                "after it reads as its history's ledger."
+            ),
+            mo.ui.table(ledger_table, selection=None, page_size=15),
+            mo.md(f"The spread (most − fewest) of the counts per {_per}, before and after:"),
+            mo.ui.table(spread_table, selection=None),
+            mo.download(
+                data=next_planned.model_dump_json(indent=2).encode(),
+                filename=f"plan-{next_variant.schedule_period.start_date.isoformat()}.json",
+                mimetype="application/json",
+                label="Download the plan (the next period's history)",
+            ),
+        ]
+    )
+    return ledger_before, ledger_table, spread_table
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ import polars as pl
 import pytest
 
 from engine import charts, frames
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Solution, SolveRequest
+from engine.audit import AuditReport, HardViolation, audit, compare_with_metrics
+from engine.contract import Assignment, SoftConstraintViolation, Solution, SolveRequest
 from engine.diagnose import DiagnosisLimits, diagnose_with_probes
 from engine.fair_share import group_burden
+from engine.history import Ledger, LedgerEntry
 from engine.problem import from_request
 from engine.rules import parse_request
 from engine.solve import SolveLimits, SolveOutcome, solve_problem, to_response
@@ -512,3 +513,127 @@ def test_a_bound_below_zero_is_drawn_at_zero() -> None:
 
 def test_shift_colours_are_distinct_for_32_shifts() -> None:
     assert len(set(charts.SHIFT_COLOURS)) == len(charts.SHIFT_COLOURS) >= 32
+
+
+# ---------------------------------------------------------------- across periods
+
+
+def _week(start: dt.date, employees: tuple[str, ...] = ("e1", "e2")) -> list[Assignment]:
+    """Each employee on the day shift every day of the week from ``start``."""
+    return [
+        Assignment(employee_id=e, date=start + dt.timedelta(days=i), shift_id="day")
+        for e in employees
+        for i in range(7)
+    ]
+
+
+def test_the_seam_frame_holds_the_days_either_side_of_the_boundary() -> None:
+    req = parse_request(minimal_request_dict())
+    end = req.schedule_period.end_date
+    before = frames.assignments_frame(req, _week(req.schedule_period.start_date))
+    after = frames.assignments_frame(req, _week(end + dt.timedelta(days=3)))  # a gap
+    seam = frames.seam_frame(before, after, end, end + dt.timedelta(days=3), 2)
+    assert seam.columns == [*ASSIGNMENT_SCHEMA, "period"]
+    dates = {
+        p: sorted(set(seam.filter(pl.col("period") == p)["date"])) for p in ("current", "next")
+    }
+    assert dates["current"] == [end - dt.timedelta(days=1), end]
+    assert dates["next"] == [end + dt.timedelta(days=3), end + dt.timedelta(days=4)]
+    assert seam.height == 2 * 2 * 2
+
+
+def test_the_seam_heatmap_draws_a_line_before_the_first_day_of_the_next_period(
+    tmp_path: Path,
+) -> None:
+    req = parse_request(minimal_request_dict())
+    end = req.schedule_period.end_date
+    boundary = end + dt.timedelta(days=1)
+    seam = frames.seam_frame(
+        frames.assignments_frame(req, _week(req.schedule_period.start_date)),
+        frames.assignments_frame(req, _week(boundary)),
+        end,
+        boundary,
+        3,
+    )
+    chart = charts.seam_heatmap(seam, boundary)
+    spec = chart.to_dict()
+    roster, line = spec["layer"]
+    assert roster["mark"]["type"] == "rect" and line["mark"]["type"] == "rule"
+    assert line["encoding"]["x"]["bandPosition"] == 0
+    assert line["encoding"]["x"]["timeUnit"] == roster["encoding"]["x"]["timeUnit"]
+    rows = {len(r): r for r in spec["datasets"].values()}
+    assert set(rows) == {seam.height, 1}
+    assert rows[1][0]["date"].startswith(boundary.isoformat())
+    chart.save(tmp_path / "seam.png")
+    assert (tmp_path / "seam.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+def _report(hard: list[tuple[str, str]], soft: dict[str, float]) -> AuditReport:
+    return AuditReport(
+        hard_violations=[
+            HardViolation(code=code, message="m", employee_id=who)  # type: ignore[arg-type]
+            for code, who in hard
+        ],
+        soft_constraint_violations=[
+            SoftConstraintViolation(name=name, penalty=penalty, violated_by=1.0)
+            for name, penalty in soft.items()
+        ],
+        objective_value=sum(soft.values()),
+        shortages=[],
+    )
+
+
+def test_the_audit_comparison_lists_only_what_the_history_changes() -> None:
+    respected = _report(
+        [("max_consecutive_days", "e1"), ("max_consecutive_days", "e2")],
+        {"shift_transition:forbid:night:day:e1": 100.0, "preference:e2": 100.0},
+    )
+    ignored = _report([], {"preference:e2": 100.0, "fairness:0": 40.0})
+    table = frames.audit_comparison_frame(respected, ignored)
+    assert table.rows() == [
+        ("hard", "max_consecutive_days", 2.0, 0.0),
+        ("soft", "fairness:0", 0.0, 40.0),
+        ("soft", "shift_transition:forbid:night:day:e1", 100.0, 0.0),
+    ]
+    assert frames.audit_comparison_frame(ignored, ignored).height == 0
+    broken = frames.hard_violations_frame(respected.hard_violations)
+    assert broken["employee_id"].to_list() == ["e1", "e2"]
+    assert broken.columns == ["code", "employee_id", "date", "shift_id", "message"]
+
+
+def _ledger(counts: dict[str, dict[str, int]]) -> Ledger:
+    return Ledger(
+        through=dt.date(2026, 3, 8),
+        employees=[
+            LedgerEntry(employee_id=e, shift_counts=c, days_worked=sum(c.values()))
+            for e, c in counts.items()
+        ],
+    )
+
+
+def test_the_ledger_frame_has_a_row_per_employee_and_a_column_per_shift() -> None:
+    ledger = _ledger({"e1": {"day": 3, "night": 1}, "e2": {"old": 2}})
+    table = frames.ledger_frame(ledger, ["night", "day"])
+    assert table.columns == [
+        "employee_id",
+        "shifts:night",
+        "shifts:day",
+        "shifts:old",  # a shift the request no longer has, kept as the ledger keeps it
+        "days_worked",
+        "minutes_worked",
+        "preferences_granted",
+        "preferences_refused",
+    ]
+    assert table.rows() == [("e1", 1, 3, 0, 4, 0, 0, 0), ("e2", 0, 0, 2, 2, 0, 0, 0)]
+
+
+def test_the_spread_is_per_fairness_group_among_who_may_work_it_or_per_shift() -> None:
+    data = minimal_request_dict()
+    data["employees"][2]["assignable_shift_ids"] = ["day"]  # e3 never works nights
+    before = _ledger({"e1": {"night": 5, "day": 1}, "e2": {"night": 1}, "e3": {"day": 9}})
+    after = _ledger({"e1": {"night": 6, "day": 4}, "e2": {"night": 5}, "e3": {"day": 12}})
+    per_shift = frames.ledger_spread_frame(parse_request(data), before, after)
+    assert per_shift.rows() == [("shift:day", "day", 3, 9, 12), ("shift:night", "night", 2, 4, 1)]
+    data["constraints"] = {"fairness_groups": [{"target_shift_ids": ["night"]}]}
+    grouped = frames.ledger_spread_frame(parse_request(data), before, after)
+    assert grouped.rows() == [("fairness:0", "night", 2, 4, 1)]

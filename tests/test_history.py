@@ -18,13 +18,13 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment, SolveRequest
 from engine.errors import InvalidRequest
-from engine.history import History
+from engine.history import History, Ledger
 from engine.periods import join, split
 from engine.plan import plan
 from engine.planning import PlanRequest, PlanResponse, parse_plan
 from engine.problem import NO_SEAM, from_request
 from engine.rules import parse_request
-from engine.seam import with_history
+from engine.seam import history_ledger, ledger_after, with_history
 from engine.synthetic import synthetic_request
 from tests.audited import EXACT, work_limited
 from tests.factories import employee_dict, minimal_request_dict
@@ -314,3 +314,50 @@ def test_a_generated_request_planned_in_two_periods_keeps_every_rule_at_the_seam
     assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
     joined = join(first.solution.assignments, second.solution.assignments)
     assert audit(request, joined).hard_violations == []
+
+
+def test_a_fixed_assignment_the_history_makes_impossible_is_diagnosed() -> None:
+    """The history is a fact, never a cause: the rules it meets are named."""
+    data = minimal_request_dict()
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = 3
+    data["employees"][0]["fixed_assignments"] = [{"date": START.isoformat(), "shift_id": "day"}]
+    ask = parse_plan(
+        {"request": data, "history": {"assignments": [_cell("e1", day) for day in _before(3)]}}
+    )
+    response = plan(ask, EXACT)
+    assert response.solution is None and response.error is not None
+    diagnosis = response.error.diagnosis
+    assert diagnosis is not None and diagnosis.status == "identified"
+    fields = {c.field for c in diagnosis.causes}
+    assert fields == {
+        "request.constraints.max_consecutive_working_days",
+        "request.employees[0].fixed_assignments[0]",
+    }
+
+
+def test_a_history_of_years_is_read_as_far_back_as_the_rules_need() -> None:
+    request = parse_request(minimal_request_dict())
+    years = History(start_date=dt.date(1990, 1, 1), assignments=[])
+    read = with_history(from_request(request), request, years)
+    assert read.horizon.covered_before == 366
+    report = audit(request, [], history=years)
+    assert report.hard_violations == []
+
+
+def test_a_history_hands_on_its_own_ledger_or_its_cells_counted() -> None:
+    request = parse_request(minimal_request_dict())  # day 07-15 (480 min), night 23-07
+    cells = [
+        Assignment.model_validate(_cell("e1", day, shift))
+        for day, shift in zip(_before(3), ("day", "night", "night"), strict=True)
+    ]
+    counted = history_ledger(request, History(assignments=cells))
+    assert counted.through == START - dt.timedelta(days=1)
+    (entry,) = counted.employees
+    assert entry.employee_id == "e1" and entry.shift_counts == {"day": 1, "night": 2}
+    assert (entry.days_worked, entry.minutes_worked) == (3, 3 * 480)
+    assert (entry.preferences_granted, entry.preferences_refused) == (0, 0)
+    own = Ledger(through=START - dt.timedelta(days=9), employees=[])
+    assert history_ledger(request, History(assignments=cells, ledger=own)) is own
+    # What a plan hands on starts from the same counts.
+    after = ledger_after(request, [], History(assignments=cells))
+    assert {e.employee_id: e for e in after.employees}["e1"] == entry

@@ -35,8 +35,10 @@ FUNCTIONS = {
     "solve": ("engine.solve", "solve"),
     "audit": ("engine.audit", "audit"),
     "diagnose": ("engine.diagnose", "diagnose"),
+    "plan": ("engine.plan", "plan"),
     "replan": ("engine.replan", "replan"),
     "recommend": ("engine.recommend", "recommend"),
+    "parse_plan": ("engine.planning", "parse_plan"),
     "parse_replan": ("engine.planning", "parse_replan"),
     "parse_recommend": ("engine.planning", "parse_recommend"),
 }
@@ -48,6 +50,8 @@ TYPES = {
     "AuditReport": "engine.audit",
     "ReplanRequest": "engine.planning",
     "RecommendRequest": "engine.planning",
+    "PlanRequest": "engine.planning",
+    "History": "engine.history",
 }
 
 
@@ -145,12 +149,12 @@ def test_each_shared_name_is_the_function_whatever_was_imported_first() -> None:
     code = textwrap.dedent(
         """
         import types
-        import engine.solve, engine.replan, engine.recommend
+        import engine.solve, engine.replan, engine.recommend, engine.plan
         from engine.diagnose import DiagnosisLimits
         from engine.audit import AuditReport
         import engine
-        from engine import audit, diagnose, recommend, replan, solve
-        shared = [audit, diagnose, recommend, replan, solve, engine.solve, engine.audit]
+        from engine import audit, diagnose, plan, recommend, replan, solve
+        shared = [audit, diagnose, plan, recommend, replan, solve, engine.solve, engine.plan]
         assert all(isinstance(f, types.FunctionType) for f in shared), shared
         """
     )

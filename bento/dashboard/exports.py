@@ -1,8 +1,9 @@
 """A finished job's roster as a file to download: CSV, iCalendar or XLSX.
 
 The file is written from the job's stored request and response each time it is asked
-for (``engine.export``), so nothing more is kept per job; only the signed-in account's
-own jobs are served, and a job without a roster is as absent as another's job.
+for (``engine.export``), so nothing more is kept per job; the request is read by the
+parser the job names (a plan's body holds its request). Only the signed-in account's own
+jobs are served, and a job without a roster is as absent as another's job.
 """
 
 from __future__ import annotations
@@ -15,23 +16,26 @@ from starlette.responses import Response
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import error_page, signed_in
 from bento.http.blocking import in_thread
+from bento.solving.jobs import job_input, solved_request
+from bento.store import Job
 from bento.store.identity import User
 from engine.audit import read_response
 from engine.errors import InvalidRequest
 from engine.export import FILE_TYPES, Format, assignments_path, export, file_name
-from engine.rules import parse_request
 
 FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
 
 
-def roster_file(request_json: Any, response_json: Any, fmt: Format) -> bytes | None:
-    """The roster of a stored request and response as a file, or None when the response
-    holds no roster (a failed or running job) or the stored bodies cannot be read."""
+def roster_file(job: Job, fmt: Format) -> bytes | None:
+    """The roster of a job's stored request and response as a file, or None when the
+    response holds no roster (a failed or running job) or the stored bodies cannot be
+    read."""
+    response_json: Any = job.response_json
     try:
-        request = parse_request(request_json)
+        request = solved_request(job_input(job))
         assignments = read_response(response_json).assignments
         return export(request, assignments, fmt, at=assignments_path(response_json))
-    except InvalidRequest:
+    except (InvalidRequest, ValueError, TypeError):
         return None
 
 
@@ -45,7 +49,7 @@ async def job_export(request: Request, user: User) -> Response:
         job = await in_thread(get_job, user.account_id, request.path_params["job_id"])
     data = None
     if fmt is not None and job is not None and job.status == "completed":
-        data = await in_thread(roster_file, job.request_json, job.response_json, fmt)
+        data = await in_thread(roster_file, job, fmt)
     if fmt is None or job is None or data is None:
         message = "No roster to export: no finished job with this id belongs to your account."
         return error_page(request, 404, "Not found", message, user)

@@ -188,7 +188,6 @@ QUEUED = {
     "description": "queued (a pro key with a problem over 80,000 or a time limit over 30 s): "
     "job_id, status running, solution null; poll GET /solve/jobs/{id}. " + JOB_OUTCOMES,
     "headers": POLL_AFTER,
-    "content": _json("SolveResponse"),
 }
 OFFER = {
     "description": "no credential: accepts[] lists every configured way to authorise this "
@@ -210,7 +209,7 @@ def _operation_item(operation: Operation) -> dict[str, Any]:
         answered["headers"] = charged
     responses: dict[str, Any] = {"200": {**answered, "content": _json(operation.answer.__name__)}}
     if operation.queues:
-        responses["202"] = QUEUED
+        responses["202"] = {**QUEUED, "content": _json(operation.answer.__name__)}
 
     def may_answer(errors: Problems, headers: dict[str, Any] | None = None) -> None:
         (status,) = {cls.status for cls in (errors if isinstance(errors, tuple) else (errors,))}
@@ -245,16 +244,26 @@ def _operation_item(operation: Operation) -> dict[str, Any]:
     return {"post": item}
 
 
+def _job_answer() -> dict[str, Any]:
+    """What a job answers: the answer of an operation that queues (a solve's, a plan's)."""
+    names = sorted({op.answer.__name__ for op in OPERATIONS if op.queues or op.keeps_job})
+    if len(names) == 1:
+        return _json(names[0])
+    return {"application/json": {"schema": {"anyOf": [_ref(name) for name in names]}}}
+
+
 def _job_path() -> dict[str, Any]:
+    queued = " or ".join(f"POST {op.path}" for op in OPERATIONS if op.queues)
     return {
         "get": {
             "operationId": "get_solve_job",
             "summary": "Poll a queued solve of your account, or fetch a finished one",
-            "description": "Answers the job_id of a queued solve (the 202), and the "
-            "job_id of a completed synchronous solve (the 200) made with an API key "
-            "of the same account. A finished job can be fetched for the service's "
-            "retention time, JOB_RETENTION_DAYS (default 30 days after it ended), "
-            "then 404. Solves paid per request without an account are not kept.",
+            "description": f"Answers the job_id of a queued run ({queued}: the 202), "
+            "whose answer is that operation's, and the job_id of a completed synchronous "
+            "solve (the 200) made with an API key of the same account. A finished job can "
+            "be fetched for the service's retention time, JOB_RETENTION_DAYS (default 30 "
+            "days after it ended), then 404. Solves paid per request without an account "
+            "are not kept.",
             "security": [{"apiKey": []}],
             "parameters": [
                 {
@@ -271,7 +280,7 @@ def _job_path() -> dict[str, Any]:
                     "description": "running (with Retry-After), completed or failed. "
                     + JOB_OUTCOMES,
                     "headers": POLL_AFTER,
-                    "content": _json("SolveResponse"),
+                    "content": _job_answer(),
                 },
                 **_problem(Unauthorized, "API key required"),
                 **_problem(NotFound, "no such job for this account"),
@@ -336,7 +345,7 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
                     "description": "the job's final SolveResponse: it had already ended "
                     "(nothing changes, so a repeated stop is harmless), or it had not started "
                     "solving and failed at once with error.code cancelled (not charged)",
-                    "content": _json("SolveResponse"),
+                    "content": _job_answer(),
                 },
                 "202": {
                     "description": "the job is solving and its stop was recorded: the job "
@@ -344,7 +353,7 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
                     "headers": {
                         "Retry-After": _header("seconds to wait before polling the job (1)")
                     },
-                    "content": _json("SolveResponse"),
+                    "content": _job_answer(),
                 },
                 **_problem(Unauthorized, "API key required"),
                 **_problem(NotFound, "no such job for this account"),

@@ -14,8 +14,10 @@ Units (docs/semantics.md, "Size and units"):
   capped at 30 s (it starts from the published roster, so it has a roster early); a
   large request is 422 ``tier-limit-exceeded``. It is not kept, so its ``job_id`` cannot
   be polled.
-- a plan is a solve of its ``request`` with hard absences on dates: it costs and is
-  charged as that solve, and runs synchronously only, like a re-plan.
+- a plan is a solve of its ``request`` with hard absences on dates and, optionally, the
+  history before its period (not billed): it costs, is admitted, queued and charged as
+  that solve. A large or long one is queued on a pro key (202), its job running
+  ``engine.plan:plan`` on the stored plan body, and refused otherwise.
 - a recommendation runs no solver (milliseconds, on any request size): a flat
   :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
 - a validation is free and needs no credential.
@@ -86,9 +88,12 @@ PLAN_DESCRIPTION: Final = (
     "hand to the next period. No absent employee works an absent date. Costs what a solve "
     "of the request costs (the history is not billed), charged as POST /solve: a roster, "
     "or 422 solver-infeasible whose diagnosis names the absences and rules in conflict by "
-    "their JSON paths. Runs synchronously only, on any tier, with the request's time limit "
-    "capped at 30 s (a large request is 422 tier-limit-exceeded); on an API key only; the "
-    "answer's job_id is not kept."
+    "their JSON paths. Admitted as POST /solve: a large request (size over 80,000) or a "
+    "time limit over 30 s is queued on a pro key (202 with a job_id and status running; "
+    "poll GET /solve/jobs/{id}, whose answer, once completed, has the ledger too; its "
+    "progress and stop as a queued solve's; its units held from acceptance and settled "
+    "once when the job ends), and refused on a basic key (422 tier-limit-exceeded, 501). "
+    "On an API key only; a synchronous answer's job_id is not kept."
 )
 RECOMMEND_DESCRIPTION: Final = (
     "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
@@ -104,6 +109,12 @@ RECOMMEND_DESCRIPTION: Final = (
 def _admit_solve(request: SolveRequest, payer: Payer | None) -> Admission:
     assert payer is not None, "a solve is paid for"
     return admit(request, may_queue=payer.may_queue, why_not=payer.why_not)
+
+
+def _admit_plan(ask: PlanRequest, payer: Payer | None) -> Admission:
+    """As a solve of its request (the history is not billed): now, or queued when large
+    or long on a pro key."""
+    return _admit_solve(ask.request, payer)
 
 
 def _admit_replan(ask: ReplanRequest, payer: Payer | None) -> Admission:
@@ -123,14 +134,9 @@ def _admit_synchronous(request: SolveRequest, what: str) -> Admission:
     return Admission.of_solve(size, float(timeout))
 
 
-def _admit_plan(ask: PlanRequest, payer: Payer | None) -> Admission:
-    """As a re-plan's: synchronous on any tier, at most the synchronous time limit."""
-    return _admit_synchronous(ask.request, "a plan")
-
-
-def _synchronous_notes(what: str) -> dict[int, str]:
-    """The notes a synchronous solve on a key only shares with the others (the re-plan,
-    the plan): all but its 422, which says what its own input can get wrong."""
+def _keyed_solve_notes(what: str) -> dict[int, str]:
+    """The notes a solve on a key only shares with the others (the re-plan, the plan):
+    all but its 422, which says what its own input can get wrong."""
     return {
         401: KEY_ONLY,
         429: QUOTA,
@@ -237,7 +243,7 @@ REPLAN = Operation(
         answered="the new roster (status completed), its usage and changes[]",
         description=REPLAN_DESCRIPTION,
         notes={
-            **_synchronous_notes("re-plan"),
+            **_keyed_solve_notes("re-plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
             "[absences, 0, employee_id]); a large request (a re-plan runs synchronously "
             "only, on any tier); or the hard rules admit no roster (with solver_status and "
@@ -277,12 +283,14 @@ PLAN = Operation(
         "date, and the ledger for the next period",
         description=PLAN_DESCRIPTION,
         notes={
-            **_synchronous_notes("plan"),
+            **_keyed_solve_notes("plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
-            "[absences, 0, dates, 1], [history, assignments, 3, date]); a large request (a "
-            "plan runs synchronously only, on any tier); or the hard rules and the absences "
-            "admit no roster (the diagnosis names the absences in conflict; units are "
-            "consumed, as on POST /solve)",
+            "[absences, 0, dates, 1], [history, assignments, 3, date]); a large request on "
+            "a basic key; or the hard rules and the absences admit no roster (the diagnosis "
+            "names the absences in conflict; units are consumed, as on POST /solve)",
+            429: QUOTA + "; a queued plan holds its units from acceptance",
+            501: "a time limit over 30 s needs the queued path, which needs a pro key",
+            503: _keyed_solve_notes("plan")[503] + "; or the job queue is unreachable",
         },
     ),
     tool=Tool(
@@ -298,13 +306,16 @@ PLAN = Operation(
         to pass on as the next period's history; consumes the units of a solve of
         ``request``. When the absences and the hard rules cannot all hold, the error's
         diagnosis names them (absences[i].dates[j], request.employees[k]...).
-        Synchronous only (at most 30 s).
+        Like solve_shift, a large problem (or a time limit over 30 s) on a pro key
+        returns a job_id (status running) to poll with get_solve_job; the job's answer
+        has the ledger too.
         """,
         spread=True,
     ),
     parse=parse_plan,
     admit=_admit_plan,
     run=InPool("engine.plan:plan", "plan"),
+    queues=True,
 )
 RECOMMEND = Operation(
     name="recommend",

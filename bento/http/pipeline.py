@@ -15,8 +15,10 @@ order, the same for all, so that each step is written once:
 7. the settlement: a delivered answer is charged and answered (200, or 422
    solver-infeasible with its diagnosis), anything else released (504, 500).
 
-A queued solve leaves the path at step 5: its units are held by its job, which is
-enqueued and answered 202 (``bento.solving.jobs``). Every error on the way is a
+A queued run leaves the path at step 5: its units are held by its job, which is
+enqueued and answered 202 (``bento.solving.jobs``). The job records the body as accepted
+and the names of the operation's parser and engine function, so a consumer runs what
+the operation declares. Every error on the way is a
 :class:`~bento.http.errors.ServiceError` the app's one handler renders.
 """
 
@@ -45,7 +47,13 @@ from bento.http.errors import (
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
 from bento.ops.metrics import SolvePath
 from bento.solving.failures import SolveFailed, SolverBusy
-from bento.solving.jobs import RETRY_AFTER_SECONDS, JobQueue, failed_response
+from bento.solving.jobs import (
+    RETRY_AFTER_SECONDS,
+    JobQueue,
+    checked_name,
+    engine_name,
+    failed_response,
+)
 from bento.solving.outcome import answer_body, delivered, run_in_pool, undelivered
 from bento.store import Account, Store
 from engine.contract import SolveResponse
@@ -143,6 +151,15 @@ class Operation:
     queues: bool = False  # a large or long one goes to the job queue (202)
     key_required: str = "API key required (these operations take no payment)"
 
+    def __post_init__(self) -> None:
+        """A queued run is a job a consumer runs from its record: it solves in the pool,
+        and its parser and engine function are found again by their names."""
+        if self.queues:
+            if not isinstance(self.run, InPool):
+                raise ValueError(f"{self.name}: only a run in the solver pool is queued")
+            engine_name(self.parse)
+            checked_name(self.run.call)
+
 
 async def serve(operation: Operation, request: Request) -> Response:
     """The answer to ``request`` for ``operation``, in the order of the module docstring."""
@@ -157,7 +174,7 @@ async def serve(operation: Operation, request: Request) -> Response:
         return JSONResponse(answer_body(await _run(operation, request, ask, admission, None)))
     if admission.queued:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
-        return await _enqueue(request, payer.account, data, admission)
+        return await _enqueue(operation, request, payer.account, data, admission)
     solves = isinstance(operation.run, InPool)
     bill = await payer.hold(
         operation.name, admission, solves=solves, keeps_job=operation.keeps_job, data=data
@@ -233,9 +250,13 @@ async def _run(
     return await run_in_pool(request, run.call, ask, admission.time_limit, run.path, on_start)
 
 
-async def _enqueue(request: Request, account: Account, data: Any, admission: Admission) -> Response:
-    """The queued path: hold the units (QuotaExceeded if short), record the job, enqueue
-    it, 202. The job holds the units from then on and settles them once, when it ends."""
+async def _enqueue(
+    operation: Operation, request: Request, account: Account, data: Any, admission: Admission
+) -> Response:
+    """The queued path: hold the units (QuotaExceeded if short), record the job with what
+    runs it, enqueue it, 202. The job holds the units from then on and settles them once,
+    when it ends."""
+    assert isinstance(operation.run, InPool), "only a run in the solver pool is queued"
     store: Store = request.app.state.store
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
@@ -251,6 +272,8 @@ async def _enqueue(request: Request, account: Account, data: Any, admission: Adm
             reservation_id=reservation_id,
             key_id=account.key_id,
             size=admission.size,
+            parse=engine_name(operation.parse),
+            call=operation.run.call,
         )
     try:
         await in_thread(queue.enqueue, job.id)

@@ -64,7 +64,7 @@ JOB_TOOLS = (
         "get_solve_job",
         "GET",
         "/solve/jobs/{job_id}",
-        "Poll a queued solve of your account (about every 15 s while running).",
+        "Poll a queued solve or plan of your account (about every 15 s while running).",
     ),
     JobTool(
         "get_solve_job_progress",

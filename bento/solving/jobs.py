@@ -1,8 +1,17 @@
 """Queued solves (the 202 path) on the huey job queue.
 
 Why a queue: a pro key may ask for up to 300 s of solving, far longer than an HTTP
-request should wait, so ``POST /solve`` only reserves the units, records the job as
-running and enqueues ``run_solve_job(job_id)``; the caller polls ``GET /solve/jobs/{id}``.
+request should wait, so a queued operation (``POST /solve``, ``POST /solve/plan``) only
+reserves the units, records the job as running and enqueues ``run_solve_job(job_id)``;
+the caller polls ``GET /solve/jobs/{id}``.
+
+What a job runs is in its record, not in the task: the body as accepted, and the names
+(module:function) of the engine's parser of that body and of the engine function that
+solves it, both taken from the operation's declaration (``bento.http.pipeline``). A
+consumer reads the body with the parser and hands the typed input to the solver pool
+with the function's name, so a plan's job runs ``engine.plan:plan`` on its plan body and
+answers with its ledger, through the same task, retries and settlement as a solve's.
+A record without names (written before plans queued) is a solve.
 
 Queue backend, chosen by configuration (the same code runs on both):
 
@@ -82,6 +91,7 @@ or handed to a later run, does nothing.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 import time
@@ -97,12 +107,11 @@ from bento.ops import metrics
 from bento.runtime import Runtime, open_queue, open_runtime
 from bento.settings import Settings
 from bento.solving.failures import SolveFailed, SolverBusy, SolverLost
-from bento.solving.workers import DEADLINE_GRACE_SECONDS, JobLink
+from bento.solving.workers import DEADLINE_GRACE_SECONDS, SOLVE, JobLink
 from bento.store import Job, OrphanOutcome, Store
 from bento.store.reconcile import settle_stale_holds
 from bento.store.rows import now
-from engine.contract import ErrorInfo, SolveResponse, Usage
-from engine.rules import parse_request
+from engine.contract import ErrorInfo, SolveRequest, SolveResponse, Usage
 
 RETRY_AFTER_SECONDS: Final = 15
 """Polling hint sent with a running job (the contract recommends about 15 s)."""
@@ -135,6 +144,10 @@ INTERRUPTED_MESSAGE: Final = (
 )
 STORE_RETRIES: Final = 2
 STORE_RETRY_DELAY_SECONDS: Final = 30
+SOLVE_PARSER: Final = "engine.rules:parse_request"
+"""The parser of a job whose record names none: a v1 solve's."""
+ENGINE: Final = "engine."
+"""A job record names functions of the engine only."""
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +192,51 @@ def orphan_response(job_id: str, code: str) -> dict[str, Any]:
 
 def _mark(job_id: str) -> str:
     return f"executing:{job_id}"
+
+
+# What a job runs ---------------------------------------------------------------------------
+
+
+def engine_name(function: Callable[..., Any]) -> str:
+    """The name (module:function) a job record keeps for ``function``; ValueError unless
+    it is a module-level function of the engine, found again by that name."""
+    module = getattr(function, "__module__", None)
+    name = f"{module}:{getattr(function, '__qualname__', None)}"
+    if engine_function(name) is not function:
+        raise ValueError(f"{name} is not found again by its name")
+    return name
+
+
+def checked_name(name: str) -> str:
+    """``name`` when it names a function of the engine (module:function); ValueError
+    otherwise, so a record can make a consumer import nothing else."""
+    module, _, function = name.partition(":")
+    if not module.startswith(ENGINE) or not function.isidentifier():
+        raise ValueError(f"{name!r} names no function of the engine")
+    return name
+
+
+def engine_function(name: str) -> Callable[..., Any]:
+    """The engine function named ``name`` (module:function), imported here."""
+    module, _, function = checked_name(name).partition(":")
+    found = getattr(importlib.import_module(module), function, None)
+    if not callable(found):
+        raise ValueError(f"{name!r} names no function of the engine")
+    return found  # type: ignore[no-any-return]
+
+
+def job_input(job: Job) -> Any:
+    """The job's stored body read by its parser: what its engine function takes."""
+    return engine_function(job.parse or SOLVE_PARSER)(job.request_json)
+
+
+def solved_request(ask: Any) -> SolveRequest:
+    """The v1 request a job's input solves: the input itself (a solve's), or the request
+    it holds (a plan's)."""
+    request = ask if isinstance(ask, SolveRequest) else getattr(ask, "request", None)
+    if not isinstance(request, SolveRequest):
+        raise TypeError(f"a {type(ask).__name__} holds no request to solve")
+    return request
 
 
 class _EmbeddedConsumer(Consumer):  # type: ignore[misc]
@@ -291,16 +349,19 @@ class JobQueue:
             self._settle_orphan(store, job, self._queued_job_ids())
 
     def _solve(self, context: JobContext, job: Job) -> SolveResponse:
-        """The job's answer: its stored request parsed once, here, and solved in the pool."""
+        """The job's answer: its stored body parsed once, here, by the parser its record
+        names, and solved in the pool by the engine function it names."""
         settings = context.settings
         try:
-            ask = parse_request(job.request_json)
+            ask = job_input(job)
+            request = solved_request(ask)
+            call = checked_name(job.call or SOLVE)
         except Exception:  # accepted once, so only a damaged record lands here
             log.exception(
                 "job %s: stored request no longer parses", job.id, extra={"job_id": job.id}
             )
             return failed_answer(job.id, "internal_error", "the stored request is unreadable")
-        time_limit = float(min(ask.options.solver_timeout_seconds, MAX_TIME_LIMIT_SECONDS))
+        time_limit = float(min(request.options.solver_timeout_seconds, MAX_TIME_LIMIT_SECONDS))
         solving = time_limit + settings.diagnosis_budget_seconds + DEADLINE_GRACE_SECONDS
 
         def started() -> None:  # the mark now covers the solve, from its start
@@ -318,6 +379,7 @@ class JobQueue:
                     wait_seconds=MARK_MARGIN_SECONDS / 2,
                     on_start=started,
                     job=link,
+                    call=call,
                 )
                 break
             except SolverLost as lost:  # caught before SolverBusy, which it also is

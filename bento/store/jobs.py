@@ -70,9 +70,13 @@ class Jobs:
         size: int | None = None,
         kind: JobKind | None = None,
         job_id: str | None = None,
+        parse: str | None = None,
+        call: str | None = None,
     ) -> Job:
         """Record a solve as running; its units were reserved under `reservation_id`.
-        ``key_id`` and ``size`` are for people (the dashboard's list of jobs).
+        ``key_id`` and ``size`` are for people (the dashboard's list of jobs); ``parse``
+        and ``call`` name the engine's parser of ``request_json`` and the function that
+        solves it (module:function; None: a v1 solve).
 
         ``kind`` None is a queued job: its hold loses its lease here, in the same
         transaction, and follows the job (the consumers' sweep settles it). ``"sync"`` is a
@@ -89,6 +93,8 @@ class Jobs:
             key_id=key_id,
             size=size,
             kind=kind,
+            parse=parse,
+            call=call,
         )
 
     def record_solve(
@@ -313,10 +319,14 @@ class Jobs:
         key_id: str | None = None,
         size: int | None = None,
         kind: JobKind | None = None,
+        parse: str | None = None,
+        call: str | None = None,
     ) -> Job:
         moment = now()
         values = {
             "kind": kind,
+            "parse": parse,
+            "call": call,
             "key_id": key_id,
             "size": size,
             "objective": objective_of(response_json),

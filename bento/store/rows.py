@@ -63,7 +63,8 @@ class Reservation:
 
 @dataclass(frozen=True)
 class Job:
-    """A queued solve's record; `request_json`/`response_json` are the v1 bodies."""
+    """A queued solve's record: `request_json` is the body as accepted (a v1 request, or
+    a plan's body), `response_json` the answer; `parse` and `call` name what runs it."""
 
     id: str
     account_id: str
@@ -83,6 +84,8 @@ class Job:
     attempt: int = 1  # which run of the job is under way (a dead consumer's job runs again)
     progress_at: datetime | None = None  # the run's last progress record (its heartbeat)
     kind: JobKind | None = None  # None: queued; "sync": a synchronous solve's record
+    parse: str | None = None  # module:function reading request_json; None: parse_request
+    call: str | None = None  # module:function solving it; None: engine.solve:solve
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -171,6 +174,8 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         attempt=1 if row.attempt is None else int(row.attempt),
         progress_at=None if row.progress_at is None else aware(row.progress_at),
         kind=cast(JobKind | None, row.kind),
+        parse=row.parse,
+        call=row.call,
     )
 
 

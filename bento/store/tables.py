@@ -102,6 +102,12 @@ jobs = sa.Table(
     # settles it), "sync" for a synchronous solve recorded before it solves, so its charge
     # traces to a job and a crash leaves a record the reconciler settles; added later.
     sa.Column("kind", sa.String(8), nullable=True),
+    # What a queued job runs, each named module:function: the engine's parser of its stored
+    # body and the engine function it solves with (bento.solving.jobs). NULL: a solve
+    # (engine.rules:parse_request, engine.solve:solve), as every job was before plans
+    # queued too; added later, so nullable.
+    sa.Column("parse", sa.String(200), nullable=True),
+    sa.Column("call", sa.String(200), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
     sa.Index("ix_jobs_reservation_id", "reservation_id"),
 )

@@ -116,3 +116,28 @@ def test_no_roster_no_links_and_no_file(browser: TestClient) -> None:
     job_id = completed_job(browser)
     assert browser.get(f"/dashboard/jobs/{job_id}/export.pdf").status_code == 404
     assert browser.get(f"/dashboard/jobs/{uuid.uuid4().hex}/export.csv").status_code == 404
+
+
+def test_a_queued_plan_exports_the_roster_of_its_request(browser: TestClient) -> None:
+    """A plan's job keeps the plan's body; the file is of the request inside it."""
+    sign_up(browser)
+    store = store_of(browser)
+    body = {"request": minimal_request_dict(), "absences": [], "history": {"assignments": []}}
+    job = store.jobs.create_job(
+        _account_id(browser), body, parse="engine.planning:parse_plan", call="engine.plan:plan"
+    )
+    answer = {
+        "job_id": job.id,
+        "status": "completed",
+        "solution": {"assignments": ROSTER, "metrics": {"solver_runtime_seconds": 0.1}},
+        "ledger": {"through": "2026-03-08", "employees": []},
+    }
+    store.jobs.finish_job(job.id, "completed", response_json=answer)
+    response = browser.get(f"/dashboard/jobs/{job.id}/export.csv")
+    assert response.status_code == 200, response.text
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert [(r["date"], r["shift_id"], r["employee_id"]) for r in rows] == [
+        ("2026-03-02", "day", "e1"),
+        ("2026-03-02", "night", "e2"),
+        ("2026-03-03", "day", "e3"),
+    ]

@@ -1,4 +1,5 @@
-"""The queued path (202 and polling) against the real app, queue, store and solver.
+"""The queued path (202 and polling) against the real app, queue, store and solver, for
+solves and plans alike.
 
 Each app runs its embedded huey consumer on a SqliteHuey file beside a real SQLite store;
 jobs solve in the real worker pool, and every roster returned is audited independently.
@@ -6,6 +7,7 @@ jobs solve in the real worker pool, and every roster returned is audited indepen
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -18,14 +20,22 @@ import pytest
 from starlette.testclient import TestClient
 
 from bento.http.api import Settings, create_app
-from bento.solving.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
+from bento.solving.jobs import (
+    MAX_ATTEMPTS,
+    JobContext,
+    JobQueue,
+    checked_name,
+    create_huey,
+    engine_name,
+)
 from bento.store import Store
-from engine.audit import audit
+from engine.audit import audit, compare_with_metrics
 from engine.contract import SolveResponse
+from engine.planning import PlanResponse, parse_plan
 from engine.rules import parse_request
 from engine.size import request_size, size_class, units_for
 from tests.bento.processes import start_huey_consumer
-from tests.factories import minimal_request_dict
+from tests.factories import START_DATE, minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
 JSON = {"Content-Type": "application/json"}
@@ -74,9 +84,9 @@ def available(client: TestClient, key: str) -> int:
     return units
 
 
-def submit(client: TestClient, key: str, data: Any) -> str:
-    """POST /solve expecting the queued answer; returns the job id."""
-    response = client.post("/solve", content=json.dumps(data), headers=bearer(key))
+def submit(client: TestClient, key: str, data: Any, path: str = "/solve") -> str:
+    """POST ``path`` expecting the queued answer; returns the job id."""
+    response = client.post(path, content=json.dumps(data), headers=bearer(key))
     assert response.status_code == 202, response.text
     assert response.headers["retry-after"] == "15"
     body = response.json()
@@ -240,6 +250,94 @@ def test_queued_job_without_units_is_429(client: TestClient, store: Store) -> No
     assert response.json()["type"].endswith("/quota-exceeded")
     assert "retry-after" not in response.headers
     assert available(client, key) == 3
+
+
+# ------------------------------------------------------------------------ queued plans
+
+
+def long_plan() -> dict[str, Any]:
+    """A plan queued by its 31 s limit, small enough to be proven optimal at once: e1
+    worked the 3 days before the period, the most in a row, and wants the day shift on
+    its first date, which the history rules out."""
+    data = minimal_request_dict()
+    data["options"] = {"solver_timeout_seconds": 31}
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = 3
+    data["employees"][0]["preferences"] = [
+        {"type": "preferred_shift", "date": START_DATE, "shift_id": "day"}
+    ]
+    before = [f"2026-02-{day}" for day in (27, 28)] + ["2026-03-01"]
+    history = {"assignments": [{"employee_id": "e1", "date": d, "shift_id": "day"} for d in before]}
+    return {"request": data, "absences": [{"employee_id": "e2", "dates": [START_DATE]}]} | {
+        "history": history
+    }
+
+
+@pytest.mark.slow
+def test_a_long_plan_is_queued_polled_to_its_ledger_and_charged_once(
+    client: TestClient, store: Store
+) -> None:
+    key, body = fresh_key(store, free=5), long_plan()
+    units = units_for(request_size(parse_request(body["request"])))
+    job_id = submit(client, key, body, path="/solve/plan")
+    assert available(client, key) == 5 - units  # held from acceptance
+    record = store.jobs.find_job(job_id)
+    assert record is not None
+    assert (record.parse, record.call) == ("engine.planning:parse_plan", "engine.plan:plan")
+
+    answer = wait_for(client, key, job_id)
+    assert answer["status"] == "completed", answer
+    planned = PlanResponse.model_validate(answer)
+    assert planned.job_id == job_id and planned.solution is not None
+    assert planned.usage is not None
+    assert (planned.usage.units_consumed, planned.usage.units_remaining) == (units, 5 - units)
+    ask = parse_plan(body)
+    roster = planned.solution.assignments
+    report = audit(ask.request, roster, history=ask.history)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, planned.solution.metrics, planned.solution.shortages) == []
+    first = {a.employee_id for a in roster if a.date.isoformat() == START_DATE}
+    assert not first & {"e1", "e2"}  # e1 by the history, e2 by its absence
+    assert planned.ledger is not None and planned.ledger.through.isoformat() == "2026-03-08"
+    e1 = next(e for e in planned.ledger.employees if e.employee_id == "e1")
+    assert e1.days_worked == 3 + sum(a.employee_id == "e1" for a in roster)
+
+    progress = client.get(f"/solve/jobs/{job_id}/progress", headers=bearer(key)).json()
+    assert (progress["status"], progress["state"]) == ("completed", "finished")
+    stopped = client.delete(f"/solve/jobs/{job_id}", headers=bearer(key))
+    assert (stopped.status_code, stopped.json()) == (200, answer)  # ended: nothing changes
+    for _ in range(5):
+        assert client.get(f"/solve/jobs/{job_id}", headers=bearer(key)).json() == answer
+    assert available(client, key) == 5 - units  # charged once
+    reservation = store.ledger.get_reservation(str(record.reservation_id))
+    assert reservation is not None and reservation.state == "captured"
+
+
+def test_a_plan_is_admitted_like_a_solve(client: TestClient, store: Store) -> None:
+    """Large, or longer than 30 s: queued on a pro key, refused on a basic one; the pro
+    key here cannot cover the large plan, so it is refused before any job is made."""
+    basic, poor = fresh_key(store, tier="basic", free=5), fresh_key(store, free=3)
+    large = {"request": large_request()}
+    refused = client.post("/solve/plan", content=json.dumps(large), headers=bearer(basic))
+    assert refused.status_code == 422
+    assert refused.json()["type"].endswith("/tier-limit-exceeded")
+    long = client.post("/solve/plan", content=json.dumps(long_plan()), headers=bearer(basic))
+    assert long.status_code == 501
+    assert long.json()["type"].endswith("/not-implemented")
+    short = client.post("/solve/plan", content=json.dumps(large), headers=bearer(poor))
+    assert short.status_code == 429  # the queued path holds the units first
+    assert short.json()["type"].endswith("/quota-exceeded")
+    assert (available(client, basic), available(client, poor)) == (5, 3)
+
+
+def test_a_record_names_functions_of_the_engine_only() -> None:
+    assert engine_name(parse_plan) == "engine.planning:parse_plan"
+    assert checked_name("engine.plan:plan") == "engine.plan:plan"
+    for name in ("os:system", "engine.plan", "engine.plan:plan()", "builtins:eval"):
+        with pytest.raises(ValueError, match="names no function of the engine"):
+            checked_name(name)
+    for outside in (lambda data: data, functools.partial(parse_plan)):
+        with pytest.raises(ValueError):  # a declaration naming one is refused
+            engine_name(outside)
 
 
 def test_restart_runs_orphans_once_more_and_keeps_queued_ones(tmp_path: Path) -> None:

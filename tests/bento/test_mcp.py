@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from bento.http.api import Settings, create_app
 from bento.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
 from engine.contract import Assignment, SolveResponse
+from engine.history import History
 from engine.planning import PlanResponse, ReplanResponse, roster_changes
 from engine.rules import parse_request
 from tests.audited import solved_and_audited
@@ -136,6 +138,50 @@ async def test_the_plan_tool_never_assigns_an_absence(mcp_http: Any) -> None:
         unknown = [{"employee_id": "nobody", "dates": [day]}]
         faulty = await client.call_tool("plan_shift", {"request": data, "absences": unknown})
         assert faulty.is_error and "unknown_employee_id" in faulty.content[0].text
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_the_plan_tool_reads_a_history_and_answers_the_ledger(mcp_http: Any) -> None:
+    """e1 worked the 3 days before the period, the most in a row, and wants the day shift
+    on its first date: the plan refuses it, and the ledger counts the history's days."""
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = 3
+    start = dt.date.fromisoformat(data["schedule_period"]["start_date"])
+    data["employees"][0]["preferences"] = [
+        {"type": "preferred_shift", "date": start.isoformat(), "shift_id": "day"}
+    ]
+    history = {
+        "assignments": [
+            {"employee_id": "e1", "date": (start - dt.timedelta(days=back)).isoformat()}
+            | {"shift_id": "day"}
+            for back in (3, 2, 1)
+        ]
+    }
+    async with (
+        client_for(mcp_http, KEY) as http,
+        Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
+    ):
+        planned = PlanResponse.model_validate(
+            structured(await client.call_tool("plan_shift", {"request": data, "history": history}))
+        )
+        assert planned.status == "completed" and planned.solution is not None
+        roster = planned.solution.assignments
+        assert not any(a.employee_id == "e1" and a.date == start for a in roster)
+        report = audit(parse_request(data), roster, history=History.model_validate(history))
+        assert report.hard_violations == []
+        assert planned.ledger is not None
+        e1 = next(e for e in planned.ledger.employees if e.employee_id == "e1")
+        assert e1.days_worked == 3 + sum(a.employee_id == "e1" for a in roster)
+        inside = [{**history["assignments"][0], "date": start.isoformat()}]
+        faulty = await client.call_tool(
+            "plan_shift", {"request": data, "history": {"assignments": inside}}
+        )
+        assert faulty.is_error
+        text = faulty.content[0].text
+        problem = json.loads(text[text.index("{") :])
+        assert ["history", "assignments", 0, "date"] in [e["path"] for e in problem["errors"]]
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ declaration implies, and offered to assistants, all without code of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from bento.billing.admission import Admission
 from bento.http.api import create_app
 from bento.http.openapi import _operation_item, openapi_document
 from bento.http.operations import OPERATIONS
-from bento.http.pipeline import Docs, InThread, Operation, Payer, Tool, endpoint
+from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool, endpoint
 from bento.mcp.server import _operation_tool
 from bento.settings import Settings
 from bento.store import Store
@@ -123,3 +124,31 @@ def test_a_new_declaration_is_a_tool_taking_the_request() -> None:
 
 async def _never_called(method: str, path: str, body: object) -> dict[str, object]:
     raise AssertionError("building a tool calls nothing")
+
+
+def test_a_queued_declaration_is_run_by_name_from_its_job() -> None:
+    """A consumer runs a queued job from its record, so a declaration that queues must
+    solve in the pool, with a parser and an engine function found by their names."""
+    with pytest.raises(ValueError, match="solver pool"):
+        dataclasses.replace(DESCRIBE, queues=True)
+    pooled = dataclasses.replace(DESCRIBE, run=InPool("engine.validation:describe", "sync"))
+    dataclasses.replace(pooled, queues=True)  # accepted
+    with pytest.raises(ValueError):
+        dataclasses.replace(pooled, queues=True, parse=lambda data: parse_request(data))
+    with pytest.raises(ValueError, match="no function of the engine"):
+        dataclasses.replace(pooled, queues=True, run=InPool("os:system", "sync"))
+
+
+def test_every_queued_operation_answers_202_and_its_job_answers_as_it_does() -> None:
+    document = openapi_document("http://testserver/v1/public")
+    polled = document["paths"]["/solve/jobs/{id}"]["get"]["responses"]["200"]
+    schema = polled["content"]["application/json"]["schema"]
+    answers = {ref["$ref"].rsplit("/", 1)[1] for ref in schema["anyOf"]}
+    queued = [operation for operation in OPERATIONS if operation.queues]
+    assert {operation.path for operation in queued} == {"/solve", "/solve/plan"}
+    for operation in queued:
+        responses = document["paths"][operation.path]["post"]["responses"]
+        accepted = responses["202"]["content"]["application/json"]["schema"]["$ref"]
+        assert accepted.endswith("/" + operation.answer.__name__)
+        assert "501" in responses
+        assert operation.answer.__name__ in answers

@@ -1,14 +1,17 @@
-"""POST /solve/replan and POST /solve/recommend against the real app in-process.
+"""POST /solve/plan, /solve/replan and /solve/recommend against the real app in-process.
 
-Re-plans run in the real worker pool (one process) on a real store, a SQLite file and a
-PostgreSQL server in turn. The published roster is the engine's proven optimum of a tiny
-request (4 employees x 7 days), and so is every re-plan of it, so no answer depends on
-the machine's speed; every roster returned is checked by the independent auditor.
+Plans and re-plans run in the real worker pool (one process) on a real store, a SQLite
+file and a PostgreSQL server in turn. The published roster is the engine's proven optimum
+of a tiny request (4 employees x 7 days), or one written out, and every plan and re-plan
+of it is proven optimal too, so no answer depends on the machine's speed; every roster
+returned is checked by the independent auditor (reading the same history, when there is
+one), and only what holds for any optimal roster is asserted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -21,6 +24,7 @@ from bento.settings import Settings
 from bento.store import Store
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment
+from engine.history import History
 from engine.planning import PlanResponse, ReplanResponse, parse_recommend, roster_changes
 from engine.recommend import recommend
 from engine.rules import parse_request
@@ -28,7 +32,7 @@ from engine.size import request_size, units_for
 from tests.audited import solved_and_audited
 from tests.bento.conftest import BACKENDS
 from tests.bento.test_http import assert_problem, bearer, fresh_key, large_request, post
-from tests.factories import employee_dict, minimal_request_dict
+from tests.factories import END_DATE, START_DATE, employee_dict, minimal_request_dict
 
 JSON = {"Content-Type": "application/json"}
 PATHS = ("/solve/replan", "/solve/recommend")
@@ -281,6 +285,201 @@ def test_recommend_on_an_exhausted_account_is_429(
     key = fresh_key(store, free=0, balance=0)
     response = post(client, "/solve/recommend", recommend_body(*published), bearer(key))
     assert_problem(response, 429, "quota-exceeded")
+
+
+# ------------------------------------------------------------------- after a history
+# The seam rule of these tests: at most 3 worked days in a row, and the history's
+# employee worked the 3 days before the period, so working its first date would make 4.
+
+CAP = 3
+START = date.fromisoformat(START_DATE)
+
+
+def capped(cap: int = CAP) -> dict[str, Any]:
+    """Four employees, at most ``cap`` worked days in a row."""
+    data = four_employees()
+    data.setdefault("constraints", {})["max_consecutive_working_days"] = cap
+    return data
+
+
+def wanting(data: dict[str, Any], employee_id: str, on: str) -> dict[str, Any]:
+    """``data`` with ``employee_id`` preferring the day shift on date ``on`` (soft): a
+    solve that ignored the history would grant it, one that reads it cannot."""
+    preference = {"type": "preferred_shift", "date": on, "shift_id": "day"}
+    employee = next(e for e in data["employees"] if e["id"] == employee_id)
+    employee["preferences"] = [preference]
+    return data
+
+
+def worked_before(employee_id: str, days: int = CAP) -> list[dict[str, str]]:
+    """``employee_id`` on the day shift each of the ``days`` dates right before START."""
+    return [
+        {"employee_id": employee_id, "date": (START - timedelta(days=back)).isoformat()}
+        | {"shift_id": "day"}
+        for back in range(days, 0, -1)
+    ]
+
+
+def audited_with(data: dict[str, Any], answer: Any, history: History) -> list[Assignment]:
+    """The answer's roster, which the audit reading the same history finds clean and
+    prices as the answer does."""
+    assert answer.status == "completed" and answer.solution is not None
+    solution = answer.solution
+    report = audit(parse_request(data), solution.assignments, history=history)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
+    assignments: list[Assignment] = solution.assignments
+    return assignments
+
+
+def hand_roster() -> list[dict[str, str]]:
+    """A published roster of :func:`capped` written out: e1 (day) and e2 (night) on the
+    first two dates and the 5th and 6th, e3 and e4 on the others; no run is over 2."""
+    pairs = ["e1 e2", "e1 e2", "e3 e4", "e3 e4", "e1 e2", "e1 e2", "e3 e4"]
+    roster = []
+    for offset, pair in enumerate(pairs):
+        on = (START + timedelta(days=offset)).isoformat()
+        for employee_id, shift_id in zip(pair.split(), ("day", "night"), strict=True):
+            roster.append({"employee_id": employee_id, "date": on, "shift_id": shift_id})
+    return roster
+
+
+def test_plan_keeps_the_run_before_the_period_and_answers_the_ledger(
+    client: TestClient, store: Store
+) -> None:
+    data = wanting(capped(), "e1", START_DATE)
+    key = fresh_key(store, free=10)
+    body = {"request": data, "history": {"assignments": worked_before("e1")}}
+    response = post(client, "/solve/plan", body, bearer(key))
+    assert response.status_code == 200, response.text
+    result = PlanResponse.model_validate(response.json())
+    history = History.model_validate(body["history"])
+    roster = audited_with(data, result, history)
+    assert not any(a.employee_id == "e1" and a.date == START for a in roster)
+    ledger = result.ledger
+    assert ledger is not None and ledger.through.isoformat() == END_DATE
+    entries = {e.employee_id: e for e in ledger.employees}
+    for employee_id in ("e1", "e2", "e3", "e4"):
+        in_period = sum(a.employee_id == employee_id for a in roster)
+        before = CAP if employee_id == "e1" else 0
+        assert entries[employee_id].days_worked == in_period + before
+    assert (entries["e1"].preferences_granted, entries["e1"].preferences_refused) == (0, 1)
+
+
+@pytest.mark.slow
+def test_the_history_is_not_billed(client: TestClient, store: Store) -> None:
+    """The same request costs the same with a history covering four years as without.
+    Billed as days of the period, those years would cost more than one unit."""
+    data = capped()
+    covered = (START - date(2022, 3, 2)).days
+    size = request_size(parse_request(data))
+    assert units_for(size * (7 + covered) // 7) > units_for(size) == 1
+    history = {"start_date": "2022-03-02", "assignments": worked_before("e1")}
+    key = fresh_key(store, free=10)
+    without = post(client, "/solve/plan", {"request": data}, bearer(key))
+    with_history = post(client, "/solve/plan", {"request": data, "history": history}, bearer(key))
+    for response in (without, with_history):
+        assert response.status_code == 200, response.text
+        assert response.headers["x-units-consumed"] == str(units_for(size))
+    assert available(client, key) == 10 - 2 * units_for(size)
+
+
+def test_a_history_against_the_request_is_422_with_paths_and_costs_nothing(
+    client: TestClient, store: Store
+) -> None:
+    key = fresh_key(store, free=5)
+    cells = [
+        {"employee_id": "nobody", "date": "2026-03-01", "shift_id": "day"},
+        {"employee_id": "e1", "date": START_DATE, "shift_id": "day"},  # in the period
+    ]
+    for path in ("/solve/plan", "/solve/replan"):
+        body = {"request": capped(), "history": {"assignments": cells}}
+        if path == "/solve/replan":
+            body["roster"] = hand_roster()
+        response = post(client, path, body, bearer(key))
+        problem = assert_problem(response, 422, "validation-error")
+        faults = {(tuple(e["path"]), e["code"]) for e in problem["errors"]}
+        assert (("history", "assignments", 0, "employee_id"), "unknown_employee_id") in faults
+        assert (("history", "assignments", 1, "date"), "not_before_period") in faults
+        assert "x-units-consumed" not in response.headers
+    assert available(client, key) == 5
+
+
+@pytest.mark.slow
+def test_a_previous_solve_answer_is_a_history_as_it_stands(
+    client: TestClient, store: Store
+) -> None:
+    """Week one solved by POST /solve; its answer, untouched, is week two's history.
+
+    No one works two days in a row, and someone who worked week one's last date wants
+    the day shift on week two's first: read as a history, the answer refuses it."""
+    key = fresh_key(store, free=10)
+    solved = post(client, "/solve", capped(cap=1), bearer(key))
+    assert solved.status_code == 200, solved.text
+    answer = solved.json()
+    assert {"job_id", "status", "solution", "usage"} <= set(answer)
+    before = [Assignment.model_validate(a) for a in answer["solution"]["assignments"]]
+    last = min(a.employee_id for a in before if a.date.isoformat() == END_DATE)
+    second = wanting(capped(cap=1), last, "2026-03-09")
+    second["schedule_period"] |= {"start_date": "2026-03-09", "end_date": "2026-03-15"}
+    response = post(client, "/solve/plan", {"request": second, "history": answer}, bearer(key))
+    assert response.status_code == 200, response.text
+    planned = PlanResponse.model_validate(response.json())
+    roster = audited_with(second, planned, History.model_validate(answer))
+    assert not any(a.employee_id == last and a.date.isoformat() == "2026-03-09" for a in roster)
+    assert planned.ledger is not None
+    worked = {e.employee_id: e.days_worked for e in planned.ledger.employees}
+    for employee_id in ("e1", "e2", "e3", "e4"):
+        count = sum(a.employee_id == employee_id for a in [*before, *roster])
+        assert worked[employee_id] == count
+
+
+def test_replan_after_a_history_moves_the_run_off_the_first_date(
+    client: TestClient, store: Store
+) -> None:
+    """e1 works the first two dates of the published roster, after 3 worked days."""
+    data, published = capped(), hand_roster()
+    key = fresh_key(store, free=10)
+    history = {"assignments": worked_before("e1")}
+    body = {"request": data, "roster": published, "history": history}
+    response = post(client, "/solve/replan", body, bearer(key))
+    assert response.status_code == 200, response.text
+    assert response.headers["x-units-consumed"] == str(units_for(request_size(parse_request(data))))
+    result = ReplanResponse.model_validate(response.json())
+    roster = audited_with(data, result, History.model_validate(history))
+    assert not any(a.employee_id == "e1" and a.date == START for a in roster)
+    before = [Assignment.model_validate(a) for a in published]
+    assert result.changes == roster_changes(before, roster)
+    assert ("e1", START) in {(c.employee_id, c.date) for c in result.changes}
+
+
+def test_recommend_after_a_history_ranks_a_move_across_the_seam_infeasible(
+    client: TestClient, store: Store
+) -> None:
+    """e1 is away on the first date; e3 and e4 are off that date and could take its day
+    shift. After 3 worked days before the period, e3 taking it is a 4th day in a row."""
+    data, roster = capped(), hand_roster()
+    key = fresh_key(store, free=10)
+    base = {
+        "request": data,
+        "roster": roster,
+        "slot": {"date": START_DATE, "shift_id": "day"},
+        "absences": [{"employee_id": "e1", "dates": [START_DATE]}],
+    }
+    body = base | {"history": {"assignments": worked_before("e3")}}
+    response = post(client, "/solve/recommend", body, bearer(key))
+    assert response.status_code == 200, response.text
+    assert response.headers["x-units-consumed"] == str(RECOMMEND_UNITS)
+    answer = response.json()
+    assert answer == recommend(parse_recommend(body)).model_dump(mode="json", exclude_none=True)
+    ranked = {r["employee_id"]: r for r in answer["recommendations"]}
+    codes = {v["code"] for v in ranked["e3"]["hard_violations"]}
+    assert ranked["e3"]["feasible"] is False and "max_consecutive_days" in codes
+    assert ranked["e4"]["feasible"] is True
+    assert answer["recommendations"][-1]["employee_id"] == "e3"  # infeasible moves last
+    # Without the history, e3's move breaks nothing.
+    alone = recommend(parse_recommend(base)).recommendations
+    assert {r.employee_id: r.feasible for r in alone}["e3"] is True
 
 
 # --------------------------------------------------------------------- both: gate

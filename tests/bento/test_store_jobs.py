@@ -22,6 +22,23 @@ def test_job_is_visible_to_its_own_account_only(store: Store) -> None:
     assert job.as_response() == {"job_id": job.id, "status": "running", "solution": None}
 
 
+def test_a_job_keeps_the_names_of_what_runs_it(store: Store) -> None:
+    """A queued plan's record names its parser and engine function; one that names
+    none (recorded before plans queued) is a solve's."""
+    account = store.accounts.create_account("Acme")
+    plan = store.jobs.create_job(
+        account.id,
+        {"request": REQUEST},
+        parse="engine.planning:parse_plan",
+        call="engine.plan:plan",
+    )
+    found = store.jobs.find_job(plan.id)
+    assert found is not None
+    assert (found.parse, found.call) == ("engine.planning:parse_plan", "engine.plan:plan")
+    solve = store.jobs.create_job(account.id, REQUEST)
+    assert (solve.parse, solve.call) == (None, None)
+
+
 def test_completed_job_captures_its_units_once(store: Store) -> None:
     account = store.accounts.create_account("Acme", free_quota=2, balance=5)
     store.ledger.reserve(account.id, 4, "job-units")

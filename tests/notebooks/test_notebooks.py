@@ -7,6 +7,7 @@ charts' embedded data and the tables. Every roster a notebook shows is audited h
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import json
 import subprocess
@@ -321,3 +322,102 @@ def test_explore_sick_call_replans_and_recommends() -> None:
     assert defs["left_slot"] == sick
     assert ranked and sick.employee_id not in {r.employee_id for r in ranked}
     assert defs["recommendations_table"].height == len(ranked)
+
+
+# ----------------------------------------------------------------- the next period
+
+
+def next_period_controls(start: dt.date, days: int) -> dict[str, Any]:
+    """The next-period controls as a person sets them: a start, a length, *plan it* on."""
+    return {
+        "next_start": SimpleNamespace(value=start),
+        "next_days": SimpleNamespace(value=days),
+        "plan_next": SimpleNamespace(value=True),
+    }
+
+
+def assert_planned_across_the_seam(defs: Mapping[str, Any]) -> None:
+    """The plan breaks no hard rule read across the seam, its metrics are the audit's with
+    the history, and the ledger adds its roster to the counts handed in."""
+    history, request, planned = defs["history"], defs["next_variant"], defs["next_planned"]
+    roster = planned.solution.assignments
+    report = audit(request, roster, history=history)
+    assert report.hard_violations == []
+    assert compare_with_metrics(report, planned.solution.metrics, planned.solution.shortages) == []
+    assert defs["seam_report"] == report
+    # What the history changes in the audit explains the whole difference in objective.
+    blind = defs["seam_blind_report"]
+    differences = defs["seam_differences"].filter(pl.col("kind") == "soft")
+    assert (
+        differences["history_respected"].sum() - differences["history_ignored"].sum()
+    ) == pytest.approx(report.objective_value - blind.objective_value)
+    # The seam chart: the last days of the history, then the first of the next period.
+    seam = defs["seam_table"]
+    assert_chart_has(defs["seam_view"], seam)
+    start = request.schedule_period.start_date
+    assert seam.filter(pl.col("period") == "next")["date"].min() >= start
+    assert seam.filter(pl.col("period") == "current")["date"].max() < start
+    # The ledger: a row per employee, each the counts before plus the new roster's.
+    table, before = defs["ledger_table"], defs["ledger_before"]
+    assert table.height == len(planned.ledger.employees) == len(request.employees)
+    handed_in = {e.employee_id: e.days_worked for e in before.employees}
+    for row in table.iter_rows(named=True):
+        worked = sum(a.employee_id == row["employee_id"] for a in roster)
+        assert row["days_worked"] == handed_in.get(row["employee_id"], 0) + worked
+    # A plan of the same period without the history is clean alone: whatever it breaks
+    # with the history, it breaks across the seam.
+    naive = defs["naive_plan"].solution.assignments
+    assert audit(request, naive).hard_violations == []
+    assert defs["naive_breaks"].height == len(
+        audit(request, naive, history=history).hard_violations
+    )
+
+
+def test_explore_plans_the_next_period_after_the_roster_across_the_seam() -> None:
+    # ward_24_7 has the rules that span a seam (a cap of 5 days in a row, transitions, a
+    # night fairness group); it is not proven optimal, so each solve ends after a fixed
+    # amount of deterministic work.
+    ward = {**EXPLORE, "default_dataset": "ward_24_7", "default_work_limit": WORK_LIMIT}
+    defs = run("explore", **ward, **next_period_controls(dt.date(2027, 3, 1), 14))
+    outcome, variant = defs["outcome"], defs["variant"]
+    assert outcome.solver.num_workers == 1
+    history = defs["history"]
+    assert history.assignments == outcome.assignments
+    assert history.ledger is not None and history.ledger.through == dt.date(2027, 2, 28)
+    request = defs["next_variant"]
+    assert request.schedule_period.start_date == dt.date(2027, 3, 1)
+    assert request.schedule_period.end_date == dt.date(2027, 3, 14)
+    assert_planned_across_the_seam(defs)
+    # Fairness reads the counts so far: the spread of nights among who may work them.
+    spread = defs["spread_table"]
+    assert spread["group"].to_list() == ["fairness:0"]
+    night_workers = [e.id for e in variant.employees if "night" in e.assignable_shift_ids]
+    nights = {
+        e.employee_id: e.shift_counts.get("night", 0) for e in defs["next_planned"].ledger.employees
+    }
+    counts = [nights.get(e, 0) for e in night_workers]
+    assert spread["spread_after"].to_list() == [max(counts) - min(counts)]
+
+
+def test_explore_plans_the_next_period_only_when_asked_and_after_an_uploaded_answer() -> None:
+    first = run("explore", **EXPLORE)
+    assert first["plan_next"].value is False
+    assert "next_planned" not in first and "ledger_table" not in first
+    assert first["current_end"] == first["variant"].schedule_period.end_date
+    outcome = first["outcome"]
+    answer = {
+        "job_id": "previous",
+        "status": "completed",
+        "solution": {"assignments": [a.model_dump(mode="json") for a in outcome.assignments]},
+    }
+    upload = SimpleNamespace(
+        value=[answer],
+        contents=lambda: json.dumps(answer).encode(),
+        name=lambda: "previous.json",
+    )
+    start = first["current_end"] + dt.timedelta(days=1)
+    defs = run("explore", **EXPLORE, history_upload=upload, **next_period_controls(start, 7))
+    history = defs["history"]
+    assert defs["history_source"] == "previous.json"
+    assert history.assignments == outcome.assignments and history.ledger is None
+    assert_planned_across_the_seam(defs)

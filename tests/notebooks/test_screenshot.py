@@ -58,8 +58,9 @@ class Page:
     args: tuple[str, ...]  # small settings, as after `--` on the command line
     ready_text: str  # appears once the notebook's solves are done
     charts: int  # how many charts the page shows at least
-    click: tuple[str, str] | None = None  # a button to press, and the text it brings
+    click: tuple[str, str] | None = None  # a control to press, and the text it brings
     name: str = ""  # of the screenshots; the notebook's when empty
+    role: str = "button"  # the ARIA role of the control to press
 
     @property
     def shot(self) -> str:
@@ -73,6 +74,15 @@ class Page:
 EXACT = ("--work-limit", "30")
 PAGES = [
     Page("explore", ("--time-limit", "60", *EXACT), "the independent audit agrees", 4),
+    Page(  # the next period after the roster: the seam chart joins the roster's four
+        "explore",
+        ("--time-limit", "60", *EXACT),
+        "the independent audit agrees",
+        5,
+        click=("plan it", "The ledger through"),
+        name="explore-next-period",
+        role="switch",
+    ),
     Page("fairness", ("--time-limit", "30", "--work-limit", "0.5"), "What fairness costs", 2),
     Page(
         "infeasibility",
@@ -157,7 +167,7 @@ def opened(page_spec: Page, url: str) -> Iterator[Any]:
             browser.close()
 
 
-@pytest.mark.parametrize("served", PAGES, ids=[p.notebook for p in PAGES], indirect=True)
+@pytest.mark.parametrize("served", PAGES, ids=[p.shot for p in PAGES], indirect=True)
 def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None:
     page_spec, url = served
     with opened(page_spec, url) as page:
@@ -168,19 +178,17 @@ def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None
         # Vega may still be drawing on a busy machine: wait until the chart is not blank.
         deadline = time.monotonic() + CHART_TIMEOUT_MS / 1000
         while True:
-            image = first.screenshot(path=ARTIFACTS / f"{page_spec.notebook}-chart.png")
+            image = first.screenshot(path=ARTIFACTS / f"{page_spec.shot}-chart.png")
             if len(image) > DRAWN_BYTES or time.monotonic() > deadline:
                 break
             page.wait_for_timeout(250)
-        page.screenshot(path=ARTIFACTS / f"{page_spec.notebook}.png", full_page=True)
+        page.screenshot(path=ARTIFACTS / f"{page_spec.shot}.png", full_page=True)
         box = first.bounding_box()
         if page_spec.click is not None:
             button, result = page_spec.click
-            page.get_by_role("button", name=button).click()
+            page.get_by_role(page_spec.role, name=button).click()
             page.get_by_text(result).filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
-            page.screenshot(
-                path=ARTIFACTS / f"{page_spec.notebook}-after-click.png", full_page=True
-            )
+            page.screenshot(path=ARTIFACTS / f"{page_spec.shot}-after-click.png", full_page=True)
         charts = page.locator(".vega-embed").count()
         drawn = canvas.evaluate("c => c.width * c.height")
     assert box is not None and box["width"] > 200 and box["height"] > 150
