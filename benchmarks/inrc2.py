@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
     args = parser.parse_args(argv)
+    revision = git_revision()  # the code that runs, not what is checked out at the end
     rows = []
     for name in args.instances.split(","):
         row = run_instance(
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         record = {
             "settings": {k: v for k, v in vars(args).items() if k != "out"},
             "machine": machine_info(),
-            "revision": git_revision(),
+            "revision": revision,
             "rows": rows,
         }
         stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
