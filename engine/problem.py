@@ -103,7 +103,7 @@ class Seam:
     week_minutes: int = 0  # minutes worked in that week before the start
     month_days: int = 0  # worked dates of the start's month, before the start
     past: Mapping[int, int] = dataclass_field(default_factory=dict)  # shift -> count (fairness)
-    # Benchmark counters (engine.formats.inrc2_problem); 0 leaves every v1 rule as it was.
+    # Benchmark counters (engine.formats.inrc2_problem, docs/inrc2.md); 0 leaves v1 as it was.
     shift_run: int = 0  # days in a row of ``last_shift``, ending the day before the start
     off_run: int = 0  # days off in a row, ending the day before the start
     days_worked: int = 0  # worked days before the period that count towards a total
