@@ -36,12 +36,11 @@ import json
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from benchmarks.load import markdown_table
-from benchmarks.machine import git_revision, machine_info
-from benchmarks.runner import RESULTS, timestamp
+from benchmarks.machine import git_revision
+from benchmarks.runner import RESULTS, write_record
 from engine.formats.inrc2 import DATASET_DIR, load_sequence
 from engine.formats.inrc2_eval import SOFT, evaluate
 from engine.formats.inrc2_plan import (
@@ -218,15 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     print(table(rows))
     if args.out:
-        stem = Path(args.out) / f"{timestamp()}-inrc2"
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        record = {
-            "settings": {k: v for k, v in vars(args).items() if k != "out"},
-            "machine": machine_info(),
-            "revision": revision,
-            "rows": rows,
-        }
-        stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
-        stem.with_suffix(".md").write_text(table(rows) + "\n")
+        settings = {k: v for k, v in vars(args).items() if k != "out"}
+        fields = {"settings": settings, "rows": rows}
+        stem = write_record(args.out, "inrc2", fields, table(rows), revision)
         print(f"written to {stem}.json and .md", file=sys.stderr)
     return 0 if all(r["hard"] == 0 for r in rows) else 1

@@ -29,12 +29,10 @@ import argparse
 import datetime as dt
 import json
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from benchmarks.load import markdown_table
-from benchmarks.machine import git_revision, machine_info
-from benchmarks.runner import RESULTS, timestamp
+from benchmarks.runner import RESULTS, write_record
 from benchmarks.seam import budget
 from engine.audit import audit
 from engine.contract import Assignment, SolveRequest, SolveResponse
@@ -228,15 +226,6 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(rows))
     print(json.dumps(summary, indent=1))
     if args.out:
-        stem = Path(args.out) / f"{timestamp()}-ledger"
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        record = {
-            "settings": vars(args),
-            "machine": machine_info(),
-            "revision": git_revision(),
-            "rows": [asdict(r) for r in rows],
-            "summary": summary,
-        }
-        stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
-        stem.with_suffix(".md").write_text(_table(rows) + "\n")
+        fields = {"settings": vars(args), "rows": [asdict(r) for r in rows], "summary": summary}
+        write_record(args.out, "ledger", fields, _table(rows))
     return 0 if summary["all_met"] else 1

@@ -137,6 +137,23 @@ def timestamp() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
+def write_record(
+    out: str, name: str, fields: dict[str, Any], table: str, revision: dict[str, Any] | None = None
+) -> Path:
+    """``<out>/<timestamp>-<name>.json`` (``fields`` with the machine and the revision)
+    and ``.md`` (``table``); the stem written."""
+    stem = Path(out) / f"{timestamp()}-{name}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        **fields,
+        "machine": machine_info(),
+        "revision": git_revision() if revision is None else revision,
+    }
+    stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    stem.with_suffix(".md").write_text(table + "\n")
+    return stem
+
+
 def _relative(path: Path) -> str:
     """A path inside the repository as a repository path (results are shared)."""
     resolved = path.resolve()

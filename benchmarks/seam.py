@@ -35,12 +35,10 @@ import datetime as dt
 import json
 import statistics
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from benchmarks.load import markdown_table
-from benchmarks.machine import git_revision, machine_info
-from benchmarks.runner import RESULTS, timestamp
+from benchmarks.runner import RESULTS, write_record
 from engine.audit import AuditReport, audit
 from engine.contract import Assignment, SolveRequest, SolveResponse
 from engine.history import History
@@ -235,15 +233,6 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(runs))
     print(json.dumps(totals, indent=1))
     if args.out:
-        stem = Path(args.out) / f"{timestamp()}-seam"
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        record = {
-            "settings": vars(args),
-            "machine": machine_info(),
-            "revision": git_revision(),
-            "runs": [asdict(r) for r in runs],
-            "summary": totals,
-        }
-        stem.with_suffix(".json").write_text(json.dumps(record, indent=1))
-        stem.with_suffix(".md").write_text(_table(runs) + "\n")
+        fields = {"settings": vars(args), "runs": [asdict(r) for r in runs], "summary": totals}
+        write_record(args.out, "seam", fields, _table(runs))
     return 0 if totals["hard_target_met"] and totals["soft_target_met"] else 1
