@@ -32,8 +32,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from benchmarks.load import markdown_table
-from benchmarks.runner import RESULTS, write_record
-from benchmarks.seam import budget
+from benchmarks.runner import write_record
+from benchmarks.seam import add_budget_arguments, budget
 from engine.audit import audit
 from engine.contract import Assignment, SolveRequest, SolveResponse
 from engine.history import History
@@ -205,13 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks ledger", description=__doc__)
     parser.add_argument("--seeds", type=int, default=3, help="wards (default 3)")
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds in all (30)")
-    parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (2)")
-    parser.add_argument(
-        "--work",
-        action="store_true",
-        help="--time-limit is deterministic work on one worker: the same run on any machine",
-    )
-    parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
+    add_budget_arguments(parser)
     args = parser.parse_args(argv)
     rows: list[GroupSpread] = []
     for seed in range(args.seeds):

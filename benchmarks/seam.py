@@ -107,6 +107,17 @@ def budget(seconds: float, workers: int, work: bool) -> SolveLimits:
     )
 
 
+def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
+    """--workers, --work and --out, which the seam and ledger commands share."""
+    parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (2)")
+    parser.add_argument(
+        "--work",
+        action="store_true",
+        help="--time-limit is deterministic work on one worker: the same run on any machine",
+    )
+    parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
+
+
 def seam_run(
     seed: int, days: int, cut: str, seconds: float, workers: int, work: bool = False
 ) -> SeamRun:
@@ -215,13 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=56, help="days of each request (56)")
     parser.add_argument("--cuts", default=",".join(CUTS), help="which cuts (all three)")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds (20)")
-    parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (2)")
-    parser.add_argument(
-        "--work",
-        action="store_true",
-        help="--time-limit is deterministic work on one worker: the same run on any machine",
-    )
-    parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
+    add_budget_arguments(parser)
     args = parser.parse_args(argv)
     runs = []
     for seed in range(args.seeds):

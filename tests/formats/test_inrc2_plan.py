@@ -38,36 +38,20 @@ from engine.formats.inrc2_problem import share, to_solution, week_problem
 from engine.problem import Problem
 from engine.solve import solve_problem
 from tests.audited import BACKSTOP_SECONDS
+from tests.formats.test_inrc2 import _scenario as scenario_text
+from tests.formats.test_inrc2 import _week as week_text
 
 SHIFTS = ("Early", "Late", "Night")
 EXACT = week_limits(BACKSTOP_SECONDS)  # tiny weeks: proven optimal long before
 
 
 def _scenario(contract: str = "(0,28) (2,4) (2,3) 1 1", weeks: int = 4) -> Scenario:
-    return parse_scenario(f"""SCENARIO = tiny
-WEEKS = {weeks}
-SKILLS = 2
-HeadNurse
-Nurse
-SHIFT_TYPES = 3
-Early (2,3)
-Late (1,3)
-Night (3,4)
-FORBIDDEN_SHIFT_TYPES_SUCCESSIONS
-Early 0
-Late 1 Early
-Night 2 Early Late
-CONTRACTS = 1
-Basic {contract}
-NURSES = 1
-Ann Basic 1 Nurse
-""")
+    shifts = "Early (2,3)\nLate (1,3)\nNight (3,4)"
+    return parse_scenario(scenario_text(shifts, contract, weeks))
 
 
 def _week(requirements: str = "", requests: str = "") -> WeekData:
-    lines = [r for r in requests.splitlines() if r.strip()]
-    text = "WEEK_DATA\ntiny\nREQUIREMENTS\n" + requirements + "\n"
-    return parse_week(text + f"SHIFT_OFF_REQUESTS = {len(lines)}\n" + "\n".join(lines) + "\n")
+    return parse_week(week_text(requirements, requests))
 
 
 def _history(ann: str, week: int = 0) -> str:
