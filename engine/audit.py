@@ -201,6 +201,18 @@ def _group_dates(dates: Sequence[dt.date], key: Any) -> dict[str, list[dt.date]]
     return groups
 
 
+def _past_counts(history: History) -> dict[str, dict[str, int]]:
+    """Per employee and shift, the assignments before the period: the ledger's counts
+    when the history has a ledger, else its cells counted."""
+    if history.ledger is not None:
+        return {e.employee_id: dict(e.shift_counts) for e in history.ledger.employees}
+    counts: dict[str, dict[str, int]] = {}
+    for a in history.assignments:
+        mine = counts.setdefault(a.employee_id, {})
+        mine[a.shift_id] = mine.get(a.shift_id, 0) + 1
+    return counts
+
+
 def _prorate(minimum: int, days_inside: int, days_total: int) -> int:
     """``floor(min * days_inside / days_total)``: a minimum scaled to a partial week/month."""
     return minimum * days_inside // days_total
@@ -253,6 +265,7 @@ class _Context:
     dates: list[dt.date] = field(init=False)
     before: list[dt.date] = field(init=False)  # the dates the history covers, in order
     _earlier: dict[tuple[str, dt.date], str] = field(init=False)  # history: shift worked
+    _past: dict[str, dict[str, int]] = field(init=False)  # employee -> shift -> count before
     holidays: set[dt.date] = field(init=False)
     shifts: dict[str, Shift] = field(init=False)
     duties: dict[str, Duty] = field(init=False)
@@ -264,7 +277,7 @@ class _Context:
     def __post_init__(self) -> None:
         period = self.request.schedule_period
         self.dates = _period_dates(period.start_date, period.end_date)
-        self.before, self._earlier = [], {}
+        self.before, self._earlier, self._past = [], {}, {}
         if self.history is not None:
             cells = self.history.assignments
             first = self.history.start_date or min((a.date for a in cells), default=None)
@@ -272,6 +285,7 @@ class _Context:
                 first = max(first, period.start_date - dt.timedelta(days=SEAM_DAYS))
                 self.before = _period_dates(first, period.start_date - dt.timedelta(days=1))
             self._earlier = {(a.employee_id, a.date): a.shift_id for a in cells}
+            self._past = _past_counts(self.history)
         self.holidays = set(period.holidays)
         self.shifts = {s.id: s for s in self.request.shifts}
         self.duties = {k.id: k for k in self.request.duties}
@@ -371,18 +385,8 @@ class _Context:
     def past(self, employee_id: str, targets: set[str]) -> int:
         """Assignments to ``targets`` before the period: the history's ledger when it has
         one, else its cells."""
-        if self.history is None:
-            return 0
-        if self.history.ledger is not None:
-            for entry in self.history.ledger.employees:
-                if entry.employee_id == employee_id:
-                    return sum(n for s, n in entry.shift_counts.items() if s in targets)
-            return 0
-        return sum(
-            1
-            for a in self.history.assignments
-            if a.employee_id == employee_id and a.shift_id in targets
-        )
+        counts = self._past.get(employee_id, {})
+        return sum(n for shift_id, n in counts.items() if shift_id in targets)
 
     def on(self, shift_id: str, day: dt.date) -> list[Assignment]:
         return self._by_shift_date.get((shift_id, day), [])
