@@ -13,7 +13,7 @@ so a busy machine makes a test slower, never different.
 from __future__ import annotations
 
 from engine.audit import audit, compare_with_metrics
-from engine.contract import Solution, SolveRequest
+from engine.contract import Solution, SolveRequest, SolveResponse
 from engine.solve import SolveLimits, solve
 
 BACKSTOP_SECONDS = 120.0
@@ -47,3 +47,17 @@ def solved_and_audited(request: SolveRequest, limits: SolveLimits = EXACT) -> So
     assert report.hard_violations == []
     assert compare_with_metrics(report, solution.metrics, solution.shortages) == []
     return solution
+
+
+def failed_for_a_reason(response: SolveResponse) -> bool:
+    """Whether a work-limited solve came back without a roster, for one of the two
+    reasons that may happen to a random request: a proof of infeasibility, or no roster
+    within the work. Any other failure fails the test."""
+    if response.status != "failed":
+        return False
+    assert response.error is not None
+    assert (response.error.code, response.error.solver_status) in {
+        ("no_solution", "INFEASIBLE"),
+        ("solver_timeout", "UNKNOWN"),
+    }, response.error
+    return True
