@@ -136,7 +136,12 @@ _TOLERANCE: Final = 1e-6
 
 
 class HardViolation(BaseModel):
-    """One broken hard rule: which rule, and who/when/what in words."""
+    """One broken hard rule: which rule, who/when/what in words, and the input behind it.
+
+    ``field`` is the JSON path of the item to change: a request item prefixed
+    ``request.`` (``request.employees[3].fixed_assignments[0]``), or ``roster[i]`` for a
+    fault of the roster itself (``i`` the assignment's position in the audited list).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -145,6 +150,7 @@ class HardViolation(BaseModel):
     employee_id: str | None = None
     date: Date | None = None
     shift_id: str | None = None
+    field: str | None = None
 
 
 class AuditReport(BaseModel):
@@ -262,6 +268,8 @@ class _Context:
     employee_scope: frozenset[str] | None = None
     date_scope: frozenset[dt.date] | None = None
     history: History | None = None
+    # id(assignment) -> its positions in the audited list (one object may be listed twice)
+    positions: Mapping[int, list[int]] = field(default_factory=dict)
     dates: list[dt.date] = field(init=False)
     before: list[dt.date] = field(init=False)  # the dates the history covers, in order
     _earlier: dict[tuple[str, dt.date], str] = field(init=False)  # history: shift worked
@@ -270,6 +278,9 @@ class _Context:
     shifts: dict[str, Shift] = field(init=False)
     duties: dict[str, Duty] = field(init=False)
     employees: dict[str, Employee] = field(init=False)
+    employee_index: dict[str, int] = field(init=False)  # id -> position in the request
+    holiday_index: dict[dt.date, int] = field(init=False)  # first position in holidays
+    duty_index: dict[str, int] = field(init=False)
     _by_employee: dict[str, list[Assignment]] = field(init=False)
     _by_employee_date: dict[tuple[str, dt.date], list[Assignment]] = field(init=False)
     _by_shift_date: dict[tuple[str, dt.date], list[Assignment]] = field(init=False)
@@ -290,6 +301,11 @@ class _Context:
         self.shifts = {s.id: s for s in self.request.shifts}
         self.duties = {k.id: k for k in self.request.duties}
         self.employees = {e.id: e for e in self.request.employees}
+        self.employee_index = {e.id: i for i, e in enumerate(self.request.employees)}
+        self.duty_index = {k.id: i for i, k in enumerate(self.request.duties)}
+        self.holiday_index = {}
+        for i, holiday in enumerate(period.holidays):
+            self.holiday_index.setdefault(holiday, i)
         self._by_employee = defaultdict(list)
         self._by_employee_date = defaultdict(list)
         self._by_shift_date = defaultdict(list)
@@ -356,6 +372,22 @@ class _Context:
     def of(self, employee_id: str) -> list[Assignment]:
         return self._by_employee.get(employee_id, [])
 
+    def employee_field(self, employee_id: str, rest: str = "") -> str:
+        """The JSON path of an employee of the request, or of ``rest`` inside it."""
+        return f"request.employees[{self.employee_index[employee_id]}]{rest}"
+
+    def roster_fields(self, assignments: Sequence[Assignment]) -> list[str | None]:
+        """``roster[i]`` of each assignment, in order; None for one not in the audited list
+        (the new assignment of an edit)."""
+        used: Counter[int] = Counter()
+        found: list[str | None] = []
+        for a in assignments:
+            places = self.positions.get(id(a), [])
+            nth = used[id(a)]
+            used[id(a)] += 1
+            found.append(f"roster[{places[nth]}]" if nth < len(places) else None)
+        return found
+
     def of_on(self, employee_id: str, day: dt.date) -> list[Assignment]:
         return self._by_employee_date.get((employee_id, day), [])
 
@@ -415,10 +447,18 @@ class _Findings:
         employee_id: str | None = None,
         day: dt.date | None = None,
         shift_id: str | None = None,
+        *,
+        at: str | None,
     ) -> None:
+        """Records a broken hard rule; ``at`` is the JSON path of the input item behind it."""
         self.hard.append(
             HardViolation(
-                code=code, message=message, employee_id=employee_id, date=day, shift_id=shift_id
+                code=code,
+                message=message,
+                employee_id=employee_id,
+                date=day,
+                shift_id=shift_id,
+                field=at,
             )
         )
 
@@ -460,6 +500,19 @@ class _Findings:
 # ---------------------------------------------------------------- assignment-level rules
 
 
+def _positions(
+    assignments: Sequence[Assignment], known: Sequence[Assignment]
+) -> dict[int, list[int]]:
+    """Where each known assignment stands in the audited list, for ``roster[i]``. Keyed
+    by object identity, so only objects the context keeps alive (``known``) are keyed."""
+    kept = {id(a) for a in known}
+    found: dict[int, list[int]] = {}
+    for index, a in enumerate(assignments):
+        if id(a) in kept:
+            found.setdefault(id(a), []).append(index)
+    return found
+
+
 def _check_references(
     request: SolveRequest, assignments: Sequence[Assignment], out: _Findings
 ) -> list[Assignment]:
@@ -469,7 +522,7 @@ def _check_references(
     shifts = {s.id for s in request.shifts}
     duties = {k.id for k in request.duties}
     known: list[Assignment] = []
-    for a in assignments:
+    for index, a in enumerate(assignments):
         problems: list[str] = []
         if a.employee_id not in employees:
             problems.append(f"unknown employee {a.employee_id!r}")
@@ -489,6 +542,7 @@ def _check_references(
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=f"roster[{index}]",
             )
         else:
             known.append(a)
@@ -500,13 +554,17 @@ def _check_one_shift_per_date(ctx: _Context, out: _Findings) -> None:
     counts = Counter((a.employee_id, a.date) for a in ctx.scoped_assignments)
     for (employee_id, day), count in sorted(counts.items(), key=lambda item: item[0]):
         if count > 1:
-            shifts = ", ".join(a.shift_id for a in ctx.of_on(employee_id, day))
-            out.broken(
-                "one_shift_per_date",
-                f"{employee_id} has {count} assignments on {day.isoformat()} ({shifts})",
-                employee_id,
-                day,
-            )
+            listed = ctx.of_on(employee_id, day)
+            shifts = ", ".join(a.shift_id for a in listed)
+            # one finding per assignment beyond the first: each is one to take out
+            for at in ctx.roster_fields(listed)[1:]:
+                out.broken(
+                    "one_shift_per_date",
+                    f"{employee_id} has {count} assignments on {day.isoformat()} ({shifts})",
+                    employee_id,
+                    day,
+                    at=at,
+                )
 
 
 def _check_assignable_shift(ctx: _Context, out: _Findings) -> None:
@@ -518,6 +576,7 @@ def _check_assignable_shift(ctx: _Context, out: _Findings) -> None:
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=ctx.employee_field(a.employee_id, ".assignable_shift_ids"),
             )
 
 
@@ -530,6 +589,7 @@ def _check_holiday(ctx: _Context, out: _Findings) -> None:
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=f"request.schedule_period.holidays[{ctx.holiday_index[a.date]}]",
             )
 
 
@@ -544,6 +604,7 @@ def _check_available_weekday(ctx: _Context, out: _Findings) -> None:
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=ctx.employee_field(a.employee_id, ".available_weekdays"),
             )
 
 
@@ -559,6 +620,7 @@ def _check_duty_on_shift(ctx: _Context, out: _Findings) -> None:
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=f"request.duties[{ctx.duty_index[a.duty_id]}].staffing_demand_by_shift",
             )
 
 
@@ -574,6 +636,7 @@ def _check_skill_level(ctx: _Context, out: _Findings) -> None:
                 a.employee_id,
                 a.date,
                 a.shift_id,
+                at=ctx.employee_field(a.employee_id, ".skill_levels"),
             )
 
 
@@ -581,7 +644,7 @@ def _check_fixed_assignments(ctx: _Context, out: _Findings) -> None:
     """Each fixed assignment inside the period is worked, with its duty when named."""
     period = ctx.request.schedule_period
     for employee in ctx.scoped_employees:
-        for fixed in employee.fixed_assignments:
+        for j, fixed in enumerate(employee.fixed_assignments):
             if not period.start_date <= fixed.date <= period.end_date:
                 continue
             worked = any(
@@ -598,13 +661,15 @@ def _check_fixed_assignments(ctx: _Context, out: _Findings) -> None:
                     employee.id,
                     fixed.date,
                     fixed.shift_id,
+                    at=ctx.employee_field(employee.id, f".fixed_assignments[{j}]"),
                 )
 
 
 def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
     """Per employee and shift, the count over the whole period lies in [min, max]."""
     for employee in ctx.scoped_employees:
-        for limit in employee.shift_count_limits:
+        for j, limit in enumerate(employee.shift_count_limits):
+            at = ctx.employee_field(employee.id, f".shift_count_limits[{j}]")
             count = sum(1 for a in ctx.of(employee.id) if a.shift_id == limit.shift_id)
             if limit.min is not None and count < limit.min:
                 out.broken(
@@ -613,6 +678,7 @@ def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
                     f"below the minimum {limit.min}",
                     employee.id,
                     shift_id=limit.shift_id,
+                    at=at,
                 )
             if limit.max is not None and count > limit.max:
                 out.broken(
@@ -621,6 +687,7 @@ def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
                     f"above the maximum {limit.max}",
                     employee.id,
                     shift_id=limit.shift_id,
+                    at=at,
                 )
 
 
@@ -650,6 +717,8 @@ def _consecutive_days(ctx: _Context, out: _Findings) -> None:
                     f"{first.isoformat()}..{last.isoformat()}, more than {n}",
                     employee.id,
                     dates[max(run_start, first_of_period)],
+                    # also when N is the default: that field is the one to set
+                    at="request.constraints.max_consecutive_working_days",
                 )
             run_start = i + 1
 
@@ -670,7 +739,7 @@ def _shift_transitions(ctx: _Context, out: _Findings) -> None:
     # With a history, the pair (the day before the start, the start) counts too.
     dates = ctx.before[-1:] + ctx.dates
     rows = {e.id: [ctx.worked_shifts(e.id, day) for day in dates] for e in ctx.scoped_employees}
-    for transition in transitions:
+    for index, transition in enumerate(transitions):
         for employee in ctx.scoped_employees:
             occurrences: list[dt.date] = []
             row = rows[employee.id]
@@ -699,6 +768,7 @@ def _shift_transitions(ctx: _Context, out: _Findings) -> None:
                     employee.id,
                     day,
                     transition.from_shift_id,
+                    at=f"request.constraints.shift_transitions[{index}]",
                 )
 
 
@@ -730,6 +800,7 @@ def _days_per_month(ctx: _Context, out: _Findings) -> None:
                     f"{employee.id} works {worked} dates in {key}, more than {bounds.max}",
                     employee.id,
                     max(days[0], start),
+                    at=ctx.employee_field(employee.id, ".working_days_per_month"),
                 )
             minimum = _prorate(bounds.min, len(days), _days_in_month(days[0]))
             out.soft(
@@ -777,6 +848,7 @@ def _weekly_hours(ctx: _Context, out: _Findings) -> None:
                     f"{limit.hours} h ({60 * limit.hours} minutes)",
                     employee.id,
                     max(days[0], start),
+                    at=ctx.employee_field(employee.id, ".weekly_working_hours_limit"),
                 )
 
 
@@ -802,6 +874,7 @@ def _pairings(ctx: _Context, out: _Findings) -> None:
                     None,
                     day,
                     shift_id,
+                    at=f"request.constraints.employee_pairings[{index}]",
                 )
             if pairing.rule == "require":
                 missing += len(present) * (len(members) - len(present))
@@ -857,6 +930,7 @@ def _skill_support(ctx: _Context, out: _Findings) -> None:
                 None,
                 day,
                 shift_id,
+                at="request.constraints.skill_support",
             )
 
 
@@ -1085,7 +1159,9 @@ def audit(
     """
     out = _Findings()
     known = _check_references(request, assignments, out)
-    ctx = _Context(request, known, preference_weight, history=history)
+    ctx = _Context(
+        request, known, preference_weight, history=history, positions=_positions(assignments, known)
+    )
     for rule in _RULES:
         rule(ctx, out)
     return AuditReport(
@@ -1123,7 +1199,7 @@ def _findings(ctx: _Context) -> _Findings:
 
 
 def _violation_key(v: HardViolation) -> tuple[Any, ...]:
-    return (v.code, v.message, v.employee_id, v.date, v.shift_id)
+    return (v.code, v.message, v.employee_id, v.date, v.shift_id, v.field)
 
 
 class ChangeEvaluator:
@@ -1147,7 +1223,13 @@ class ChangeEvaluator:
     ) -> None:
         out = _Findings()
         known = _check_references(request, assignments, out)
-        self._base = _Context(request, known, preference_weight, history=history)
+        self._base = _Context(
+            request,
+            known,
+            preference_weight,
+            history=history,
+            positions=_positions(assignments, known),
+        )
 
     def effect(self, employee_id: str, day: dt.date, new: Assignment | None) -> ChangeEffect:
         """Replace ``employee_id``'s assignments on ``day`` by ``new`` (None: a day off).

@@ -32,6 +32,13 @@ def reassign(
     return kept
 
 
+def _same_fault(violation: HardViolation) -> HardViolation:
+    """The violation as two audits of edited rosters can compare it."""
+    if violation.field is not None and violation.field.startswith("roster["):
+        return violation.model_copy(update={"field": None})
+    return violation
+
+
 @dataclass(frozen=True)
 class TermChange:
     name: str
@@ -58,9 +65,13 @@ class EditVerdict:
 
     @property
     def new_hard_violations(self) -> list[HardViolation]:
-        """Violations the edit introduced (the roster may have had some before)."""
-        old = set(self.before.hard_violations)
-        return [v for v in self.after.hard_violations if v not in old]
+        """Violations the edit introduced (the roster may have had some before).
+
+        A fault of the roster itself is named by its position (``roster[i]``), which an
+        edit shifts, so the position is left out when the two audits are compared.
+        """
+        old = {_same_fault(v) for v in self.before.hard_violations}
+        return [v for v in self.after.hard_violations if _same_fault(v) not in old]
 
     @property
     def changed_terms(self) -> list[TermChange]:

@@ -17,12 +17,15 @@ from engine.audit import (
     HARD_CODES,
     WEIGHTS,
     AuditReport,
+    ChangeEvaluator,
     audit,
     audit_json,
     compare_shortages,
     compare_with_metrics,
 )
 from engine.contract import Assignment, Shortage, SolveRequest
+from engine.history import History
+from engine.items import item_at
 
 # The module itself: as an attribute of the package, engine.audit is the function.
 audit_module = importlib.import_module("engine.audit")
@@ -410,6 +413,185 @@ def test_every_hard_code_of_the_page_is_known() -> None:
         "pairing_exclude",
         "skill_support",
     }
+
+
+# -------------------------------------------------- every hard violation names its item
+
+
+def planted(code: str) -> tuple[SolveRequest, list[Assignment], str]:
+    """A request and a roster that break ``code`` once, and the field that must say where.
+
+    The item behind each violation is never the first of its array, so a path that
+    always named index 0 would fail.
+    """
+    staff = [employee("e0")]  # the employee at index 1 is e1
+    defaults = "request.constraints.max_consecutive_working_days"
+    cases: dict[str, tuple[SolveRequest, list[Assignment], str]] = {
+        "unknown_reference": (
+            request([*staff, employee("e1")]),
+            [a("e1", day(0), "D"), a("ghost", day(0), "D")],
+            "roster[1]",
+        ),
+        "one_shift_per_date": (
+            request([*staff, employee("e1")]),
+            [a("e1", day(0), "D"), a("e0", day(1), "D"), a("e1", day(0), "N")],
+            "roster[2]",
+        ),
+        "assignable_shift": (
+            request([*staff, employee("e1", ("D",))]),
+            [a("e1", day(0), "N")],
+            "request.employees[1].assignable_shift_ids",
+        ),
+        "holiday": (
+            request([*staff, employee("e1")], holidays=(day(1), day(3))),
+            [a("e1", day(3), "D")],
+            "request.schedule_period.holidays[1]",
+        ),
+        "available_weekday": (
+            request([*staff, employee("e1", available_weekdays=["mon", "tue"])]),
+            [a("e1", day(2), "D")],
+            "request.employees[1].available_weekdays",
+        ),
+        "duty_not_on_shift": (
+            request([*staff, employee("e1")], duties=[duty("x"), duty("lead", ("D",))]),
+            [a("e1", day(0), "N", "lead")],
+            "request.duties[1].staffing_demand_by_shift",
+        ),
+        "skill_level": (
+            request([*staff, employee("e1", skill_levels={"lead": 0})], duties=[duty("lead")]),
+            [a("e1", day(0), "D", "lead")],
+            "request.employees[1].skill_levels",
+        ),
+        "fixed_assignment": (
+            request(
+                [
+                    *staff,
+                    employee(
+                        "e1",
+                        fixed_assignments=[
+                            {"date": day(0), "shift_id": "D"},
+                            {"date": day(1), "shift_id": "N"},
+                        ],
+                    ),
+                ]
+            ),
+            [a("e1", day(0), "D")],
+            "request.employees[1].fixed_assignments[1]",
+        ),
+        "shift_count_limit": (
+            request(
+                [
+                    *staff,
+                    employee(
+                        "e1",
+                        shift_count_limits=[
+                            {"shift_id": "D", "max": 5},
+                            {"shift_id": "N", "max": 0},
+                        ],
+                    ),
+                ]
+            ),
+            [a("e1", day(0), "N")],
+            "request.employees[1].shift_count_limits[1]",
+        ),
+        # the default cap of 6 applies: the field to set is the absent one
+        "max_consecutive_days": (
+            request([*staff, employee("e1")]),
+            worked("e1", range(7)),
+            defaults,
+        ),
+        "days_per_month_max": (
+            request([*staff, employee("e1", working_days_per_month={"min": 0, "max": 1})]),
+            worked("e1", [0, 1]),
+            "request.employees[1].working_days_per_month",
+        ),
+        "weekly_hours": (
+            request([*staff, employee("e1", weekly_working_hours_limit={"hours": 8})]),
+            worked("e1", [0, 1]),
+            "request.employees[1].weekly_working_hours_limit",
+        ),
+        "shift_transition": (
+            request(
+                [*staff, employee("e1")],
+                shift_transitions=[
+                    {"from_shift_id": "D", "to_shift_id": "N", "rule": "forbid"},
+                    {"from_shift_id": "N", "to_shift_id": "D", "rule": "forbid"},
+                ],
+            ),
+            [a("e1", day(0), "N"), a("e1", day(1), "D")],
+            "request.constraints.shift_transitions[1]",
+        ),
+        "pairing_exclude": (
+            request(
+                [*staff, employee("e1"), employee("e2")],
+                employee_pairings=[
+                    {"employee_ids": ["e0", "e1"], "rule": "require"},
+                    {"employee_ids": ["e1", "e2"], "rule": "exclude"},
+                ],
+            ),
+            [a("e1", day(0), "D"), a("e2", day(0), "D")],
+            "request.constraints.employee_pairings[1]",
+        ),
+        "skill_support": (
+            request(
+                [*staff, employee("e1", skill_levels={"lead": 2})],
+                duties=[duty("lead")],
+                skill_support={"scope": "shift", "enforcement": "hard"},
+            ),
+            [a("e1", day(0), "D")],
+            "request.constraints.skill_support",
+        ),
+    }
+    return cases[code]
+
+
+@pytest.mark.parametrize("code", HARD_CODES)
+def test_every_hard_violation_names_an_existing_item(code: str) -> None:
+    req, roster, expected = planted(code)
+    report = audit(req, roster)
+    assert codes(report) == [code]
+    field = report.hard_violations[0].field
+    assert field == expected
+    document = {
+        "request": req.model_dump(mode="json"),
+        "roster": [x.model_dump(mode="json") for x in roster],
+    }
+    found = item_at(document, field)  # KeyError when the path names nothing
+    if field.startswith("roster["):
+        assert found == document["roster"][int(field[7:-1])]
+        assert found["employee_id"] == report.hard_violations[0].employee_id
+
+
+def test_one_shift_per_date_names_every_assignment_beyond_the_first() -> None:
+    roster = [a("e1", day(0), "D"), a("e1", day(1), "D"), a("e1", day(0), "N")]
+    roster.append(roster[0])  # the same object listed twice is two assignments
+    report = audit(request([employee("e1")]), roster)
+    assert [(v.code, v.field) for v in report.hard_violations] == [
+        ("one_shift_per_date", "roster[2]"),
+        ("one_shift_per_date", "roster[3]"),
+    ]
+
+
+def test_a_violation_across_the_seam_names_the_request_item() -> None:
+    # Four dates worked before the period and three in it: a run of 7 over the cap of 6.
+    history = History(assignments=[a("e1", day(i - 4), "D") for i in range(4)])
+    req = request([employee("e0"), employee("e1")])
+    report = audit(req, worked("e1", range(3)), history=history)
+    assert [(v.code, v.field) for v in report.hard_violations] == [
+        ("max_consecutive_days", "request.constraints.max_consecutive_working_days")
+    ]
+
+
+def test_an_edit_keeps_the_roster_faults_it_leaves_and_names_the_ones_it_adds() -> None:
+    # e1 twice on Monday (roster[1]) stays so, whatever the edit on Wednesday does.
+    roster = [a("e1", day(0), "D"), a("e1", day(0), "N"), a("e0", day(1), "D")]
+    evaluator = ChangeEvaluator(request([employee("e0"), employee("e1", ("D",))]), roster)
+    wednesday = dt.date(2026, 3, 4)
+    assert evaluator.effect("e1", wednesday, a("e1", day(2), "D")).hard_violations == []
+    broken = evaluator.effect("e1", wednesday, a("e1", day(2), "N")).hard_violations
+    assert [(v.code, v.field) for v in broken] == [
+        ("assignable_shift", "request.employees[1].assignable_shift_ids")
+    ]
 
 
 # -------------------------------------------------------------------------- sequences

@@ -152,6 +152,20 @@ def test_only_violations_the_edit_introduced_are_new(req: SolveRequest) -> None:
     ]
 
 
+def test_a_roster_fault_the_edit_only_renumbers_is_not_new(req: SolveRequest) -> None:
+    # B twice on the last date is roster[2] before the edit; adding C on the first date
+    # sorts C's assignment ahead of it, so it is roster[3] after: the same fault.
+    twice = [
+        Assignment(employee_id=A, date=DATES[0], shift_id=D),
+        Assignment(employee_id=B, date=DATES[2], shift_id=D),
+        Assignment(employee_id=B, date=DATES[2], shift_id=N),
+    ]
+    verdict = judge_edit(req, twice, reassign(twice, C, DATES[0], D))
+    assert [v.field for v in verdict.before.hard_violations] == ["roster[2]"]
+    assert [v.field for v in verdict.after.hard_violations] == ["roster[3]"]
+    assert verdict.new_hard_violations == []
+
+
 @pytest.mark.parametrize("day", DATES)
 def test_a_missing_head_costs_exactly_a_shortage(
     req: SolveRequest, roster: list[Assignment], day: dt.date
