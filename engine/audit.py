@@ -7,8 +7,9 @@ never imports ``engine.horizon``, ``engine.problem`` or ``engine.model``. When t
 disagree, one of them misreads the page.
 
 :func:`audit` returns every broken hard rule (code from the semantics table, with who,
-when and what), every soft term with a positive magnitude (merged by name, sorted by
-name), the objective value and the shortage markers. :func:`compare_with_metrics` and
+when and what, and ``field``, the JSON path of the input item behind it), every soft
+term with a positive magnitude (merged by name, sorted by name), the objective value and
+the shortage markers. :func:`compare_with_metrics` and
 :func:`compare_shortages` list the differences between an audit and what a solver
 reported. :func:`read_response` reads a roster from a response: its assignments strictly
 (every fault with its JSON path), its metrics and shortages leniently (a roster written
@@ -20,6 +21,8 @@ Readings chosen where the page leaves room:
   once and then left out of every other rule: it cannot be placed on the calendar or
   priced. All other assignments count as listed, even those that break a hard rule (an
   employee listed twice on one date counts twice for heads, shift counts and hours).
+- ``one_shift_per_date`` is reported once per assignment beyond the first of that
+  employee and date, each naming its own ``roster[i]``: each is one to take out.
 - Heads, managers and duty holders count assignments on ``(shift, date)``.
 - A fixed assignment dated outside the period is not part of this roster and is ignored.
 - A ``preferred_shift`` whose date is outside the period, or whose shift is unknown, is
