@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine validate|solve|audit|export|replan|recommend``.
+"""Command line: ``python -m engine validate|solve|audit|compare|explain|why|export|...``.
 
     python -m engine validate REQUEST.json     ValidateResponse, or the errors
     python -m engine solve REQUEST.json [--time-limit S] [--workers N] [--seed N]
@@ -11,7 +11,21 @@
                                                the period before, or a history), and
                                                the answer adds the ledger (engine.plan)
     python -m engine audit REQUEST.json RESPONSE.json [--history PREV.json]
-                                               the audit (across the seam with PREV)
+                                               the audit (across the seam with PREV):
+                                               findings with their input items, each
+                                               employee's figures, the plan's KPIs
+    python -m engine compare REQUEST.json A.json B.json [--history PREV.json]
+                                               what differs from roster A to B: cells,
+                                               per-employee figures, terms, objective
+    python -m engine explain REQUEST.json RESPONSE.json [--date DATE ...]
+                       [--absent ...] [--history PREV.json] [--time-limit S]
+                                               per shortage: avoidable (the fill found)
+                                               or unavoidable (what forbids it)
+    python -m engine why REQUEST.json RESPONSE.json --employee ID --date DATE
+                       [--shift SHIFT_ID[:DUTY_ID]] [--absent ...] [--time-limit S]
+                                               why ID is not off (or not on the shift)
+                                               that date: the re-plan that makes it so,
+                                               or the rules that forbid it
     python -m engine export REQUEST.json RESPONSE.json --format csv|ics|xlsx
                        [-o FILE] [--employee ID]
                                                the roster as a file: csv a header row,
@@ -61,8 +75,10 @@ from engine.rules import load_json
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 
 if TYPE_CHECKING:  # generic in the stubs only
+    from engine.audit import ReadResponse
     from engine.contract import SolveRequest
     from engine.history import History
+    from engine.solve import SolveLimits
 
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -144,15 +160,33 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
     return EXIT_OK if response.status == "completed" else EXIT_FAILED
 
 
+def _assignments(path: str, stdin: TextIO, request: SolveRequest) -> ReadResponse:
+    """The roster in ``path`` (a SolveResponse, {assignments} or a list), which must fit
+    ``request``: every fault with its path in that file (``solution.assignments[3]``)."""
+    from engine.audit import read_response
+    from engine.export import assignments_path
+    from engine.inquiry import fit_faults
+
+    raw = _read_json(path, stdin)
+    read = read_response(raw)
+    faults = fit_faults(request, read.assignments, assignments_path(raw) or (path,))
+    if faults:
+        raise InvalidRequest(faults)
+    return read
+
+
 def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
-    from engine.audit import audit, compare_shortages, compare_with_metrics, read_response
+    from engine.audit import audit, compare_shortages, compare_with_metrics
+    from engine.review import explained
     from engine.rules import parse_request
 
     request = parse_request(_read_json(args.request, stdin))
-    response = read_response(_read_json(args.response, stdin))
+    response = _assignments(args.response, stdin, request)
     history = None if args.history is None else _history(request, args.history, stdin)
     report = audit(request, response.assignments, history=history)
-    payload = report.model_dump(mode="json", exclude_none=True)
+    payload = explained(request, response.assignments, report).model_dump(
+        mode="json", exclude_none=True
+    )
     mismatches: list[str] = []
     if response.metrics is not None:
         mismatches += compare_with_metrics(report, response.metrics)
@@ -171,6 +205,79 @@ def _audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
             f"{len(mismatches)} metrics that disagree, objective {report.objective_value:g}\n"
         )
     return EXIT_OK if clean else EXIT_FAILED
+
+
+def _compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.review import compare
+    from engine.rules import parse_request
+
+    request = parse_request(_read_json(args.request, stdin))
+    before = _assignments(args.before, stdin, request).assignments
+    after = _assignments(args.after, stdin, request).assignments
+    history = None if args.history is None else _history(request, args.history, stdin)
+    answer = compare(request, before, after, history=history)
+    _print(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(
+            f"{len(answer.changes)} cells differ for {len(answer.employees)} employees; "
+            f"objective {answer.objective_before:g} -> {answer.objective_after:g} "
+            f"({answer.objective_delta:+g}); hard violations "
+            f"+{len(answer.hard_violations_added)} -{len(answer.hard_violations_removed)}\n"
+        )
+    return EXIT_OK
+
+
+def _question_body(args: argparse.Namespace, stdin: TextIO) -> dict[str, Any]:
+    """The body every question on one roster shares: request, roster, absences, history."""
+    request, roster = _roster(args, stdin)
+    body: dict[str, Any] = {"request": request, "roster": roster, "absences": args.absent}
+    if args.history is not None:
+        body["history"] = _read_json(args.history, stdin)
+    return body
+
+
+def _limits(args: argparse.Namespace) -> SolveLimits:
+    from engine.solve import SolveLimits
+
+    return SolveLimits(
+        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
+    )
+
+
+def _explain(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.explain import explain_shortages
+    from engine.inquiry import parse_explain
+
+    body = _question_body(args, stdin)
+    if args.date:
+        body["dates"] = args.date
+    answer = explain_shortages(parse_explain(body), _limits(args))
+    _print(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        verdicts = [e.verdict for e in answer.explanations]
+        counts = ", ".join(
+            f"{verdicts.count(v)} {v}" for v in ("avoidable", "unavoidable", "undecided")
+        )
+        err.write(f"{len(verdicts)} shortages explained: {counts}\n")
+    return EXIT_OK
+
+
+def _why(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.inquiry import parse_why
+    from engine.why import why_not
+
+    body = _question_body(args, stdin)
+    body |= {"employee_id": args.employee, "date": args.date}
+    if args.shift is not None:
+        shift_id, _, duty_id = args.shift.partition(":")
+        body["shift_id"] = shift_id
+        if duty_id:
+            body["duty_id"] = duty_id
+    answer = why_not(parse_why(body), _limits(args))
+    _print(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(f"{answer.question} {answer.verdict}: {answer.summary}\n")
+    return EXIT_OK if answer.verdict in ("already", "possible", "impossible") else EXIT_FAILED
 
 
 def _export(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
@@ -322,7 +429,17 @@ def _parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="nothing on stderr but the faults"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_validate, _add_solve, _add_audit, _add_export, _add_replan, _add_recommend):
+    for add in (
+        _add_validate,
+        _add_solve,
+        _add_audit,
+        _add_compare,
+        _add_explain,
+        _add_why,
+        _add_export,
+        _add_replan,
+        _add_recommend,
+    ):
         add(sub, quiet)
     return parser
 
@@ -388,6 +505,84 @@ def _add_audit(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     a.add_argument("response", help=RESPONSE_HELP)
     a.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     a.set_defaults(run=_audit)
+
+
+def _add_compare(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
+    c = sub.add_parser(
+        "compare",
+        parents=[quiet],
+        help="what differs between two rosters of one request",
+        description="Compare roster B with roster A (each a SolveResponse, {assignments} "
+        "or a list): the changed cells, each employee's change in shifts, hours, nights, "
+        "weekends and preferences, each soft term's change in cost, the objective's, and "
+        "the KPIs of both. Every delta is B - A.",
+    )
+    c.add_argument("request", help=REQUEST_HELP)
+    c.add_argument("before", help="roster A: " + RESPONSE_HELP)
+    c.add_argument("after", help="roster B: " + RESPONSE_HELP)
+    c.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
+    c.set_defaults(run=_compare)
+
+
+def _add_question(
+    sub: Subcommands, quiet: argparse.ArgumentParser, name: str, summary: str, description: str
+) -> argparse.ArgumentParser:
+    """A question on one roster: the request, the roster, absences, history, limits."""
+    q = sub.add_parser(name, parents=[quiet], help=summary, description=description)
+    q.add_argument("request", help=REQUEST_HELP)
+    q.add_argument("response", help=RESPONSE_HELP)
+    q.add_argument(
+        "--absent",
+        type=_absence,
+        action="append",
+        default=[],
+        help="holds for every roster tried: " + ABSENT_HELP,
+    )
+    q.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
+    q.add_argument(
+        "--time-limit", type=float, default=None, help="seconds in all (default: the request's)"
+    )
+    q.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
+    q.add_argument("--seed", type=int, default=0, help="random seed")
+    return q
+
+
+def _add_explain(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
+    e = _add_question(
+        sub,
+        quiet,
+        "explain",
+        "say for each shortage whether any roster could fill it, and how or why not",
+        "For each shortage of the roster in RESPONSE: avoidable (the cheapest fill found: "
+        "who covers it, the cells that move, the objective's change and the roster), "
+        "unavoidable (the hard rules and input items that forbid it) or undecided (out of "
+        "time). The time limit is shared among the shortages.",
+    )
+    e.add_argument(
+        "--date", action="append", default=[], metavar="DATE", help="only this date (repeatable)"
+    )
+    e.set_defaults(run=_explain)
+
+
+def _add_why(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
+    w = _add_question(
+        sub,
+        quiet,
+        "why",
+        "why an employee is not off, or not on a shift, on a date",
+        "Why is EMPLOYEE not off on DATE (without --shift), or not on SHIFT: the roster "
+        "is re-planned with that cell made so. Possible: the cells that move and the "
+        "objective's change; impossible: the hard rules that forbid it.",
+    )
+    w.add_argument("--employee", required=True, metavar="ID")
+    w.add_argument("--date", required=True, metavar="DATE")
+    w.add_argument(
+        "--shift",
+        default=None,
+        metavar="SHIFT_ID[:DUTY_ID]",
+        help="the shift wanted (default: off)",
+    )
+    w.set_defaults(run=_why)
 
 
 def _add_export(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:

@@ -95,10 +95,25 @@ class EmployeeChange(_ContractModel):
 # ----------------------------------------------------------------------------- helpers
 
 
+NIGHT_ENDS_MINUTES = 5 * 60  # night work: any time between midnight and 05:00
+
+
+def _minute_of_day(hhmm: str) -> int:
+    hours, minutes = hhmm.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
 def is_night(shift: Shift) -> bool:
-    """A shift that ends the next day (end_time <= start_time); none without hours."""
+    """A shift with working time between midnight and 05:00, the usual definition of
+    night work: 22:00-06:00 and a 24-hour shift are nights; 15:00-00:00, which ends
+    at midnight, is not. A shift without hours is none."""
     hours = shift.working_hours
-    return hours is not None and hours.end_time <= hours.start_time
+    if hours is None:
+        return False
+    start, end = _minute_of_day(hours.start_time), _minute_of_day(hours.end_time)
+    if end <= start:  # it runs past midnight: night unless it ends at midnight exactly
+        return end > 0 or start < NIGHT_ENDS_MINUTES
+    return start < NIGHT_ENDS_MINUTES
 
 
 def _known(request: SolveRequest, assignments: Iterable[Assignment]) -> list[Assignment]:

@@ -128,7 +128,7 @@ class RecommendResponse(_ContractModel):
 # ------------------------------------------------------------------ cross-field rules
 
 
-class _Known:
+class KnownIds:
     def __init__(self, request: SolveRequest) -> None:
         period = request.schedule_period
         self.start, self.end = period.start_date, period.end_date
@@ -177,23 +177,55 @@ class _Known:
         yield from self.shift_and_duty(path, a.shift_id, a.duty_id)
 
 
-def _roster_faults(roster: Sequence[Assignment], known: _Known, strict: bool) -> list[FieldError]:
+def _foreign(roster: Sequence[Assignment], known: KnownIds, at: Path) -> FieldError | None:
+    """One fault for a roster that belongs to another request (none of its employees,
+    or none of its dates, is the request's), instead of one fault per cell."""
+    if not roster:
+        return None
+    if not any(a.employee_id in known.employees for a in roster):
+        what = "none of its employees is in the request"
+    elif not any(known.start <= a.date <= known.end for a in roster):
+        what = (
+            f"none of its dates is in the period {known.start.isoformat()}..{known.end.isoformat()}"
+        )
+    else:
+        return None
+    return FieldError(
+        at,
+        f"this roster belongs to another request: {what}",
+        ErrorCode.ROSTER_OF_ANOTHER_REQUEST,
+    )
+
+
+def roster_faults(
+    roster: Sequence[Assignment],
+    known: KnownIds,
+    strict: bool,
+    at: Path = ("roster",),
+    *,
+    one_per_date: bool = True,
+) -> list[FieldError]:
     """Dates inside the period and one assignment per employee and date.
 
     ``strict``: every employee, shift and duty must exist too. A re-plan is not strict:
     its request may have dropped an employee or a shift since the roster was published,
-    and their assignments then simply go (they are listed as removed).
+    and their assignments then simply go (they are listed as removed). A roster of
+    another request is one fault at ``at``. ``one_per_date`` False lets an employee be
+    listed twice on a date: an audit reports that as a broken rule, not a bad input.
     """
+    foreign = _foreign(roster, known, at)
+    if foreign is not None:
+        return [foreign]
     faults: list[FieldError] = []
     seen: dict[tuple[str, dt.date], int] = {}
     for i, a in enumerate(roster):
-        path: Path = ("roster", i)
+        path: Path = (*at, i)
         if strict:
             faults += known.assignment(path, a)
         else:
             faults += known.date((*path, "date"), a.date)
         first = seen.setdefault((a.employee_id, a.date), i)
-        if first != i:
+        if first != i and one_per_date:
             faults.append(
                 FieldError(
                     path,
@@ -204,7 +236,7 @@ def _roster_faults(roster: Sequence[Assignment], known: _Known, strict: bool) ->
     return faults
 
 
-def _absence_faults(absences: Sequence[Absence], known: _Known) -> list[FieldError]:
+def absence_faults(absences: Sequence[Absence], known: KnownIds) -> list[FieldError]:
     faults: list[FieldError] = []
     for i, absence in enumerate(absences):
         faults += known.employee(("absences", i, "employee_id"), absence.employee_id)
@@ -213,15 +245,15 @@ def _absence_faults(absences: Sequence[Absence], known: _Known) -> list[FieldErr
     return faults
 
 
-def _request_faults(request: SolveRequest) -> list[FieldError]:
+def request_faults(request: SolveRequest) -> list[FieldError]:
     return [FieldError(("request", *f.path), f.message, f.code) for f in check(request)]
 
 
-def _history_faults(request: SolveRequest, history: History | None) -> list[FieldError]:
+def period_history_faults(request: SolveRequest, history: History | None) -> list[FieldError]:
     return [] if history is None else history_faults(request, history, ("history",))
 
 
-def _raise_if(faults: list[FieldError]) -> None:
+def raise_if(faults: list[FieldError]) -> None:
     if faults:
         raise InvalidRequest(faults)
 
@@ -229,37 +261,37 @@ def _raise_if(faults: list[FieldError]) -> None:
 def parse_replan(data: object) -> ReplanRequest:
     """Validate a re-plan input (field rules, then cross-field rules), or InvalidRequest."""
     replan = parse_model(ReplanRequest, data)
-    _raise_if(_request_faults(replan.request))
-    known = _Known(replan.request)
-    faults = _roster_faults(replan.roster, known, strict=False)
-    faults += _absence_faults(replan.absences, known)
+    raise_if(request_faults(replan.request))
+    known = KnownIds(replan.request)
+    faults = roster_faults(replan.roster, known, strict=False)
+    faults += absence_faults(replan.absences, known)
     for i, pin in enumerate(replan.pinned):
         faults += known.assignment(("pinned", i), pin)
-    faults += _history_faults(replan.request, replan.history)
-    _raise_if(faults)
+    faults += period_history_faults(replan.request, replan.history)
+    raise_if(faults)
     return replan
 
 
 def parse_plan(data: object) -> PlanRequest:
     """Validate a plan input (field rules, then cross-field rules), or InvalidRequest."""
     plan = parse_model(PlanRequest, data)
-    _raise_if(_request_faults(plan.request))
-    faults = _absence_faults(plan.absences, _Known(plan.request))
-    _raise_if(faults + _history_faults(plan.request, plan.history))
+    raise_if(request_faults(plan.request))
+    faults = absence_faults(plan.absences, KnownIds(plan.request))
+    raise_if(faults + period_history_faults(plan.request, plan.history))
     return plan
 
 
 def parse_recommend(data: object) -> RecommendRequest:
     """Validate a recommendation input (field rules, then cross-field), or InvalidRequest."""
     ask = parse_model(RecommendRequest, data)
-    _raise_if(_request_faults(ask.request))
-    known = _Known(ask.request)
-    faults = _roster_faults(ask.roster, known, strict=True)
-    faults += _absence_faults(ask.absences, known)
+    raise_if(request_faults(ask.request))
+    known = KnownIds(ask.request)
+    faults = roster_faults(ask.roster, known, strict=True)
+    faults += absence_faults(ask.absences, known)
     faults += known.date(("slot", "date"), ask.slot.date)
     faults += known.shift_and_duty(("slot",), ask.slot.shift_id, ask.slot.duty_id)
-    faults += _history_faults(ask.request, ask.history)
-    _raise_if(faults)
+    faults += period_history_faults(ask.request, ask.history)
+    raise_if(faults)
     return ask
 
 

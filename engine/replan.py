@@ -58,7 +58,7 @@ ProbeOutcome = Literal["feasible", "infeasible", "undecided"]
 
 
 @dataclass(frozen=True)
-class _Item:
+class Item:
     """One hard rule of the change (or of the request): its literal and how to name it."""
 
     kind: str  # an ItemKind, or the family of one of the request's hard rules
@@ -67,7 +67,7 @@ class _Item:
     literal: Var
 
 
-class _Index:
+class Index:
     """Ids of the request to the model's indices."""
 
     def __init__(self, problem: Problem) -> None:
@@ -77,10 +77,10 @@ class _Index:
         self.duty = {k.id: i for i, k in enumerate(problem.duties)}
 
 
-class _Cells:
+class Cells:
     """The model's literals for one (employee, day) cell."""
 
-    def __init__(self, compiled: CompiledModel, index: _Index) -> None:
+    def __init__(self, compiled: CompiledModel, index: Index) -> None:
         self.compiled = compiled
         self.index = index
         self.duties_of: dict[tuple[int, int, int], list[Var]] = {}
@@ -109,10 +109,20 @@ class _Cells:
         return self.duties_of.get((e, d, self.index.shift[a.shift_id]), [])
 
 
+Requirement = Callable[[CompiledModel, Cells], Sequence[Item]]
+"""Further hard rules of a re-plan, each under its item's literal (engine.explain's
+fill of a shortage): posted with the change's own items, diagnosed with them."""
+
+
 def replan(
-    ask: ReplanRequest, limits: SolveLimits | None = None, job_id: str | None = None
+    ask: ReplanRequest,
+    limits: SolveLimits | None = None,
+    job_id: str | None = None,
+    *,
+    require: Requirement | None = None,
 ) -> ReplanResponse:
-    """Re-plan ``ask.roster`` for ``ask.request`` under the absences and pins."""
+    """Re-plan ``ask.roster`` for ``ask.request`` under the absences and pins (and
+    ``require``'s items)."""
     request = ask.request
     limits = limits or SolveLimits()
     if limits.time_limit_seconds is None:
@@ -125,10 +135,12 @@ def replan(
     for group in compiled.hard_groups:  # one row each, so the diagnosis can lift them
         model.add_bool_and([group.literal])
     rule_rows = range(first_rule, len(model.proto.constraints))
-    index = _Index(problem)
-    cells = _Cells(compiled, index)
+    index = Index(problem)
+    cells = Cells(compiled, index)
     published = _published(ask, index)
     items = _post_items(ask, cells, published)
+    if require is not None:
+        items += require(compiled, cells)
     _add_change_term(compiled, cells, published, ask.change_weight)
     enforcement = len(model.proto.constraints)  # the one row that enforces every item
     model.add_bool_and([item.literal for item in items])
@@ -166,7 +178,7 @@ def _with_changes(
 # ---------------------------------------------------------------------- the change
 
 
-def _published(ask: ReplanRequest, index: _Index) -> dict[tuple[int, int], Assignment]:
+def _published(ask: ReplanRequest, index: Index) -> dict[tuple[int, int], Assignment]:
     """The published cells of employees the request still has, by model index."""
     cells = {}
     for a in ask.roster:
@@ -177,16 +189,16 @@ def _published(ask: ReplanRequest, index: _Index) -> dict[tuple[int, int], Assig
 
 
 def _post_items(
-    ask: ReplanRequest, cells: _Cells, published: dict[tuple[int, int], Assignment]
-) -> list[_Item]:
+    ask: ReplanRequest, cells: Cells, published: dict[tuple[int, int], Assignment]
+) -> list[Item]:
     """The change's hard rules, each under a literal of its own (for the diagnosis)."""
     model, index = cells.compiled.model, cells.index
-    items: list[_Item] = []
+    items: list[Item] = []
     unmet: dict[int, str] = {}  # literal index -> a kept cell the request rules out
 
     def item(kind: ItemKind, field: str, message: str) -> Var:
         literal = model.new_bool_var(f"replan[{field}]")
-        items.append(_Item(kind, field, message, literal))
+        items.append(Item(kind, field, message, literal))
         return literal
 
     def keep(literal: Var, e: int, d: int, a: Assignment | None) -> None:
@@ -240,7 +252,7 @@ def _post_items(
 
 def _pin_before(
     before: dt.date,
-    cells: _Cells,
+    cells: Cells,
     published: dict[tuple[int, int], Assignment],
     item: Callable[[ItemKind, str, str], Var],
     keep: Callable[[Var, int, int, Assignment | None], None],
@@ -263,7 +275,7 @@ def _pin_before(
 
 def _add_change_term(
     compiled: CompiledModel,
-    cells: _Cells,
+    cells: Cells,
     published: dict[tuple[int, int], Assignment],
     weight: int,
 ) -> None:
@@ -309,7 +321,7 @@ def _add_change_term(
     )
 
 
-def _fresh(problem: Problem, ask: ReplanRequest, index: _Index) -> Roster:
+def _fresh(problem: Problem, ask: ReplanRequest, index: Index) -> Roster:
     """With nothing published (a plan), the greedy start of a solve, absences kept."""
     absent: dict[int, set[int]] = {}
     for a in ask.absences:
@@ -329,9 +341,7 @@ def _fresh(problem: Problem, ask: ReplanRequest, index: _Index) -> Roster:
     return greedy_roster(replace(problem, employees=employees))
 
 
-def _hint(
-    ask: ReplanRequest, cells: _Cells, published: dict[tuple[int, int], Assignment]
-) -> Roster:
+def _hint(ask: ReplanRequest, cells: Cells, published: dict[tuple[int, int], Assignment]) -> Roster:
     """The published roster, less what the absences and the request now rule out."""
     index = cells.index
     absent = {
@@ -353,7 +363,7 @@ def _explain(
     ask: ReplanRequest,
     compiled: CompiledModel,
     enforcing_rows: Sequence[int],
-    items: list[_Item],
+    items: list[Item],
     limits: SolveLimits,
     workers: int,
 ) -> Diagnosis:
@@ -366,14 +376,14 @@ def _explain(
     for row in enforcing_rows:  # the items and the request's rules are assumed instead
         base.proto.constraints[row].bool_and.literals.clear()
     rules = [
-        _Item(g.family, f"request.{g.field}", describe(ask.request, g), g.literal)
+        Item(g.family, f"request.{g.field}", describe(ask.request, g), g.literal)
         for g in compiled.hard_groups
     ]
     base.clear_hints()  # type: ignore[no-untyped-call]
     base.clear_objective()  # type: ignore[no-untyped-call]
     probes = 0
 
-    def core(kept: Sequence[_Item]) -> tuple[ProbeOutcome, list[_Item]]:
+    def core(kept: Sequence[Item]) -> tuple[ProbeOutcome, list[Item]]:
         """Solve with ``kept`` assumed: the outcome, and a core within ``kept`` if infeasible."""
         nonlocal probes
         probes += 1
@@ -403,7 +413,7 @@ def _explain(
     if outcome != "infeasible":
         return Diagnosis(status="no_cause_identified", causes=[], probes=probes)
 
-    def probe(kept: list[_Item], dropped: _Item) -> list[_Item] | None:
+    def probe(kept: list[Item], dropped: Item) -> list[Item] | None:
         outcome, found = core(kept)
         return found if outcome == "infeasible" else None
 

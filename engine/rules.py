@@ -82,6 +82,7 @@ class ErrorCode(StrEnum):
     CONFLICTING_FIXED_ASSIGNMENTS = "conflicting_fixed_assignments"  # two fixes, one date
     # Re-planning and recommendations (engine.planning).
     DUPLICATE_ASSIGNMENT = "duplicate_assignment"  # a roster lists one employee twice a date
+    ROSTER_OF_ANOTHER_REQUEST = "roster_of_another_request"  # no employee or date of the request
     # Planning across periods (engine.history).
     NOT_BEFORE_PERIOD = "not_before_period"  # a history date on or after the period's start
 

@@ -190,7 +190,7 @@ def test_kpis_of_a_request_that_asks_for_nobody_and_states_no_wish() -> None:
     assert (result.nights_min, result.nights_max, result.nights_spread) == (0, 0, 0)
 
 
-def test_a_shift_that_ends_on_or_after_its_start_is_a_night() -> None:
+def test_a_shift_with_work_between_midnight_and_five_is_a_night() -> None:
     shifts = [
         build.shift("late", build.demand(2, 0, 1), hours=("15:00", "00:00")),  # to midnight
         build.shift("full", build.demand(2, 0, 1), hours=("08:00", "08:00")),  # 24 hours
@@ -201,10 +201,10 @@ def test_a_shift_that_ends_on_or_after_its_start_is_a_night() -> None:
         build.request_body(shifts, [build.employee("a", ["late", "full", "early", "on_call"])],
                            start="2026-03-07", days=2)
     )  # fmt: skip
-    assert [is_night(s) for s in request.shifts] == [True, True, False, False]
+    assert [is_night(s) for s in request.shifts] == [False, True, False, False]
     roster = [_cell("a", "2026-03-07", "late"), _cell("a", "2026-03-08", "full")]
     (figures,) = employee_figures(request, roster)
-    assert (figures.nights, figures.hours) == (2, 33.0)  # 9 hours and 24
+    assert (figures.nights, figures.hours) == (1, 33.0)  # 9 hours and 24
     assert (figures.weekend_days, figures.weekends) == (2, 1)
     (figures,) = employee_figures(request, [_cell("a", "2026-03-07", "on_call")])
     assert (figures.nights, figures.hours) == (0, 0.0)

@@ -20,7 +20,12 @@ Units (docs/semantics.md, "Size and units"):
   ``engine.plan:plan`` on the stored plan body, and refused otherwise.
 - a recommendation runs no solver (milliseconds, on any request size): a flat
   :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
-- a validation is free and needs no credential.
+- a validation, an audit and a comparison of two rosters are free and need no
+  credential (no solver runs; the body cap of every request applies).
+- an explanation of a roster's shortages and a why-not question each cost what a solve
+  of their request costs, and run synchronously only, like a re-plan (a large request is
+  422 ``tier-limit-exceeded``; the time limit is capped at 30 s). Their answer is always
+  delivered (a verdict per shortage, or for the cell asked about), so it is charged.
 
 Plans, re-plans and recommendations take an API key only: a payment buys one solve of
 ``POST /solve``, so a request without a key is 401 with a Bearer challenge, not the 402
@@ -35,6 +40,20 @@ from bento.billing.admission import SYNC_TIME_LIMIT_SECONDS, Admission, admit
 from bento.http.errors import TierLimitExceeded
 from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool
 from engine.contract import SolveRequest, SolveResponse, ValidateResponse
+from engine.inquiry import (
+    AuditRequest,
+    AuditResponse,
+    CompareRequest,
+    CompareResponse,
+    ExplainRequest,
+    ExplainResponse,
+    WhyRequest,
+    WhyResponse,
+    parse_audit,
+    parse_compare,
+    parse_explain,
+    parse_why,
+)
 from engine.planning import (
     PlanRequest,
     PlanResponse,
@@ -47,6 +66,7 @@ from engine.planning import (
     parse_replan,
 )
 from engine.recommend import recommend
+from engine.review import audit_roster, compare_rosters
 from engine.rules import parse_request
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 from engine.validation import describe
@@ -155,6 +175,30 @@ def _admit_recommend(ask: RecommendRequest, payer: Payer | None) -> Admission:
 
 def _admit_validate(request: SolveRequest, payer: Payer | None) -> Admission:
     return Admission(request_size(request), units=0, time_limit=0.0)
+
+
+def _admit_free(ask: AuditRequest | CompareRequest, payer: Payer | None) -> Admission:
+    return Admission(request_size(ask.request), units=0, time_limit=0.0)
+
+
+def _admit_explain(ask: ExplainRequest, payer: Payer | None) -> Admission:
+    return _admit_synchronous(ask.request, "an explanation")
+
+
+def _admit_why(ask: WhyRequest, payer: Payer | None) -> Admission:
+    return _admit_synchronous(ask.request, "a why-not question")
+
+
+FREE_NOTES: Final = {
+    422: "the body breaks the contract, or a roster does not fit its request (unknown "
+    "employee, shift or duty, a date outside the period, or a roster of another request "
+    "as one fault); errors[] has JSON paths, e.g. [roster, 3, employee_id]",
+}
+QUESTION_422: Final = (
+    "the body breaks the contract or the roster does not fit its request (errors[] with "
+    "JSON paths, e.g. [roster, 3, date], [dates, 0]); or a large request (it runs "
+    "synchronously only, on any tier); nothing is charged"
+)
 
 
 VALIDATE = Operation(
@@ -352,5 +396,159 @@ RECOMMEND = Operation(
     admit=_admit_recommend,
     run=InThread(recommend),
 )
-OPERATIONS: Final = (VALIDATE, SOLVE, PLAN, REPLAN, RECOMMEND)
+AUDIT = Operation(
+    name="audit",
+    path="/solve/audit",
+    body=AuditRequest,
+    answer=AuditResponse,
+    docs=Docs(
+        "Audit any roster against its request (free, no authentication)",
+        answered="the audit: hard violations and soft terms with their input items, "
+        "shortages, the objective, each employee's figures and the plan's KPIs",
+        description="Price and check any roster (a solve's, a hand-edited one, another "
+        "tool's) with the independent audit, without solving: every broken hard rule "
+        "with the JSON path of the input item behind it (field), every soft term with "
+        "its item and its meaning in words, the shortages with their demand items, the "
+        "objective, per employee the shifts, hours, nights, weekends and preferences "
+        "granted, and the plan's KPIs (coverage, preferences granted, spread of hours, "
+        "nights and weekends). The body is {request, roster, history?}. Free and open, "
+        "like validation.",
+        notes=FREE_NOTES,
+    ),
+    tool=Tool(
+        "audit_roster",
+        """Audit a roster against its request (free, no solve): what it breaks and costs.
+
+        ``request``: the scheduling request; ``roster``: the assignments (a solve's
+        solution.assignments, perhaps edited). Returns feasible, the hard violations
+        (each with ``field``, the JSON path of the rule or item behind it), the soft
+        terms with their items and words, the shortages, objective_value, per-employee
+        figures and KPIs. Use it to check a swap or an added shift before proposing it.
+        """,
+        spread=True,
+    ),
+    parse=parse_audit,
+    admit=_admit_free,
+    run=InThread(audit_roster),
+    payment="free",
+)
+COMPARE = Operation(
+    name="compare",
+    path="/solve/compare",
+    body=CompareRequest,
+    answer=CompareResponse,
+    docs=Docs(
+        "Compare two rosters of one request (free, no authentication)",
+        answered="the changed cells, per-employee and per-term changes, the objective's "
+        "change and the KPIs of both",
+        description="What differs from roster before to roster after (before and after an "
+        "edit, or two what-ifs) of one request: every changed (employee, date) cell, per "
+        "employee the change in shifts, hours, nights, weekends and preferences granted, "
+        "per soft term the change in cost, the objective before and after, the hard "
+        "violations added and removed, and the KPIs of both. Every delta is after - "
+        "before; both rosters are priced by the independent audit. Free and open.",
+        notes=FREE_NOTES,
+    ),
+    tool=Tool(
+        "compare_rosters",
+        """Compare two rosters of one request (free, no solve): what changed and what it costs.
+
+        ``request``: the scheduling request; ``before`` and ``after``: two rosters'
+        assignments. Returns the changed cells, per-employee changes (shifts, hours,
+        nights, weekends, preferences), per-term cost changes, objective_before,
+        objective_after, objective_delta (after - before), hard violations added and
+        removed, and the KPIs of both.
+        """,
+        spread=True,
+    ),
+    parse=parse_compare,
+    admit=_admit_free,
+    run=InThread(compare_rosters),
+    payment="free",
+)
+EXPLAIN = Operation(
+    name="explain",
+    path="/solve/explain",
+    body=ExplainRequest,
+    answer=ExplainResponse,
+    docs=Docs(
+        "Explain every shortage of a roster; consumes the units of a solve of its request",
+        answered="one verdict per shortage: avoidable with the fill found, unavoidable "
+        "with its causes, or undecided",
+        description="For each shortage of the roster (or of those on dates[]), one more "
+        "head is made mandatory and the roster re-planned around it under the absences "
+        "and the history. avoidable: the fill found (filled_by, the cells that change, "
+        "objective_delta and the roster, which keeps every hard rule and whose audited "
+        "objective is the original's plus objective_delta); unavoidable: no roster under "
+        "these hard rules can fill it, and causes[] is a minimal set of the rules and "
+        "input items that forbid it (JSON paths, e.g. request.employees[2].holidays, "
+        "absences[0].dates[1]), with a summary in words; undecided: the time ran out. "
+        "The request's time limit (at most 30 s) is shared among the shortages. Costs "
+        "what a solve of the request costs; runs synchronously only, on any tier.",
+        notes={**_keyed_solve_notes("explanation"), 422: QUESTION_422},
+    ),
+    tool=Tool(
+        "explain_shortages",
+        """Explain each shortage of a roster: could any roster fill it, how, or why not.
+
+        ``request``, ``roster`` (assignments), optional ``absences`` and ``history``,
+        optional ``dates`` (only shortages on these dates). Each shortage gets a verdict:
+        ``avoidable`` with the fill found (filled_by, changes, objective_delta and the
+        full roster, ready to apply), ``unavoidable`` with ``causes`` (the hard rules
+        and input items that forbid it) and a summary, or ``undecided``. Consumes the
+        units of a solve of ``request``.
+        """,
+        spread=True,
+    ),
+    parse=parse_explain,
+    admit=_admit_explain,
+    run=InPool("engine.explain:explain_shortages", "explain"),
+)
+WHY = Operation(
+    name="why",
+    path="/solve/why",
+    body=WhyRequest,
+    answer=WhyResponse,
+    docs=Docs(
+        "Why is an employee not off, or not on a shift, on a date; consumes the units of "
+        "a solve of its request",
+        answered="possible with the re-plan that makes it so, impossible with its causes, "
+        "already, or undecided",
+        description="The cell asked about (employee_id off on date, or on shift_id and "
+        "duty_id with shift_id given) is made so and the roster re-planned around it, "
+        "moving as few other cells as it can (as POST /solve/replan). possible: the "
+        "cells that change, objective_delta (the audited objective's change) and the "
+        "roster; impossible: causes[], the hard rules and input items that forbid it; "
+        "already: the roster has it; undecided: the time ran out. Costs what a solve of "
+        "the request costs; runs synchronously only, on any tier.",
+        notes={**_keyed_solve_notes("question"), 422: QUESTION_422},
+    ),
+    tool=Tool(
+        "why_not",
+        """Why is an employee not off on a date, or not on a shift? Answered by trying it.
+
+        ``request``, ``roster`` (assignments), ``employee_id``, ``date``, and
+        ``shift_id`` (optional ``duty_id``) for "why not on this shift"; without
+        shift_id, "why not off". Returns the verdict (possible, impossible, already,
+        undecided), a summary, and either the changes, objective_delta and roster of
+        the re-plan that makes it so, or the causes that forbid it. Consumes the units
+        of a solve of ``request``.
+        """,
+        spread=True,
+    ),
+    parse=parse_why,
+    admit=_admit_why,
+    run=InPool("engine.why:why_not", "why"),
+)
+OPERATIONS: Final = (
+    VALIDATE,
+    SOLVE,
+    PLAN,
+    REPLAN,
+    RECOMMEND,
+    AUDIT,
+    COMPARE,
+    EXPLAIN,
+    WHY,
+)
 """Every operation on the pipeline, in the order the API and the tools list them."""

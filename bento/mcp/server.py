@@ -42,7 +42,11 @@ INSTRUCTIONS = (
     "get_solve_job for queued (large) problems every ~15 s "
     "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
     "To change a published roster: recommend_employees ranks who could fill one "
-    "slot (no solve), replan_shift re-plans after absences with the fewest changes."
+    "slot (no solve), replan_shift re-plans after absences with the fewest changes. "
+    "To answer questions about a roster: audit_roster checks and prices any roster, "
+    "an edited one included (free); compare_rosters says what changed between two "
+    "(free); explain_shortages says whether each shortage could be filled, and how or "
+    "why not; why_not answers why someone is not off, or not on a shift, on a date."
 )
 
 Call = Callable[[str, str, Any], Awaitable[dict[str, Any]]]

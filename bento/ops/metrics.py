@@ -34,8 +34,8 @@ from bento.ops.metrics_dir import use_instance_dir
 from bento.solving.failures import SolveFailed
 from engine.contract import SolveResponse
 
-SolvePath = Literal["sync", "queued", "replan", "plan"]
-SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan", "plan")
+SolvePath = Literal["sync", "queued", "replan", "plan", "explain", "why"]
+SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan", "plan", "explain", "why")
 OUTCOMES: Final = ("completed", "no_solution", "timeout", "cancelled", "error")
 _OUTCOME_OF_CODE: Final = {
     "no_solution": "no_solution",
@@ -102,7 +102,8 @@ def solving(path: SolvePath, job_id: str | None = None) -> Iterator[Callable[[An
     outcome: list[str] = []
 
     def seen(result: Any) -> Any:
-        outcome.append(outcome_of(result) if isinstance(result, SolveResponse) else "error")
+        # An answer that is not a solve (an explanation) is delivered whatever it says.
+        outcome.append(outcome_of(result) if isinstance(result, SolveResponse) else "completed")
         return result
 
     try:

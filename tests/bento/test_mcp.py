@@ -18,7 +18,9 @@ from bento.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
 from engine.audit import audit
 from engine.contract import Assignment, SolveResponse
 from engine.history import History
+from engine.inquiry import parse_audit
 from engine.planning import PlanResponse, ReplanResponse, roster_changes
+from engine.review import audit_roster
 from engine.rules import parse_request
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
@@ -35,6 +37,10 @@ TOOLS = {
     "recommend_employees",
     "get_solve_job_progress",
     "stop_solve_job",
+    "audit_roster",
+    "compare_rosters",
+    "explain_shortages",
+    "why_not",
 }
 
 
@@ -257,3 +263,55 @@ async def test_the_endpoint_needs_an_api_key(mcp_http: Any) -> None:
             MCP_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         )
         assert response.status_code == 401
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_question_tools_answer_like_the_engine(mcp_http: Any) -> None:
+    """audit_roster and compare_rosters are the engine's answers, free; explain_shortages
+    and why_not are charged as a solve each and keep the hard rules."""
+    data = minimal_request_dict()
+    data["employees"] = [employee_dict(f"e{i}") for i in range(1, 5)]
+    request = parse_request(data)
+    solution = solved_and_audited(request)
+    roster = [a.model_dump(mode="json", exclude_none=True) for a in solution.assignments]
+    holed = roster[1:]
+    async with (
+        client_for(mcp_http, KEY) as http,
+        Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
+    ):
+        before = structured(await client.call_tool("get_usage", {}))
+        audited = structured(
+            await client.call_tool("audit_roster", {"request": data, "roster": holed})
+        )
+        direct = audit_roster(parse_audit({"request": data, "roster": holed}))
+        assert audited == direct.model_dump(mode="json", exclude_none=True)
+        compared = structured(
+            await client.call_tool(
+                "compare_rosters", {"request": data, "before": roster, "after": holed}
+            )
+        )
+        assert [c["change"] for c in compared["changes"]] == ["removed"]
+        explained = structured(
+            await client.call_tool("explain_shortages", {"request": data, "roster": holed})
+        )
+        [explanation] = explained["explanations"]
+        assert explanation["verdict"] == "avoidable"
+        assert audit(
+            request, [Assignment.model_validate(a) for a in explanation["roster"]]
+        ).feasible
+        cell = roster[0]
+        answer = structured(
+            await client.call_tool(
+                "why_not",
+                {
+                    "request": data,
+                    "roster": roster,
+                    "employee_id": cell["employee_id"],
+                    "date": cell["date"],
+                },
+            )
+        )
+        assert answer["verdict"] == "possible"
+        after = structured(await client.call_tool("get_usage", {}))
+        assert after["available_units"] == before["available_units"] - 2  # two solves' 1

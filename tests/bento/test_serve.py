@@ -138,6 +138,10 @@ async def test_served_mcp_tools_answer_with_the_api_key(server: str) -> None:
             "recommend_employees",
             "get_solve_job_progress",
             "stop_solve_job",
+            "audit_roster",
+            "compare_rosters",
+            "explain_shortages",
+            "why_not",
         }
         usage = await client.call_tool("get_usage", {})
         assert not usage.is_error

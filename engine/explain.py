@@ -1,0 +1,358 @@
+"""Why is a shift short, and could anyone fill it? One verdict per shortage marker.
+
+For each shortage of a roster (engine.audit's markers), one more head is made
+mandatory and the roster is re-planned around it (engine.replan, with the explained
+request's absences and history, each changed cell priced at the re-plan's change
+weight):
+
+- a roster found: the shortage is **avoidable**. The fill is that roster, as it
+  stands: who newly covers the demand, every cell that moves, and the change of the
+  audited objective (engine.audit prices both rosters, so the fill's objective is the
+  original's plus ``objective_delta`` exactly). The search stops at its share of the
+  time, so the fill is the cheapest *found*, not proven the cheapest.
+- no roster exists: the shortage is **unavoidable**. Its causes are a minimal conflict
+  among the request's hard rules, eligibility included (who may work that shift that
+  date at all), and the absences, with the extra head enforced: the diagnosis machinery
+  (engine.conflicts) on the gated problem (engine.problem), so "e3 is absent" and "e7
+  reaches the weekly hours limit" are named as input items with their JSON paths.
+- neither within the time: **undecided**.
+
+The time limit (the request's, or the caller's) is shared out evenly among the markers
+still to explain, so a slow one cannot starve the rest of their turn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ortools.sat.python import cp_model
+
+from engine.audit import AuditReport, audit
+from engine.conflicts import shrink
+from engine.contract import Assignment, Cause, Shortage, SolveRequest
+from engine.diagnose import MAX_PROBE_SECONDS, SOFT_ONLY_FAMILIES, describe
+from engine.inquiry import AuditedShortage, ExplainRequest, ExplainResponse, ShortageExplanation
+from engine.model.build import CompiledModel, build
+from engine.model.registry import FAMILIES
+from engine.model.terms import ShortageSlot
+from engine.planning import Absence, ReplanRequest, roster_changes
+from engine.problem import from_request
+from engine.replan import Cells, Item, replan
+from engine.review import audited_shortages
+from engine.seam import with_history
+from engine.solve import SolveLimits
+
+#: The demand families a fill needs in the gated model; every other soft-only family is
+#: left out of it (the conflict is among hard rules; the objective is dropped).
+_DEMAND_FAMILIES = frozenset(
+    family.name
+    for family in FAMILIES
+    if any(term.endswith("_shortage") for term in family.soft_terms)
+)
+_GATED_SKIP = tuple(name for name in SOFT_ONLY_FAMILIES if name not in _DEMAND_FAMILIES)
+FILL_FIELD = "shortage"
+
+
+def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) -> ExplainResponse:
+    """One explanation per shortage marker of ``ask.roster`` (see the module doc)."""
+    limits = limits or SolveLimits()
+    request = ask.request
+    started = time.perf_counter()
+    budget = limits.time_limit_seconds
+    if budget is None:
+        budget = float(request.options.solver_timeout_seconds)
+    report = audit(request, ask.roster, history=ask.history)
+    wanted = None if ask.dates is None else set(ask.dates)
+    markers = [m for m in audited_shortages(request, report) if wanted is None or m.date in wanted]
+    conflicts = _Conflicts(ask)
+    explanations = []
+    for i, marker in enumerate(markers):
+        left = budget - (time.perf_counter() - started)
+        share = max(0.0, left) / (len(markers) - i)
+        explanations.append(_explain(ask, report, marker, limits, share, conflicts))
+    return ExplainResponse(objective_value=report.objective_value, explanations=explanations)
+
+
+def _explain(
+    ask: ExplainRequest,
+    report: AuditReport,
+    marker: AuditedShortage,
+    limits: SolveLimits,
+    seconds: float,
+    conflicts: _Conflicts,
+) -> ShortageExplanation:
+    deadline = time.perf_counter() + seconds
+    where = _where(ask.request, marker)
+    fill = ReplanRequest(
+        request=ask.request, roster=ask.roster, absences=ask.absences, history=ask.history
+    )
+    filled = replan(
+        fill,
+        replace(limits, time_limit_seconds=seconds, diagnosis_budget_seconds=0.0),
+        require=_require_head(marker),
+    )
+    if filled.solution is not None:
+        roster = filled.solution.assignments
+        after = audit(ask.request, roster, history=ask.history)
+        newcomers = sorted(
+            set(_holders(ask.request, roster, marker))
+            - set(_holders(ask.request, ask.roster, marker))
+        )
+        delta = after.objective_value - report.objective_value
+        who = ", ".join(newcomers) or "someone"
+        opened = _opened(ask.request, report, after)
+        instead = f", leaving {'; '.join(opened)} instead" if opened else ""
+        return ShortageExplanation(
+            shortage=marker,
+            verdict="avoidable",
+            summary=f"{where} can be filled: {who} takes it{instead}; "
+            f"{len(filled.changes)} cells change and the objective changes by {delta:+g}",
+            objective_delta=delta,
+            filled_by=newcomers,
+            changes=roster_changes(ask.roster, roster),
+            roster=roster,
+        )
+    if filled.error is None or filled.error.code != "no_solution":
+        return ShortageExplanation(
+            shortage=marker,
+            verdict="undecided",
+            summary=f"{where}: no fill was found and none was ruled out in "
+            f"{seconds:.1f} s; allow more time",
+        )
+    causes = conflicts.causes(marker, deadline)
+    return ShortageExplanation(
+        shortage=marker,
+        verdict="unavoidable",
+        summary=_unavoidable_words(ask, marker, where, causes),
+        causes=causes,
+    )
+
+
+# ----------------------------------------------------------------- the extra head
+
+
+def _slot(compiled: CompiledModel, marker: Shortage) -> ShortageSlot | None:
+    """The model's demand minimum behind ``marker``."""
+    problem = compiled.problem
+    day = problem.horizon.dates.index(marker.date)
+    shifts = {s.id: i for i, s in enumerate(problem.shifts)}
+    duties = {k.id: i for i, k in enumerate(problem.duties)}
+    duty = None if marker.duty_id is None else duties.get(marker.duty_id)
+    for slot in compiled.shortages:
+        if slot.kind != marker.kind or slot.day != day or slot.duty != duty:
+            continue
+        if marker.shift_id is not None and slot.shift == shifts.get(marker.shift_id):
+            return slot
+        if marker.shift_ids is not None and slot.shifts == tuple(
+            shifts[s] for s in marker.shift_ids
+        ):
+            return slot
+    return None
+
+
+def _require_head(marker: Shortage) -> Callable[[CompiledModel, Cells], Sequence[Item]]:
+    """The re-plan's extra rule: one more head on ``marker``'s demand than the roster has."""
+
+    def post(compiled: CompiledModel, cells: Cells) -> Sequence[Item]:
+        model = compiled.model
+        literal = model.new_bool_var("fill")
+        slot = _slot(compiled, marker)
+        if slot is None:  # the demand has no variable: nobody can ever stand in it
+            model.add_bool_or([~literal])
+        else:
+            model.add(slot.assigned >= marker.assigned + 1).only_enforce_if(literal)
+        return [Item(FILL_FIELD, FILL_FIELD, "one more head", literal)]
+
+    return post
+
+
+def _holders(request: SolveRequest, roster: Sequence[Assignment], marker: Shortage) -> list[str]:
+    """Who counts towards ``marker``'s demand in ``roster``."""
+    managers = {e.id for e in request.employees if e.is_manager}
+    shifts = {marker.shift_id} if marker.shift_id is not None else set(marker.shift_ids or ())
+    only_managers = marker.kind == "manager"
+    if marker.kind == "cross_shift":
+        demand = next(
+            (
+                c
+                for c in request.constraints.cross_shift_demands
+                if c.date == marker.date
+                and c.shift_ids == marker.shift_ids
+                and c.duty_id == marker.duty_id
+            ),
+            None,
+        )
+        only_managers = demand is not None and demand.managers_only
+    return [
+        a.employee_id
+        for a in roster
+        if a.date == marker.date
+        and a.shift_id in shifts
+        and (marker.duty_id is None or a.duty_id == marker.duty_id)
+        and (not only_managers or a.employee_id in managers)
+    ]
+
+
+def _opened(request: SolveRequest, before: AuditReport, after: AuditReport) -> list[str]:
+    """The demands the fill leaves shorter than the roster did (a shortage moved, not
+    removed), in words."""
+
+    def key(m: Shortage) -> tuple[object, ...]:
+        return (m.kind, m.date, m.shift_id, tuple(m.shift_ids or ()), m.duty_id)
+
+    was = {key(m): m.missing for m in before.shortages}
+    return [_where(request, m) for m in after.shortages if m.missing > was.get(key(m), 0)]
+
+
+def _where(request: SolveRequest, marker: Shortage) -> str:
+    names = {s.id: s.name for s in request.shifts}
+    if marker.shift_id is not None:
+        shift = names.get(marker.shift_id, marker.shift_id)
+    else:
+        shift = " or ".join(names.get(s, s) for s in marker.shift_ids or ())
+    what = {"staffing": "a head", "manager": "a manager", "cross_shift": "a head"}.get(
+        marker.kind, f"a {marker.duty_id} holder"
+    )
+    return f"{what} missing on {shift}, {marker.date.isoformat()}"
+
+
+# --------------------------------------------------------------------- unavoidable
+
+
+@dataclass
+class _Gated:
+    """The gated model of the request (every hard rule, eligibility included, behind
+    its own literal; no objective), built once for every unavoidable marker."""
+
+    compiled: CompiledModel
+    items: list[Item]
+
+
+class _Conflicts:
+    """Minimal conflicts that forbid one more head, on the gated model."""
+
+    def __init__(self, ask: ExplainRequest) -> None:
+        self.ask = ask
+        self._gated: _Gated | None = None
+
+    def gated(self) -> _Gated:
+        if self._gated is None:
+            request = self.ask.request
+            problem = with_history(from_request(request, gated=True), request, self.ask.history)
+            compiled = build(problem, skip=_GATED_SKIP)
+            compiled.model.clear_objective()  # type: ignore[no-untyped-call]
+            items = [
+                Item(g.family, g.field, describe(request, g), g.literal)
+                for g in compiled.hard_groups
+            ]
+            items += _absence_items(compiled, self.ask.absences)
+            self._gated = _Gated(compiled, items)
+        return self._gated
+
+    def causes(self, marker: Shortage, deadline: float) -> list[Cause]:
+        gated = self.gated()
+        base = gated.compiled.model.clone()
+        slot = _slot(gated.compiled, marker)
+        if slot is not None:
+            base.add(slot.assigned >= marker.assigned + 1)
+        else:
+            return []  # no variable at all: nobody can stand there (said in the words)
+
+        def core(kept: Sequence[Item]) -> list[Item] | None:
+            model = base.clone()
+            by_index = {item.literal.index: item for item in kept}
+            model.add_assumptions([item.literal for item in kept])
+            solver = cp_model.CpSolver()
+            solver.parameters.num_workers = 1
+            solver.parameters.max_time_in_seconds = max(
+                0.05, min(MAX_PROBE_SECONDS, deadline - time.perf_counter())
+            )
+            if solver.solve(model) != cp_model.INFEASIBLE:
+                return None
+            found = solver.sufficient_assumptions_for_infeasibility()
+            return [by_index[i] for i in found if i in by_index] or list(kept)
+
+        if core([]) is not None:  # no item to blame: there are too few people
+            return [_too_few(self.ask.request)]
+        first = core(gated.items)
+        if first is None:
+            return []
+        conflict = shrink(
+            first, lambda kept, _dropped: core(kept), lambda: time.perf_counter() < deadline
+        )
+        return list(
+            {
+                item.field: Cause(
+                    cause_type=item.kind, field=_input_path(item.field), message=item.message
+                )
+                for item in conflict
+            }.values()
+        )
+
+
+def _too_few(request: SolveRequest) -> Cause:
+    count = len(request.employees)
+    return Cause(
+        cause_type="staff",
+        field="request.employees",
+        message=f"the request has {count} employees, each working at most one shift a date",
+    )
+
+
+def _absence_items(compiled: CompiledModel, absences: Sequence[Absence]) -> list[Item]:
+    """Each absent date as an item: its literal keeps the employee off every shift."""
+    problem = compiled.problem
+    employee = {e.id: i for i, e in enumerate(problem.employees)}
+    day = {d: i for i, d in enumerate(problem.horizon.dates)}
+    items = []
+    for i, absence in enumerate(absences):
+        e = employee[absence.employee_id]
+        for j, date in enumerate(absence.dates):
+            literal = compiled.model.new_bool_var(f"absent[{i},{j}]")
+            for (xe, xd, _s), x in compiled.x.items():
+                if xe == e and xd == day[date]:
+                    compiled.model.add_implication(literal, ~x)
+            items.append(
+                Item(
+                    "absence",
+                    f"absences[{i}].dates[{j}]",
+                    f"{absence.employee_id} is absent on {date.isoformat()}",
+                    literal,
+                )
+            )
+    return items
+
+
+def _input_path(field: str) -> str:
+    """A field of the explain input: the request's items under ``request``."""
+    return field if field.startswith("absences[") else f"request.{field}"
+
+
+def _unavoidable_words(
+    ask: ExplainRequest, marker: Shortage, where: str, causes: Sequence[Cause]
+) -> str:
+    """``where``: unavoidable, who may work there at all, and what stops them."""
+    request = ask.request
+    shifts = {marker.shift_id} if marker.shift_id is not None else set(marker.shift_ids or ())
+    weekday = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")[marker.date.weekday()]
+    holiday = marker.date in request.schedule_period.holidays
+    eligible = [
+        e.id
+        for e in request.employees
+        if shifts & set(e.assignable_shift_ids)
+        and (e.available_weekdays is None or weekday in e.available_weekdays)
+        and not holiday
+        and (marker.kind != "manager" or e.is_manager)
+    ]
+    if not eligible:
+        who = "nobody may work it at all"
+    elif len(eligible) <= 8:
+        who = f"only {', '.join(eligible)} may work it"
+    else:
+        who = f"{len(eligible)} employees may work it"
+    reasons = "; ".join(c.message for c in causes[:6])
+    more = f" (and {len(causes) - 6} more)" if len(causes) > 6 else ""
+    because = f": {reasons}{more}" if reasons else ""
+    return f"{where} cannot be filled by any roster; {who}{because}"

@@ -1,0 +1,132 @@
+"""Audit any roster and compare two: the answers every face gives, from one place.
+
+Both are read off the independent audit (engine.audit), never off the model that made
+a roster, so a hand-edited roster, one from another tool and one from the solver are
+judged alike. The audit adds what a manager reads next to the price: the input item
+behind every finding (engine.items), the figures of each employee and the plan's KPIs
+(engine.figures). A comparison is two audits and a plain diff of the cells.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.audit import AuditReport, HardViolation, audit
+from engine.contract import Assignment, SolveRequest
+from engine.figures import employee_changes, employee_figures, kpis
+from engine.history import History
+from engine.inquiry import (
+    AuditedShortage,
+    AuditedTerm,
+    AuditRequest,
+    AuditResponse,
+    CompareRequest,
+    CompareResponse,
+    TermCostChange,
+)
+from engine.items import shortage_field, term_field, term_words
+from engine.planning import roster_changes
+
+
+def audit_roster(ask: AuditRequest) -> AuditResponse:
+    """The audit of ``ask.roster``, every finding with its input item, and the figures."""
+    report = audit(ask.request, ask.roster, history=ask.history)
+    return explained(ask.request, ask.roster, report)
+
+
+def explained(
+    request: SolveRequest, roster: Sequence[Assignment], report: AuditReport
+) -> AuditResponse:
+    """An audit report with the input items, the words, the figures and the KPIs."""
+    figures = employee_figures(request, roster)
+    return AuditResponse(
+        feasible=report.feasible,
+        objective_value=report.objective_value,
+        hard_violations=report.hard_violations,
+        soft_constraint_violations=[
+            AuditedTerm(
+                **dict(v),
+                field=term_field(request, v.name),
+                words=term_words(request, v.name, v.violated_by),
+            )
+            for v in report.soft_constraint_violations
+        ],
+        shortages=audited_shortages(request, report),
+        employees=figures,
+        kpis=kpis(request, roster, report.shortages, figures),
+    )
+
+
+def audited_shortages(request: SolveRequest, report: AuditReport) -> list[AuditedShortage]:
+    """The report's shortage markers, each with its demand item."""
+    return [
+        AuditedShortage(**dict(marker), field=shortage_field(request, marker))
+        for marker in report.shortages
+    ]
+
+
+def compare_rosters(ask: CompareRequest) -> CompareResponse:
+    """What differs between two rosters of one request, every delta after - before."""
+    return compare(ask.request, ask.before, ask.after, history=ask.history)
+
+
+def compare(
+    request: SolveRequest,
+    before: Sequence[Assignment],
+    after: Sequence[Assignment],
+    *,
+    history: History | None = None,
+) -> CompareResponse:
+    """The comparison of two rosters (see :func:`compare_rosters`)."""
+    old = audit(request, before, history=history)
+    new = audit(request, after, history=history)
+    changes = roster_changes(before, after)
+    cells = Counter(c.employee_id for c in changes)
+    priced_before = {v.name: v.penalty for v in old.soft_constraint_violations}
+    priced_after = {v.name: v.penalty for v in new.soft_constraint_violations}
+    terms = [
+        TermCostChange(
+            name=name,
+            field=term_field(request, name),
+            before=priced_before.get(name, 0.0),
+            after=priced_after.get(name, 0.0),
+            delta=priced_after.get(name, 0.0) - priced_before.get(name, 0.0),
+        )
+        for name in sorted(priced_before.keys() | priced_after.keys())
+        if priced_before.get(name, 0.0) != priced_after.get(name, 0.0)
+    ]
+    figures_before = employee_figures(request, before)
+    figures_after = employee_figures(request, after)
+    return CompareResponse(
+        changes=changes,
+        employees=employee_changes(figures_before, figures_after, cells),
+        terms=terms,
+        objective_before=old.objective_value,
+        objective_after=new.objective_value,
+        objective_delta=new.objective_value - old.objective_value,
+        hard_violations_added=_missing_from(new.hard_violations, old.hard_violations),
+        hard_violations_removed=_missing_from(old.hard_violations, new.hard_violations),
+        kpis_before=kpis(request, before, old.shortages, figures_before),
+        kpis_after=kpis(request, after, new.shortages, figures_after),
+    )
+
+
+def _missing_from(
+    these: Sequence[HardViolation], others: Sequence[HardViolation]
+) -> list[HardViolation]:
+    """The violations of ``these`` not in ``others``, counted as a multiset. A
+    violation's ``field`` is left out of the match: a roster item's index moves when
+    cells are added or removed before it."""
+
+    def key(v: HardViolation) -> tuple[object, ...]:
+        return (v.code, v.message, v.employee_id, v.date, v.shift_id)
+
+    left = Counter(key(v) for v in others)
+    out = []
+    for violation in these:
+        if left[key(violation)]:
+            left[key(violation)] -= 1
+        else:
+            out.append(violation)
+    return out
