@@ -18,7 +18,8 @@ weight):
 - neither within the time: **undecided**.
 
 The time limit (the request's, or the caller's) is shared out evenly among the markers
-still to explain, so a slow one cannot starve the rest of their turn.
+still to explain, so a slow one cannot starve the rest of their turn, and one fill
+searches for at most :data:`MAX_FILL_SECONDS`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ _DEMAND_FAMILIES = frozenset(
 )
 _GATED_SKIP = tuple(name for name in SOFT_ONLY_FAMILIES if name not in _DEMAND_FAMILIES)
 FILL_FIELD = "shortage"
+#: At most this long on one fill: a repair of a good roster is found in well under a
+#: second, and ten shortages should not take the whole of a 30 s limit.
+MAX_FILL_SECONDS = 2.0
 
 
 def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) -> ExplainResponse:
@@ -70,7 +74,7 @@ def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) ->
     explanations = []
     for i, marker in enumerate(markers):
         left = budget - (time.perf_counter() - started)
-        share = max(0.0, left) / (len(markers) - i)
+        share = min(MAX_FILL_SECONDS, max(0.0, left) / (len(markers) - i))
         explanations.append(_explain(ask, report, marker, limits, share, conflicts))
     return ExplainResponse(objective_value=report.objective_value, explanations=explanations)
 
