@@ -169,7 +169,7 @@ def _assignments(path: str, stdin: TextIO, request: SolveRequest) -> ReadRespons
 
     raw = _read_json(path, stdin)
     read = read_response(raw)
-    faults = fit_faults(request, read.assignments, assignments_path(raw) or (path,))
+    faults = fit_faults(request, read.assignments, assignments_path(raw))
     if faults:
         raise InvalidRequest(faults)
     return read

@@ -19,7 +19,7 @@ weight):
 
 The time limit (the request's, or the caller's) is shared out evenly among the markers
 still to explain, so a slow one cannot starve the rest of their turn, and one fill
-searches for at most :data:`MAX_FILL_SECONDS`.
+searches for at most :data:`FILL_WORK` of deterministic work.
 """
 
 from __future__ import annotations
@@ -54,9 +54,11 @@ _DEMAND_FAMILIES = frozenset(
 )
 _GATED_SKIP = tuple(name for name in SOFT_ONLY_FAMILIES if name not in _DEMAND_FAMILIES)
 FILL_FIELD = "shortage"
-#: At most this long on one fill: a repair of a good roster is found in well under a
-#: second, and ten shortages should not take the whole of a 30 s limit.
-MAX_FILL_SECONDS = 2.0
+#: At most this much of CP-SAT's deterministic work on one fill (about as many seconds
+#: on a quiet machine): a repair of a good roster is found well within it, ten
+#: shortages need not take the whole of a 30 s limit, and a fill with one worker is the
+#: same on any machine when it ends on this limit rather than on the clock.
+FILL_WORK = 2.0
 
 
 def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) -> ExplainResponse:
@@ -74,7 +76,7 @@ def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) ->
     explanations = []
     for i, marker in enumerate(markers):
         left = budget - (time.perf_counter() - started)
-        share = min(MAX_FILL_SECONDS, max(0.0, left) / (len(markers) - i))
+        share = max(0.0, left) / (len(markers) - i)
         explanations.append(_explain(ask, report, marker, limits, share, conflicts))
     return ExplainResponse(objective_value=report.objective_value, explanations=explanations)
 
@@ -94,7 +96,7 @@ def _explain(
     )
     filled = replan(
         fill,
-        replace(limits, time_limit_seconds=seconds, diagnosis_budget_seconds=0.0),
+        _fill_limits(limits, seconds),
         require=_require_head(marker),
     )
     if filled.solution is not None:
@@ -135,6 +137,20 @@ def _explain(
 
 
 # ----------------------------------------------------------------- the extra head
+
+
+def _fill_limits(limits: SolveLimits, seconds: float) -> SolveLimits:
+    """The limits of one fill: its share of the time, at most :data:`FILL_WORK` of work
+    (or the caller's smaller work limit), every worker on CP-SAT (the neighbourhood
+    search runs to the clock), and no diagnosis (the conflict is ours)."""
+    work = min(float(str(limits.parameters.get("max_deterministic_time", FILL_WORK))), FILL_WORK)
+    return replace(
+        limits,
+        time_limit_seconds=seconds,
+        diagnosis_budget_seconds=0.0,
+        parameters={**limits.parameters, "max_deterministic_time": work},
+        neighbourhood_search=False,  # CP-SAT alone keeps to the work limit
+    )
 
 
 def _slot(compiled: CompiledModel, marker: Shortage) -> ShortageSlot | None:

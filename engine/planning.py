@@ -103,6 +103,7 @@ class RecommendRequest(_ContractModel):
 class HardBreak(_ContractModel):
     code: str
     message: str
+    field: str | None = None  # the input item behind it (engine.audit.HardViolation)
 
 
 class TermDelta(_ContractModel):

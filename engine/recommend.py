@@ -50,7 +50,8 @@ def recommend(ask: RecommendRequest) -> RecommendResponse:
             employee_id=employee.id,
             feasible=not effect.hard_violations,
             hard_violations=[
-                HardBreak(code=v.code, message=v.message) for v in effect.hard_violations
+                HardBreak(code=v.code, message=v.message, field=v.field)
+                for v in effect.hard_violations
             ],
             objective_delta=effect.objective_delta,
             changed_terms=[
