@@ -22,7 +22,16 @@ from tests.factories import full_request_dict, minimal_request_dict, replaced
 KEY = "sk_test_" + "n" * 64
 JSON = {"Content-Type": "application/json"}
 AUTH = {**JSON, "Authorization": f"Bearer {KEY}"}
-OPERATIONS = ("/solve/validate", "/solve", "/solve/replan", "/solve/recommend")
+OPERATIONS = (
+    "/solve/validate",
+    "/solve",
+    "/solve/replan",
+    "/solve/recommend",
+    "/solve/audit",
+    "/solve/compare",
+    "/solve/explain",
+    "/solve/why",
+)
 
 
 @pytest.fixture(scope="module")

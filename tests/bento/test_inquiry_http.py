@@ -79,7 +79,8 @@ def available(client: TestClient, key: str) -> int:
 # ----------------------------------------------------------------- audit, compare
 
 
-@pytest.mark.parametrize("dataset", ["retail_weekdays", "ward_24_7"])
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", sorted(p.stem for p in DATASETS.glob("*.json")))
 def test_the_audit_is_free_and_answers_what_the_command_line_prints(
     client: TestClient, tmp_path: Path, dataset: str
 ) -> None:
