@@ -268,3 +268,23 @@ def test_a_broken_request_is_reported_under_request() -> None:
     assert ("request.employees.0.assignable_shift_ids.0", "unknown_shift_id") in faults(
         {"request": data, "roster": []}
     )
+
+
+@pytest.mark.slow
+def test_a_run_carried_in_from_the_history_makes_the_first_day_unavoidable() -> None:
+    """Six days worked before the period leave the one employee no seventh: the cap is
+    the cause, and the history, a fact, is not one."""
+    data = minimal_request_dict()
+    _alone(data, 0)
+    data["constraints"] = {"max_consecutive_working_days": 6}
+    before = [f"2026-02-{day}" for day in range(24, 29)] + ["2026-03-01"]
+    history = {"assignments": [{"employee_id": "e1", "date": d, "shift_id": "day"} for d in before]}
+    roster = [
+        {"employee_id": "e1", "date": f"2026-03-0{day}", "shift_id": "day"} for day in range(3, 9)
+    ]
+    answer = explained(data, roster, history=history)
+    [explanation] = answer.explanations
+    assert (explanation.shortage.date.isoformat(), explanation.verdict) == (MONDAY, "unavoidable")
+    fields = {c.field for c in explanation.causes}
+    assert "request.constraints.max_consecutive_working_days" in fields, fields
+    assert not any(f.startswith("history") for f in fields)
