@@ -259,11 +259,11 @@ def explain_run(
     verdicts = Counter(e.verdict for e in answer.explanations)
     faults: list[str] = []
     wrong: list[str] = []
-    dearer = 0
+    deltas: list[float] = []
     for e in answer.explanations:
         if e.verdict == "avoidable":
             faults += fill_faults(request, answer.objective_value, e)
-            dearer += int((e.objective_delta or 0) > 0)
+            deltas.append(e.objective_delta or 0.0)
         elif e.verdict == "unavoidable" and e.shortage.missing > was.get(_key(e.shortage), 0):
             wrong.append(e.summary)
     return {
@@ -273,7 +273,8 @@ def explain_run(
         "unavoidable": verdicts["unavoidable"],
         "undecided": verdicts["undecided"],
         "fill_faults": faults,
-        "fills_that_cost_more": dearer,
+        "fill_objective_deltas": deltas,
+        "fills_that_cost_more": sum(1 for d in deltas if d > 0),
         "wrongly_unavoidable": wrong,
     }
 
@@ -313,11 +314,13 @@ def explain_summary(rows: list[Json]) -> Json:
     }
     totals["fill_faults"] = sum(len(r["fill_faults"]) for r in rows)
     totals["wrongly_unavoidable"] = sum(len(r["wrongly_unavoidable"]) for r in rows)
+    deltas = [d for r in rows for d in r["fill_objective_deltas"]]
     return {
         "rows": rows,
         "seconds": seconds,
         "totals": totals,
         "shortages_per_run": spread([r["shortages"] for r in rows]),
+        "fill_objective_delta": spread(deltas) if deltas else None,
         "time_target_met": seconds["median"] < EXPLAIN_TARGET_SECONDS,
         "decided_target_met": totals["undecided"] == 0 and totals["wrongly_unavoidable"] == 0,
         "fill_target_met": totals["fill_faults"] == 0,
@@ -604,7 +607,9 @@ def targets(record: Json) -> list[Json]:
             _target(
                 "every fill hard-clean at its stated price",
                 f"{t['fill_faults']} faults in {t['avoidable']} fills "
-                f"({t['fills_that_cost_more']} cost more than the holed roster)",
+                f"({t['fills_that_cost_more']} cost more than the holed roster"
+                + (f", median delta {d['median']:+g}" if (d := e["fill_objective_delta"]) else "")
+                + ")",
                 e["fill_target_met"],
             ),
         ]
