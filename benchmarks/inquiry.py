@@ -700,6 +700,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = vars(args) | {
+        "out": None if args.out is None else _shown(Path(args.out)),
         "dataset": _shown(args.dataset),
         "datasets": [_shown(Path(p)) for p in args.datasets],
     }

@@ -97,6 +97,7 @@ def test_the_command_writes_every_figure(tmp_path: Path) -> None:
     [written] = tmp_path.glob("*-inquiry.json")
     record = json.loads(written.read_text())
     assert {"settings", "machine", "revision", "targets"} <= record.keys()
+    assert record["settings"]["dataset"] == "datasets/retail_weekdays.json"
     audit = record["audit"]
     for name in ("audit", "review", "audit_edited", "review_edited", "review_from_json"):
         assert audit["ms"][name]["runs"] == 2
