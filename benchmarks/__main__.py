@@ -119,6 +119,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         "re-plan changes after a sick call; recommendation latency",
         _forward("replanning"),
     ),
+    "inquiry": ("audit, compare and explain a roster: latency and checks", _forward("inquiry")),
     "seam": ("two periods, alone and with a history: the seam", _forward("seam")),
     "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
     "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
