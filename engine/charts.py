@@ -15,6 +15,7 @@ import polars as pl
 CELL_WIDTH = 14  # pixels per date in the roster heatmap, at least ...
 PAGE_WIDTH = 1000  # ... and more when few dates would leave most of a page empty
 MAX_CELL_WIDTH = 40
+PANEL_WIDTH = 420  # one of two heatmaps side by side, with room for labels and legend
 CELL_HEIGHT = 16  # pixels per employee
 # 32 distinct colours for shifts (Tableau 20, then 12 from ColorBrewer's Dark2 and Set1):
 # a palette of 10 repeated itself from the eleventh shift on.
@@ -54,59 +55,140 @@ SHIFT_COLOURS = [
 ]
 
 
-def _date_step(frame: pl.DataFrame) -> alt.Step:
-    """Pixels per date: a period of a few weeks fills the page, a year scrolls."""
+def _date_step(frame: pl.DataFrame, page_width: int = PAGE_WIDTH) -> alt.Step:
+    """Pixels per date: a period of a few weeks fills ``page_width``, a year scrolls."""
     dates = frame["date"].n_unique() if frame.height else 1
-    return alt.Step(max(CELL_WIDTH, min(MAX_CELL_WIDTH, PAGE_WIDTH // max(1, dates))))
+    return alt.Step(max(CELL_WIDTH, min(MAX_CELL_WIDTH, page_width // max(1, dates))))
 
 
-def roster_heatmap(assignments: pl.DataFrame, title: str = "Roster") -> alt.Chart:
-    """Employees x dates, coloured by shift; the duty and names show in the tooltip."""
-    chart: alt.Chart = (
-        alt.Chart(assignments, title=title)
-        .mark_rect(stroke="white", strokeWidth=0.5)
-        .encode(
-            x=alt.X("yearmonthdate(date):O", title="date", axis=alt.Axis(labelAngle=-60)),
-            y=alt.Y("employee_id:N", title="employee", sort="ascending"),
-            color=alt.Color(
-                "shift_id:N",
-                title="shift",
-                sort="ascending",
-                scale=alt.Scale(range=SHIFT_COLOURS),
-            ),
-            tooltip=[
-                alt.Tooltip("employee:N"),
-                alt.Tooltip("date:T", format="%a %Y-%m-%d"),
-                alt.Tooltip("shift:N"),
-                alt.Tooltip("duty:N"),
-            ],
-        )
-        .properties(width=_date_step(assignments), height=alt.Step(CELL_HEIGHT))
+def roster_heatmap(
+    assignments: pl.DataFrame, title: str = "Roster", page_width: int = PAGE_WIDTH
+) -> alt.Chart:
+    """Employees x dates, coloured by shift; the duty and names show in the tooltip.
+    A period of a few weeks spans ``page_width`` pixels."""
+    chart: alt.Chart = _roster_cells(alt.Chart(assignments, title=title)).properties(
+        width=_date_step(assignments, page_width), height=alt.Step(CELL_HEIGHT)
     )
     return chart
 
 
+def _roster_cells(chart: alt.Chart) -> alt.Chart:
+    """The cells of a roster heatmap: one rectangle per assignment, coloured by shift."""
+    cells: alt.Chart = chart.mark_rect(stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("yearmonthdate(date):O", title="date", axis=alt.Axis(labelAngle=-60)),
+        y=alt.Y("employee_id:N", title="employee", sort="ascending"),
+        color=alt.Color(
+            "shift_id:N",
+            title="shift",
+            sort="ascending",
+            scale=alt.Scale(range=SHIFT_COLOURS),
+        ),
+        tooltip=[
+            alt.Tooltip("employee:N"),
+            alt.Tooltip("date:T", format="%a %Y-%m-%d"),
+            alt.Tooltip("shift:N"),
+            alt.Tooltip("duty:N"),
+        ],
+    )
+    return cells
+
+
+def _outlines(chart: alt.Chart) -> alt.Chart:
+    """A black outline around each changed cell, with what it was and what it is."""
+    outline: alt.Chart = chart.mark_rect(fill=None, stroke="black", strokeWidth=2).encode(
+        x=alt.X("yearmonthdate(date):O"),
+        y=alt.Y("employee_id:N", sort="ascending"),
+        tooltip=[
+            alt.Tooltip("employee_id:N", title="employee"),
+            alt.Tooltip("date:T", format="%a %Y-%m-%d"),
+            alt.Tooltip("change:N"),
+            alt.Tooltip("before:N"),
+            alt.Tooltip("after:N"),
+        ],
+    )
+    return outline
+
+
 def replan_heatmap(
-    assignments: pl.DataFrame, changes: pl.DataFrame, title: str = "Re-planned roster"
+    assignments: pl.DataFrame,
+    changes: pl.DataFrame,
+    title: str = "Re-planned roster",
+    page_width: int = PAGE_WIDTH,
 ) -> alt.LayerChart:
     """The roster heatmap with every changed cell outlined (a removed one stays empty)."""
-    roster = roster_heatmap(assignments, title)
-    outline = (
+    roster = roster_heatmap(assignments, title, page_width)
+    return alt.LayerChart(layer=[roster, _outlines(alt.Chart(changes))])
+
+
+def compare_heatmap(
+    cells: pl.DataFrame, rosters: tuple[str, str] = ("before", "after")
+) -> alt.FacetChart:
+    """Two rosters side by side, from :func:`engine.frames.compared_cells_frame`: one
+    panel per roster in the order of ``rosters``, the same rows, dates and shift colours
+    in both, and every changed cell outlined in both (empty where that roster has it
+    off)."""
+    dates = cells.filter(pl.col("roster") == rosters[0])
+    layers = alt.layer(
+        _roster_cells(alt.Chart().transform_filter("isValid(datum.shift_id)")),
+        _outlines(alt.Chart().transform_filter("isValid(datum.change)")),
+        data=cells,
+    ).properties(width=_date_step(dates, PANEL_WIDTH), height=alt.Step(CELL_HEIGHT))
+    chart: alt.FacetChart = layers.facet(
+        column=alt.Column("roster:N", title=None, sort=list(rosters))
+    ).properties(title="Changed cells outlined")
+    return chart
+
+
+#: The figures :func:`employee_changes_chart` draws, with their panel titles.
+EMPLOYEE_CHANGE_MEASURES = {
+    "shifts": "shifts",
+    "hours": "hours",
+    "nights": "nights",
+    "weekends": "weekends",
+    "preferences_granted": "preferences granted",
+}
+
+
+def employee_changes_chart(changes: pl.DataFrame) -> alt.FacetChart:
+    """Per employee, how each figure moves between two rosters (after - before, from
+    :func:`engine.frames.employee_changes_frame`): one panel per figure, each on its
+    own scale, a bar right for more and left for fewer."""
+    measures = list(EMPLOYEE_CHANGE_MEASURES)
+    folded: list[str | alt.FieldName] = [*measures]
+    chart: alt.FacetChart = (
         alt.Chart(changes)
-        .mark_rect(fill=None, stroke="black", strokeWidth=2)
+        .transform_fold(folded, as_=["measure", "change"])
+        .transform_calculate(sign="datum.change > 0 ? 'more' : 'fewer'")
+        .mark_bar()
         .encode(
-            x=alt.X("yearmonthdate(date):O"),
-            y=alt.Y("employee_id:N", sort="ascending"),
-            tooltip=[
-                alt.Tooltip("employee_id:N", title="employee"),
-                alt.Tooltip("date:T", format="%a %Y-%m-%d"),
-                alt.Tooltip("change:N"),
-                alt.Tooltip("before:N"),
-                alt.Tooltip("after:N"),
-            ],
+            x=alt.X("change:Q", title=None, axis=alt.Axis(tickMinStep=1, format="~g")),
+            y=alt.Y("employee_id:N", title="employee", sort="ascending"),
+            color=alt.Color(
+                "sign:N",
+                title="after - before",
+                scale=alt.Scale(domain=["more", "fewer"], range=["#4c78a8", "#e45756"]),
+            ),
+            tooltip=["employee_id:N", "name:N", "measure:N", "change:Q", "changed_cells:Q"],
         )
+        .properties(width=150, height=alt.Step(CELL_HEIGHT))
+        .facet(
+            column=alt.Column(
+                "measure:N",
+                title=None,
+                sort=measures,
+                header=alt.Header(labelExpr=_label_expr(EMPLOYEE_CHANGE_MEASURES)),
+            )
+        )
+        .resolve_scale(x="independent")
+        .properties(title="Per employee: after - before")
     )
-    return alt.LayerChart(layer=[roster, outline])
+    return chart
+
+
+def _label_expr(labels: dict[str, str]) -> str:
+    """A Vega expression that shows ``labels[value]`` for a header's value."""
+    cases = " : ".join(f"datum.value === '{key}' ? '{text}'" for key, text in labels.items())
+    return f"{cases} : datum.value"
 
 
 def coverage_chart(coverage: pl.DataFrame) -> alt.FacetChart:

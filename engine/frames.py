@@ -14,9 +14,11 @@ from collections.abc import Sequence
 import polars as pl
 
 from engine.audit import AuditReport, HardViolation
-from engine.contract import Assignment, Shortage, SoftConstraintViolation, SolveRequest
+from engine.contract import Assignment, Cause, Shortage, SoftConstraintViolation, SolveRequest
 from engine.fair_share import GroupBurden
+from engine.figures import EmployeeChange, Kpis
 from engine.history import Ledger
+from engine.inquiry import AuditedShortage, ShortageExplanation, TermCostChange
 from engine.planning import Change, Recommendation
 from engine.problem import from_request
 from engine.solve import ProgressPoint
@@ -59,7 +61,8 @@ def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) 
 
 
 def changes_frame(changes: Sequence[Change]) -> pl.DataFrame:
-    """One row per changed (employee, date) cell of a re-plan: what it was, what it is."""
+    """One row per changed (employee, date) cell of a re-plan or a comparison: what it
+    was, what it is."""
     return pl.DataFrame(
         {
             "employee_id": [c.employee_id for c in changes],
@@ -377,3 +380,165 @@ def _spread(ledger: Ledger, targets: Sequence[str], employees: Sequence[str]) ->
     counts = {e.employee_id: e.shift_counts for e in ledger.employees}
     totals = [sum(counts.get(e, {}).get(t, 0) for t in targets) for e in employees]
     return max(totals) - min(totals) if totals else 0
+
+
+# ------------------------------------------------------------ comparing two rosters
+
+#: The per-employee figures of an EmployeeChange, in the order a table shows them.
+EMPLOYEE_CHANGE_COLUMNS = (
+    "changed_cells",
+    "shifts",
+    "hours",
+    "nights",
+    "weekend_days",
+    "weekends",
+    "preferences_granted",
+    "preferences_refused",
+)
+
+
+def compared_cells_frame(
+    before: pl.DataFrame,
+    after: pl.DataFrame,
+    changes: pl.DataFrame,
+    rosters: tuple[str, str] = ("before", "after"),
+) -> pl.DataFrame:
+    """Two rosters' cells in one frame for side-by-side heatmaps: the rows of each
+    :func:`assignments_frame` with a ``roster`` column (``rosters[0]`` for ``before``,
+    ``rosters[1]`` for ``after``) and, from :func:`changes_frame`, the ``change`` and its
+    ``before`` and ``after`` on every changed cell (null elsewhere). A changed cell a
+    roster has off gets a row without a shift in that roster, so it can be outlined."""
+    marks = changes.select("employee_id", "date", "change", "before", "after")
+    names = pl.concat([before, after]).select("employee_id", "employee").unique("employee_id")
+    parts = []
+    for label, cells in zip(rosters, (before, after), strict=True):
+        off = (
+            marks.join(cells, on=["employee_id", "date"], how="anti")
+            .join(names, on="employee_id", how="left")
+            .select(
+                "employee_id",
+                pl.col("employee").fill_null(pl.col("employee_id")),
+                "date",
+                pl.col("date").dt.strftime("%a").alias("weekday"),
+            )
+        )
+        blank = off.with_columns(
+            *(
+                pl.lit(None, dtype=pl.String).alias(c)
+                for c in ("shift_id", "shift", "duty_id", "duty")
+            )
+        )
+        parts.append(
+            pl.concat([cells, blank.select(cells.columns)])
+            .join(marks, on=["employee_id", "date"], how="left")
+            .with_columns(roster=pl.lit(label))
+        )
+    return pl.concat(parts)
+
+
+def employee_changes_frame(changes: Sequence[EmployeeChange]) -> pl.DataFrame:
+    """One row per employee of a comparison (``CompareResponse.employees``): each figure
+    after - before, and the cells that changed."""
+    data: dict[str, list[object]] = {
+        "employee_id": [c.employee_id for c in changes],
+        "name": [c.name for c in changes],
+    }
+    for column in EMPLOYEE_CHANGE_COLUMNS:
+        data[column] = [getattr(c, column) for c in changes]
+    schema = {name: pl.String if name in ("employee_id", "name") else pl.Int64 for name in data} | {
+        "hours": pl.Float64
+    }
+    return pl.DataFrame(data, schema=schema)
+
+
+def term_changes_frame(terms: Sequence[TermCostChange]) -> pl.DataFrame:
+    """One row per soft term whose price differs between two rosters, with its family
+    and input item: the price before, after and the change (after - before)."""
+    return pl.DataFrame(
+        {
+            "family": [family_of(t.name) for t in terms],
+            "name": [t.name for t in terms],
+            "field": [t.field for t in terms],
+            "before": [t.before for t in terms],
+            "after": [t.after for t in terms],
+            "delta": [t.delta for t in terms],
+        },
+        schema={
+            "family": pl.String,
+            "name": pl.String,
+            "field": pl.String,
+            "before": pl.Float64,
+            "after": pl.Float64,
+            "delta": pl.Float64,
+        },
+    )
+
+
+def kpis_frame(before: Kpis, after: Kpis) -> pl.DataFrame:
+    """The KPIs of two rosters side by side, one row per KPI in the order of
+    :class:`engine.figures.Kpis`; ``delta`` is after - before (null where either is)."""
+    rows = []
+    for name in Kpis.model_fields:
+        old, new = getattr(before, name), getattr(after, name)
+        delta = None if old is None or new is None else new - old
+        rows.append({"kpi": name, "before": old, "after": new, "delta": delta})
+    return pl.DataFrame(
+        rows,
+        schema={"kpi": pl.String, "before": pl.Float64, "after": pl.Float64, "delta": pl.Float64},
+    )
+
+
+# ------------------------------------------------------------------ short shifts
+
+
+def audited_shortages_frame(shortages: Sequence[AuditedShortage]) -> pl.DataFrame:
+    """The columns of :func:`shortages_frame`, then ``field``: the demand item each
+    shortage falls short of."""
+    return shortages_frame(shortages).with_columns(
+        pl.Series("field", [m.field for m in shortages], dtype=pl.String)
+    )
+
+
+def explanations_frame(explanations: Sequence[ShortageExplanation]) -> pl.DataFrame:
+    """One row per explained shortage: which demand, the verdict, who fills it, how many
+    cells move and what it costs (null unless avoidable), and the summary in words."""
+    return pl.DataFrame(
+        {
+            "date": [e.shortage.date for e in explanations],
+            "kind": [e.shortage.kind for e in explanations],
+            "shift_id": [
+                e.shortage.shift_id or ",".join(e.shortage.shift_ids or []) for e in explanations
+            ],
+            "duty_id": [e.shortage.duty_id for e in explanations],
+            "field": [e.shortage.field for e in explanations],
+            "verdict": [e.verdict for e in explanations],
+            "filled_by": [", ".join(e.filled_by) for e in explanations],
+            "changed_cells": [len(e.changes) for e in explanations],
+            "objective_delta": [e.objective_delta for e in explanations],
+            "summary": [e.summary for e in explanations],
+        },
+        schema={
+            "date": pl.Date,
+            "kind": pl.String,
+            "shift_id": pl.String,
+            "duty_id": pl.String,
+            "field": pl.String,
+            "verdict": pl.String,
+            "filled_by": pl.String,
+            "changed_cells": pl.Int64,
+            "objective_delta": pl.Float64,
+            "summary": pl.String,
+        },
+    )
+
+
+def causes_frame(causes: Sequence[Cause]) -> pl.DataFrame:
+    """One row per cause: its kind, the input item's JSON path and what it says."""
+    return pl.DataFrame(
+        {
+            "cause_type": [c.cause_type for c in causes],
+            "field": [c.field for c in causes],
+            "message": [c.message for c in causes],
+        },
+        schema={"cause_type": pl.String, "field": pl.String, "message": pl.String},
+    )

@@ -71,7 +71,8 @@ def intro(mo):
     Pick an instance (or upload a `SolveRequest` JSON), move a control, and the roster is
     solved again. Every roster is checked by the independent audit, and you can move one
     person by hand below to see what the audit says, without re-solving, re-plan around a
-    sick call, or plan the next period after this roster.
+    sick call, ask why a shift is short and whether anyone could fill it, compare the
+    roster with another, or plan the next period after this roster.
     """)
     return
 
@@ -333,31 +334,28 @@ def edit_controls(dt, mo, outcome, variant):
 
 
 @app.cell
-def edit_verdict(
-    NO_CHANGE,
-    dt,
-    edit_date,
-    edit_duty,
-    edit_employee,
-    edit_shift,
-    judge_edit,
-    mo,
-    outcome,
-    pl,
-    preference_weight,
-    reassign,
-    variant,
-):
-    mo.stop(
-        edit_employee.value == NO_CHANGE,
-        mo.md("Pick an employee, a date and a shift to see what the audit says of the move."),
+def hand_edit(NO_CHANGE, dt, edit_date, edit_duty, edit_employee, edit_shift, outcome, reassign):
+    # None until someone is moved: a roster, or none, that the comparison below can offer
+    # whether or not anyone was moved (a cell that stopped would stop it too).
+    edited = (
+        None
+        if edit_employee.value == NO_CHANGE
+        else reassign(
+            outcome.assignments,
+            edit_employee.value,
+            dt.date.fromisoformat(edit_date.value),
+            None if edit_shift.value == "off" else edit_shift.value,
+            None if edit_duty.value == "none" else edit_duty.value,
+        )
     )
-    edited = reassign(
-        outcome.assignments,
-        edit_employee.value,
-        dt.date.fromisoformat(edit_date.value),
-        None if edit_shift.value == "off" else edit_shift.value,
-        None if edit_duty.value == "none" else edit_duty.value,
+    return (edited,)
+
+
+@app.cell
+def edit_verdict(edited, judge_edit, mo, outcome, pl, preference_weight, variant):
+    mo.stop(
+        edited is None,
+        mo.md("Pick an employee, a date and a shift to see what the audit says of the move."),
     )
     verdict = judge_edit(
         variant, outcome.assignments, edited, preference_weight=preference_weight.value
@@ -419,27 +417,30 @@ def sick_controls(NO_CHANGE, dt, mo, variant):
 def sick_absence(NO_CHANGE, dt, mo, sick_date, sick_days, sick_employee, variant):
     from engine.planning import Absence
 
-    mo.stop(
-        sick_employee.value == NO_CHANGE,
-        mo.md("Pick a sick employee to re-plan the roster and see who could fill in."),
+    # None until someone is marked sick; the cells below stop on it, but the comparison
+    # further down still offers the other rosters.
+    absence = None
+    sick_dates = []
+    if sick_employee.value != NO_CHANGE:
+        _first = dt.date.fromisoformat(sick_date.value)
+        sick_dates = [
+            _first + dt.timedelta(days=i)
+            for i in range(sick_days.value)
+            if _first + dt.timedelta(days=i) <= variant.schedule_period.end_date
+        ]
+        absence = Absence(employee_id=sick_employee.value, dates=sick_dates)
+    (
+        mo.md("Pick a sick employee to re-plan the roster and see who could fill in.")
+        if absence is None
+        else None
     )
-    _first = dt.date.fromisoformat(sick_date.value)
-    sick_dates = [
-        _first + dt.timedelta(days=i)
-        for i in range(sick_days.value)
-        if _first + dt.timedelta(days=i) <= variant.schedule_period.end_date
-    ]
-    absence = Absence(employee_id=sick_employee.value, dates=sick_dates)
     return absence, sick_dates
 
 
 @app.cell
 def sick_replan(
     absence,
-    audit,
-    charts,
     default_work_limit,
-    frames,
     keep_past,
     mo,
     notebook_limits,
@@ -451,14 +452,25 @@ def sick_replan(
     from engine.planning import ReplanRequest
     from engine.replan import replan
 
-    _ask = ReplanRequest(
-        request=variant,
-        roster=list(outcome.assignments),
-        absences=[absence],
-        pin_before=sick_dates[0] if keep_past.value else None,
+    replanned = None  # nobody sick: nothing re-planned
+    if absence is not None:
+        _ask = ReplanRequest(
+            request=variant,
+            roster=list(outcome.assignments),
+            absences=[absence],
+            pin_before=sick_dates[0] if keep_past.value else None,
+        )
+        with mo.status.spinner(title=f"Re-planning… up to {time_limit.value} s"):
+            replanned = replan(_ask, notebook_limits(time_limit.value, default_work_limit))
+    replanned_roster = (
+        None if replanned is None or replanned.solution is None else replanned.solution.assignments
     )
-    with mo.status.spinner(title=f"Re-planning… up to {time_limit.value} s"):
-        replanned = replan(_ask, notebook_limits(time_limit.value, default_work_limit))
+    return replanned, replanned_roster
+
+
+@app.cell
+def sick_replan_view(audit, charts, frames, mo, outcome, replanned, variant):
+    mo.stop(replanned is None)  # nobody sick: the cell above says what to do
     if replanned.solution is None:
         _error = replanned.error
         _causes = (
@@ -494,7 +506,7 @@ def sick_replan(
             mo.ui.table(changes_table, selection=None),
         ]
     )
-    return changes_table, published_objective, replan_report, replan_view, replanned
+    return changes_table, published_objective, replan_report, replan_view
 
 
 @app.cell
@@ -502,6 +514,7 @@ def sick_recommend(absence, frames, mo, outcome, sick_dates, variant):
     from engine.planning import RecommendRequest, Slot
     from engine.recommend import recommend
 
+    mo.stop(absence is None)  # nobody sick
     _left = sorted(
         (a for a in outcome.assignments if a.employee_id == absence.employee_id),
         key=lambda a: a.date,
@@ -540,6 +553,327 @@ def sick_recommend(absence, frames, mo, outcome, sick_dates, variant):
         ]
     )
     return left_slot, recommendations, recommendations_table
+
+
+@app.cell
+def short_table_cell(frames, mo, report, variant):
+    from engine.review import audited_shortages
+
+    short_markers = audited_shortages(variant, report)
+    short_table = frames.audited_shortages_frame(short_markers)
+    mo.md(
+        "## Why is this shift short?\n"
+        f"The roster above leaves {short_table.height} demand(s) short, each with the input "
+        "item it falls short of (`field`). Select one: the roster is re-planned with one more "
+        "head there, every hard rule kept. Either a roster is found, and the shortage is "
+        "**avoidable** (who fills it, the cells that move and what the objective does), or "
+        "none exists, and it is **unavoidable** (a minimal set of the hard rules and input "
+        "items that forbid it). Every shortage of that date is explained in one run, which "
+        "solves, so it runs only on a selection; prices are the request's own weights."
+    )
+    return short_markers, short_table
+
+
+@app.cell
+def short_picker_cell(mo, short_table):
+    shortage_picker = mo.ui.table(
+        short_table, selection="single", page_size=10, label="Short demands"
+    )
+    shortage_picker if short_table.height else mo.md("Every demand is met: nothing to explain.")
+    return (shortage_picker,)
+
+
+@app.cell
+def short_explained(
+    default_work_limit,
+    mo,
+    notebook_limits,
+    outcome,
+    short_markers,
+    shortage_picker,
+    time_limit,
+    variant,
+):
+    from engine.explain import explain_shortages
+    from engine.inquiry import ExplainRequest
+
+    # None until a shortage is selected; the comparison below reads it either way.
+    explanation = None
+    short_answer = None
+    _picked = shortage_picker.value
+    if _picked is not None and len(_picked):
+        _row = _picked.row(0, named=True)
+        _key = (_row["kind"], _row["date"], _row["field"], _row["duty_id"])
+        _marker = next(m for m in short_markers if (m.kind, m.date, m.field, m.duty_id) == _key)
+        with mo.status.spinner(title=f"Explaining the shortages of {_marker.date.isoformat()}…"):
+            short_answer = explain_shortages(
+                ExplainRequest(
+                    request=variant, roster=list(outcome.assignments), dates=[_marker.date]
+                ),
+                notebook_limits(time_limit.value, default_work_limit),
+            )
+        explanation = next(e for e in short_answer.explanations if e.shortage == _marker)
+    return explanation, short_answer
+
+
+@app.cell
+def short_view(charts, explanation, frames, mo, short_answer, variant):
+    mo.stop(
+        explanation is None,
+        mo.md("Select a short demand in the table to ask whether any roster could fill it."),
+    )
+    _tone = {"avoidable": "success", "unavoidable": "danger", "undecided": "warn"}
+    _parts = [
+        mo.callout(
+            mo.md(f"**{explanation.verdict.capitalize()}**: {explanation.summary}."),
+            _tone[explanation.verdict],
+        )
+    ]
+    explanation_table = frames.explanations_frame(short_answer.explanations)
+    causes_table = frames.causes_frame(explanation.causes)
+    fill_changes = frames.changes_frame(explanation.changes)
+    fill_view = None
+    if explanation.roster is not None:
+        _delta = explanation.objective_delta or 0.0
+        fill_view = charts.replan_heatmap(
+            frames.assignments_frame(variant, explanation.roster), fill_changes, "The fill"
+        )
+        _parts += [
+            mo.md(
+                f"Filled by **{', '.join(explanation.filled_by) or 'someone already there'}**; "
+                f"{fill_changes.height} cell(s) change, outlined below; objective "
+                f"{short_answer.objective_value:,.0f} → "
+                f"{short_answer.objective_value + _delta:,.0f} (**{_delta:+,.0f}**). The fill "
+                "is the cheapest roster found in its time, not proven the cheapest."
+            ),
+            fill_view,
+            mo.ui.table(fill_changes, selection=None),
+        ]
+    elif explanation.verdict == "unavoidable":
+        _parts += [
+            mo.md("What forbids one more head there (a minimal set):"),
+            mo.ui.table(causes_table, selection=None, wrapped_columns=["message"])
+            if causes_table.height
+            else mo.md("No input item to blame: nobody may work it at all."),
+        ]
+    _others = explanation_table.filter(
+        explanation_table["field"] != explanation.shortage.field
+    ).drop("date")
+    if _others.height:
+        _parts += [
+            mo.md(
+                f"The other shortages of {explanation.shortage.date.isoformat()}, explained too:"
+            ),
+            mo.ui.table(_others, selection=None, wrapped_columns=["summary"]),
+        ]
+    mo.vstack(_parts)
+    return causes_table, explanation_table, fill_changes, fill_view
+
+
+@app.cell
+def short_adopt(explanation, mo):
+    # A new switch, off, for every explanation: a fill is compared only when asked.
+    adopt_fill = mo.ui.switch(value=False, label="compare this fill with the roster above")
+    adopt_fill if explanation is not None and explanation.roster is not None else None
+    return (adopt_fill,)
+
+
+@app.cell
+def compare_source(mo):
+    compare_upload = mo.ui.file(
+        filetypes=[".json"], label="or upload a roster (a SolveResponse or its assignments)"
+    )
+    mo.vstack(
+        [
+            mo.md(
+                "## Compare two rosters\n"
+                "The roster above against another one made here: moved by hand, re-planned "
+                "after a sick call, the fill of a shortage (switch it on above), or uploaded. "
+                "Every figure is the independent audit's comparison of the two "
+                "(`engine.review.compare`), every delta after − before, priced at the "
+                "request's own weights whatever the preference weight above."
+            ),
+            compare_upload,
+        ]
+    )
+    return (compare_upload,)
+
+
+@app.cell
+def compare_candidates(
+    InvalidRequest,
+    adopt_fill,
+    compare_upload,
+    edited,
+    explanation,
+    load_json,
+    mo,
+    replanned_roster,
+    variant,
+):
+    from engine.audit import read_response
+    from engine.export import assignments_path
+    from engine.inquiry import fit_faults
+
+    # Every roster made in the notebook so far; the dropdown starts on the first of them:
+    # a fill switched on, then an upload, the re-plan, the hand edit.
+    compare_rosters = {}
+    if adopt_fill.value and explanation is not None and explanation.roster is not None:
+        _where = explanation.shortage
+        compare_rosters[
+            f"the fill of {_where.shift_id or ','.join(_where.shift_ids or [])} "
+            f"on {_where.date.isoformat()}"
+        ] = explanation.roster
+    upload_faults = []
+    if compare_upload.value:
+        try:
+            _raw = load_json(compare_upload.contents(), compare_upload.name())
+            _read = read_response(_raw)
+            upload_faults = fit_faults(
+                variant, _read.assignments, assignments_path(_raw) or (compare_upload.name(),)
+            )
+        except InvalidRequest as exc:
+            upload_faults = exc.errors
+        if not upload_faults:
+            compare_rosters[f"uploaded {compare_upload.name()}"] = _read.assignments
+    if replanned_roster is not None:
+        compare_rosters["re-planned after the sick call"] = replanned_roster
+    if edited is not None:
+        compare_rosters["moved by hand"] = edited
+    (
+        mo.callout(
+            mo.md(
+                "**Not a roster of this request**\n\n"
+                + "\n".join(f"- `{fault}`" for fault in upload_faults[:10])
+            ),
+            "danger",
+        )
+        if upload_faults
+        else None
+    )
+    return compare_rosters, upload_faults
+
+
+@app.cell
+def compare_picker(compare_rosters, mo):
+    compare_with = mo.ui.dropdown(
+        options=list(compare_rosters),
+        value=next(iter(compare_rosters), None),
+        label="Compare the roster above with",
+    )
+    (
+        compare_with
+        if compare_rosters
+        else mo.md(
+            "Move someone by hand, mark someone sick, switch on a shortage's fill or upload "
+            "a roster: it can then be compared with the roster above."
+        )
+    )
+    return (compare_with,)
+
+
+@app.cell
+def compared(compare_rosters, compare_with, frames, mo, outcome, variant):
+    from engine.review import compare
+
+    mo.stop(compare_with.value not in compare_rosters)  # nothing to compare: said above
+    compare_name = compare_with.value
+    comparison = compare(variant, outcome.assignments, compare_rosters[compare_name])
+    broken_added = frames.hard_violations_frame(comparison.hard_violations_added)
+    _removed = len(comparison.hard_violations_removed)
+    _headline = mo.md(
+        f"**The roster above → {compare_name}**: {len(comparison.changes)} cell(s) "
+        f"differ for {len(comparison.employees)} employee(s); objective "
+        f"{comparison.objective_before:,.0f} → {comparison.objective_after:,.0f} "
+        f"(**{comparison.objective_delta:+,.0f}**); hard rules: "
+        f"{broken_added.height} newly broken, {_removed} no longer broken."
+    )
+    (
+        mo.vstack([_headline, mo.ui.table(broken_added, selection=None)])
+        if broken_added.height
+        else _headline
+    )
+    return broken_added, compare_name, comparison
+
+
+@app.cell
+def compare_cells_view(
+    charts, compare_name, compare_rosters, comparison, frames, mo, outcome, variant
+):
+    compare_changes = frames.changes_frame(comparison.changes)
+    _names = ("the roster above", compare_name)
+    compare_cells = frames.compared_cells_frame(
+        frames.assignments_frame(variant, outcome.assignments),
+        frames.assignments_frame(variant, compare_rosters[compare_name]),
+        compare_changes,
+        _names,
+    )
+    compare_view = charts.compare_heatmap(compare_cells, _names)
+    mo.vstack(
+        [
+            mo.md("### The cells\nBoth rosters, side by side; every changed cell outlined."),
+            compare_view,
+            mo.ui.table(compare_changes, selection=None, page_size=10),
+        ]
+    )
+    return compare_cells, compare_changes, compare_view
+
+
+@app.cell
+def compare_people(charts, comparison, frames, mo):
+    employee_changes = frames.employee_changes_frame(comparison.employees)
+    employee_view = charts.employee_changes_chart(employee_changes)
+    mo.vstack(
+        [
+            mo.md(
+                "### Who carries what\nPer employee whose figures or cells change: shifts, "
+                "hours, nights, weekends and preferences granted, after − before."
+            ),
+            *(
+                [employee_view, mo.ui.table(employee_changes, selection=None)]
+                if employee_changes.height
+                else [mo.md("Nobody's figures change.")]
+            ),
+        ]
+    )
+    return employee_changes, employee_view
+
+
+@app.cell
+def compare_costs(comparison, frames, mo):
+    term_changes = frames.term_changes_frame(comparison.terms)
+    kpi_table = frames.kpis_frame(comparison.kpis_before, comparison.kpis_after)
+
+    def _shown(value, sign=""):
+        return "" if value is None else f"{value:{sign},.2f}"
+
+    _numbers = {
+        "before": _shown,
+        "after": _shown,
+        "delta": lambda value: _shown(value, "+"),
+    }
+    mo.hstack(
+        [
+            mo.vstack(
+                [
+                    mo.md("### The price, per soft term\nOnly the terms whose price changes."),
+                    mo.ui.table(term_changes, selection=None, format_mapping=_numbers)
+                    if term_changes.height
+                    else mo.md("No soft term changes its price."),
+                ]
+            ),
+            mo.vstack(
+                [
+                    mo.md("### KPIs\nBoth rosters' headline numbers."),
+                    mo.ui.table(kpi_table, selection=None, page_size=15, format_mapping=_numbers),
+                ]
+            ),
+        ],
+        justify="start",
+        gap=2,
+        widths="equal",
+    )
+    return kpi_table, term_changes
 
 
 @app.cell

@@ -21,13 +21,17 @@ from engine import charts, frames
 from engine.audit import AuditReport, HardViolation, audit, compare_with_metrics
 from engine.contract import Assignment, SoftConstraintViolation, Solution, SolveRequest
 from engine.diagnose import DiagnosisLimits, diagnose_with_probes
+from engine.explain import explain_shortages
 from engine.fair_share import group_burden
+from engine.figures import Kpis
 from engine.history import Ledger, LedgerEntry
+from engine.inquiry import AuditRequest, CompareResponse, ExplainRequest
 from engine.problem import from_request
+from engine.review import audit_roster, compare
 from engine.rules import parse_request
 from engine.solve import SolveLimits, SolveOutcome, solve_problem, to_response
 from engine.variants import with_fairness_group
-from tests.audited import BACKSTOP_SECONDS, solved_and_audited
+from tests.audited import BACKSTOP_SECONDS, solved_and_audited, work_limited
 from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 
@@ -385,6 +389,13 @@ def _case(name: str, full: tuple[SolveRequest, Solution], searched: SolveOutcome
     if name == "fairness_cost_chart":
         frame = _sweep()
         return frame, charts.fairness_cost_chart(frame)
+    if name == "compare_heatmap":
+        frame = _compared_cells(req, solution.assignments, _edited(req, solution.assignments))
+        return frame, charts.compare_heatmap(frame)
+    if name == "employee_changes_chart":
+        comparison = compare(req, solution.assignments, _edited(req, solution.assignments))
+        frame = frames.employee_changes_frame(comparison.employees)
+        return frame, charts.employee_changes_chart(frame)
     assert name == "probes_chart"
     frame = _probes()
     return frame, charts.probes_chart(frame)
@@ -455,6 +466,33 @@ def _check_probes(spec: Json) -> None:
     assert enc["color"]["scale"]["domain"] == ["feasible", "infeasible", "undecided"]
 
 
+def _check_compare_heatmap(spec: Json) -> None:
+    assert spec["facet"]["column"]["field"] == "roster"
+    assert spec["facet"]["column"]["sort"] == ["before", "after"]
+    cells, outline = spec["spec"]["layer"]
+    assert cells["transform"] == [{"filter": "isValid(datum.shift_id)"}]
+    assert outline["transform"] == [{"filter": "isValid(datum.change)"}]
+    assert cells["encoding"]["color"]["field"] == "shift_id"
+    assert (outline["mark"]["fill"], outline["mark"]["stroke"]) == (None, "black")
+    for layer in (cells, outline):
+        assert layer["encoding"]["y"]["field"] == "employee_id"
+        assert layer["encoding"]["x"]["timeUnit"] == "yearmonthdate"
+
+
+def _check_employee_changes(spec: Json) -> None:
+    measures = list(charts.EMPLOYEE_CHANGE_MEASURES)
+    assert spec["facet"]["column"]["field"] == "measure"
+    assert spec["facet"]["column"]["sort"] == measures
+    assert spec["resolve"]["scale"]["x"] == "independent"
+    inner = spec["spec"]
+    assert inner["transform"][0] == {"fold": measures, "as": ["measure", "change"]}
+    assert inner["mark"]["type"] == "bar"
+    assert (inner["encoding"]["x"]["field"], inner["encoding"]["y"]["field"]) == (
+        "change",
+        "employee_id",
+    )
+
+
 CHECKS: dict[str, Callable[[Json], None]] = {
     "roster_heatmap": _check_heatmap,
     "coverage_chart": _check_coverage,
@@ -463,6 +501,8 @@ CHECKS: dict[str, Callable[[Json], None]] = {
     "burden_chart": _check_burden,
     "fairness_cost_chart": _check_fairness_cost,
     "probes_chart": _check_probes,
+    "compare_heatmap": _check_compare_heatmap,
+    "employee_changes_chart": _check_employee_changes,
 }
 
 
@@ -637,3 +677,146 @@ def test_the_spread_is_per_fairness_group_among_who_may_work_it_or_per_shift() -
     data["constraints"] = {"fairness_groups": [{"target_shift_ids": ["night"]}]}
     grouped = frames.ledger_spread_frame(parse_request(data), before, after)
     assert grouped.rows() == [("fairness:0", "night", 2, 4, 1)]
+
+
+# ------------------------------------------------------------ comparing two rosters
+
+
+def _edited(req: SolveRequest, roster: list[Assignment]) -> list[Assignment]:
+    """``roster`` with its last cell taken off and, on that date, the first employee off
+    then on another shift: one cell removed, one added, and the price moves."""
+    gone = roster[-1]
+    working = {a.employee_id for a in roster if a.date == gone.date}
+    idle = next(e.id for e in req.employees if e.id not in working)
+    other = next(s.id for s in req.shifts if s.id != gone.shift_id)
+    return [*roster[:-1], Assignment(employee_id=idle, date=gone.date, shift_id=other)]
+
+
+def _compared_cells(
+    req: SolveRequest, before: list[Assignment], after: list[Assignment]
+) -> pl.DataFrame:
+    return frames.compared_cells_frame(
+        frames.assignments_frame(req, before),
+        frames.assignments_frame(req, after),
+        frames.changes_frame(compare(req, before, after).changes),
+    )
+
+
+@pytest.fixture(scope="module")
+def compared(full: tuple[SolveRequest, Solution]) -> tuple[SolveRequest, CompareResponse]:
+    req, solution = full
+    return req, compare(req, solution.assignments, _edited(req, solution.assignments))
+
+
+def test_the_compared_cells_hold_both_rosters_and_outline_each_change_in_both(
+    full: tuple[SolveRequest, Solution],
+) -> None:
+    req, solution = full
+    before = solution.assignments
+    after = _edited(req, before)
+    cells = _compared_cells(req, before, after)
+    assert cells.columns == [*ASSIGNMENT_SCHEMA, "change", "before", "after", "roster"]
+    # Each roster's cells, and one blank cell where it has a changed cell off.
+    assert cells.height == len(before) + len(after) + 2
+    changed = cells.filter(pl.col("change").is_not_null()).sort("roster", "change")
+    gone, added = before[-1], after[-1]
+    assert changed.select("roster", "employee_id", "change", "shift_id").rows() == [
+        ("after", added.employee_id, "added", added.shift_id),
+        ("after", gone.employee_id, "removed", None),  # off after: outlined, not filled
+        ("before", added.employee_id, "added", None),
+        ("before", gone.employee_id, "removed", gone.shift_id),
+    ]
+    names = {e.id: e.name for e in req.employees}
+    assert changed["employee"].to_list() == [names[e] for e in changed["employee_id"]]
+    assert set(changed["weekday"]) == {gone.date.strftime("%a")}
+    same = frames.compared_cells_frame(
+        frames.assignments_frame(req, before),
+        frames.assignments_frame(req, before),
+        frames.changes_frame([]),
+        ("one", "two"),
+    )
+    assert same.height == 2 * len(before) and same["change"].null_count() == same.height
+    assert same["roster"].unique(maintain_order=True).to_list() == ["one", "two"]
+
+
+def test_the_employee_changes_frame_has_a_row_per_employee_of_the_comparison(
+    compared: tuple[SolveRequest, CompareResponse],
+) -> None:
+    _, comparison = compared
+    table = frames.employee_changes_frame(comparison.employees)
+    assert table.columns == ["employee_id", "name", *frames.EMPLOYEE_CHANGE_COLUMNS]
+    assert table.schema["hours"] == pl.Float64 and table.schema["shifts"] == pl.Int64
+    assert table.rows(named=True) == [e.model_dump() for e in comparison.employees]
+    assert table.height >= 2 and table["changed_cells"].sum() == len(comparison.changes) == 2
+    assert table["shifts"].sum() == 0  # one cell moved from one person to another
+    assert frames.employee_changes_frame([]).columns == table.columns
+
+
+def test_the_term_changes_add_up_to_the_change_of_the_objective(
+    compared: tuple[SolveRequest, CompareResponse],
+) -> None:
+    _, comparison = compared
+    table = frames.term_changes_frame(comparison.terms)
+    assert table.columns == ["family", "name", "field", "before", "after", "delta"]
+    assert table.height == len(comparison.terms) > 0
+    assert table["delta"].sum() == pytest.approx(comparison.objective_delta)
+    assert (table["after"] - table["before"] - table["delta"]).abs().max() == 0
+    assert table["family"].to_list() == [frames.family_of(t.name) for t in comparison.terms]
+
+
+def test_the_kpis_frame_has_both_rosters_kpis_side_by_side(
+    compared: tuple[SolveRequest, CompareResponse],
+) -> None:
+    _, comparison = compared
+    table = frames.kpis_frame(comparison.kpis_before, comparison.kpis_after)
+    assert table["kpi"].to_list() == list(Kpis.model_fields)
+    rows = {row["kpi"]: row for row in table.iter_rows(named=True)}
+    for name, row in rows.items():
+        assert row["before"] == getattr(comparison.kpis_before, name)
+        assert row["after"] == getattr(comparison.kpis_after, name)
+        assert row["delta"] == pytest.approx(row["after"] - row["before"])
+    unstated = comparison.kpis_before.model_copy(update={"preferences_granted_percent": None})
+    blank = frames.kpis_frame(unstated, comparison.kpis_after)
+    row = blank.filter(pl.col("kpi") == "preferences_granted_percent").row(0, named=True)
+    assert row["before"] is None and row["delta"] is None
+
+
+# ------------------------------------------------------------------ short shifts
+
+
+def test_the_audited_shortages_frame_names_each_demand_item(
+    short: tuple[SolveRequest, Solution],
+) -> None:
+    req, solution = short
+    audited = audit_roster(AuditRequest(request=req, roster=solution.assignments)).shortages
+    table = frames.audited_shortages_frame(audited)
+    assert table.columns == [*frames.shortages_frame([]).columns, "field"]
+    assert table.drop("field").equals(frames.shortages_frame(solution.shortages))
+    assert table["field"].to_list() == [m.field for m in audited]
+    assert table["field"].str.starts_with("request.shifts[").all()
+    assert frames.audited_shortages_frame([]).columns == table.columns
+
+
+def test_the_explanations_frame_has_a_row_per_shortage_explained(
+    short: tuple[SolveRequest, Solution],
+) -> None:
+    req, solution = short
+    ask = ExplainRequest(request=req, roster=solution.assignments)
+    answer = explain_shortages(ask, work_limited(30.0))
+    table = frames.explanations_frame(answer.explanations)
+    assert table.height == len(answer.explanations) == len(solution.shortages)
+    assert table["verdict"].to_list() == [e.verdict for e in answer.explanations]
+    assert table["summary"].to_list() == [e.summary for e in answer.explanations]
+    assert table["changed_cells"].to_list() == [len(e.changes) for e in answer.explanations]
+    for row, explanation in zip(table.iter_rows(named=True), answer.explanations, strict=True):
+        assert (row["date"], row["field"]) == (
+            explanation.shortage.date,
+            explanation.shortage.field,
+        )
+        assert row["filled_by"] == ", ".join(explanation.filled_by)
+        assert row["objective_delta"] == explanation.objective_delta
+    causes = [c for e in answer.explanations for c in e.causes]
+    assert frames.causes_frame(causes).rows() == [
+        (c.cause_type, c.field, c.message) for c in causes
+    ]
+    assert frames.causes_frame([]).columns == ["cause_type", "field", "message"]

@@ -281,7 +281,9 @@ def test_infeasibility_of_a_request_with_a_roster_explains_nothing() -> None:
 def test_explore_sick_call_starts_with_nobody_sick() -> None:
     defs = run("explore", **EXPLORE)
     assert defs["sick_employee"].value == defs["NO_CHANGE"]
-    assert "replanned" not in defs and "recommendations" not in defs
+    assert defs["absence"] is None and defs["replanned"] is None
+    assert defs["replanned_roster"] is None
+    assert "replan_view" not in defs and "recommendations" not in defs
 
 
 def test_explore_sick_call_replans_and_recommends() -> None:
@@ -421,3 +423,157 @@ def test_explore_plans_the_next_period_only_when_asked_and_after_an_uploaded_ans
     assert defs["history_source"] == "previous.json"
     assert history.assignments == outcome.assignments and history.ledger is None
     assert_planned_across_the_seam(defs)
+
+
+# ------------------------------------------------------ why short, and two rosters
+
+
+def short_staffed_data() -> dict[str, Any]:
+    """The explorer's default dataset asking more of its first Monday than the staff can
+    give (each shift's gap can move to another: avoidable) and a fourth manager for
+    Tuesday's opening, which only three managers may work (unavoidable)."""
+    data: dict[str, Any] = json.loads((ROOT / "datasets" / "retail_weekdays.json").read_bytes())
+    for shift in data["shifts"]:
+        shift["staffing_demand"][0] = {"min": 5, "max": 6}
+    data["shifts"][0]["manager_demand"][1] = {"min": 4, "max": 4}
+    data["shifts"][2]["manager_demand"][1] = {"min": 0, "max": 0}
+    return data
+
+
+SHORT = {**EXPLORE, "request": parse_request(short_staffed_data()), "source": "short-staffed"}
+
+
+def picked_shortage(table: pl.DataFrame, kind: str) -> dict[str, Any]:
+    """The shortage table as a person leaves it: the first row of ``kind`` selected."""
+    return {"shortage_picker": SimpleNamespace(value=table.filter(pl.col("kind") == kind).head(1))}
+
+
+def test_explore_explains_and_compares_nothing_until_asked() -> None:
+    defs = run("explore", **EXPLORE)
+    assert defs["short_table"].height == len(defs["short_markers"]) == 0  # all demand met
+    assert defs["explanation"] is None and defs["short_answer"] is None
+    assert defs["adopt_fill"].value is False
+    assert defs["edited"] is None and defs["compare_rosters"] == {}
+    for name in ("fill_view", "causes_table", "comparison", "compare_view", "kpi_table"):
+        assert name not in defs, name
+
+
+def test_explore_explains_an_avoidable_shortage_and_compares_its_fill() -> None:
+    first = run("explore", **SHORT)
+    table, report = first["short_table"], first["report"]
+    assert table.height == len(report.shortages) >= 3
+    assert set(table["kind"]) == {"staffing", "manager"}
+    assert table["field"].str.starts_with("request.shifts[").all()
+    picked = picked_shortage(table, "staffing")
+    defs = run("explore", **SHORT, **picked, adopt_fill=SimpleNamespace(value=True))
+    assert defs["outcome"].assignments == first["outcome"].assignments  # one worker, a seed
+    explanation, variant, roster = defs["explanation"], defs["variant"], defs["outcome"].assignments
+    row = picked["shortage_picker"].value.row(0, named=True)
+    assert (explanation.shortage.date, explanation.shortage.field) == (row["date"], row["field"])
+    assert explanation.verdict == "avoidable" and explanation.filled_by
+    # The fill keeps every hard rule at the price it states; the roster above is optimal.
+    fill = explanation.roster
+    assert audit(variant, fill).hard_violations == []
+    delta = audit(variant, fill).objective_value - audit(variant, roster).objective_value
+    assert explanation.objective_delta == pytest.approx(delta) and delta >= 0
+    assert defs["fill_changes"].height == len(explanation.changes) >= 1
+    assert_chart_has(defs["fill_view"], defs["fill_changes"])
+    assert defs["explanation_table"].height == len(defs["short_answer"].explanations) >= 1
+    assert set(defs["explanation_table"]["date"]) == {row["date"]}
+    # Switched on, the fill is the roster compared, and every figure is compare()'s.
+    first_offered = next(iter(defs["compare_rosters"]))
+    assert first_offered.startswith("the fill of")
+    assert defs["compare_with"].value == first_offered
+    assert_compared(defs, fill)
+
+
+def assert_compared(defs: Mapping[str, Any], after: list[Any]) -> None:
+    """The comparison shown is engine.review.compare's of the roster above and ``after``,
+    and every table and chart of it holds its figures."""
+    from engine.review import compare
+
+    comparison = defs["comparison"]
+    assert comparison == compare(defs["variant"], defs["outcome"].assignments, after)
+    changes = defs["compare_changes"]
+    assert changes.height == len(comparison.changes) >= 1
+    cells = defs["compare_cells"]
+    assert cells.height >= 2 * min(len(defs["outcome"].assignments), len(after))
+    assert cells.filter(pl.col("change").is_not_null()).height == 2 * changes.height
+    assert_chart_has(defs["compare_view"], cells)
+    people = defs["employee_changes"]
+    assert people["employee_id"].to_list() == [e.employee_id for e in comparison.employees]
+    assert_chart_has(defs["employee_view"], people)
+    terms = defs["term_changes"]
+    assert terms["delta"].sum() == pytest.approx(comparison.objective_delta)
+    kpis = defs["kpi_table"]
+    assert kpis.row(0, named=True)["before"] == comparison.kpis_before.coverage_percent
+    assert kpis.row(0, named=True)["after"] == comparison.kpis_after.coverage_percent
+
+
+def test_explore_explains_an_unavoidable_shortage_by_its_causes() -> None:
+    first = run("explore", **SHORT)
+    defs = run("explore", **SHORT, **picked_shortage(first["short_table"], "manager"))
+    explanation = defs["explanation"]
+    assert explanation.shortage.kind == "manager"
+    assert explanation.verdict == "unavoidable" and explanation.roster is None
+    assert "only store-01, store-02, store-03 may work it" in explanation.summary
+    causes = defs["causes_table"]
+    assert causes.height == len(explanation.causes) >= 1
+    assert defs["fill_view"] is None and defs["fill_changes"].height == 0
+    assert defs["compare_rosters"] == {}  # nothing to adopt
+
+
+def upload_of(answer: object, name: str) -> SimpleNamespace:
+    """An upload control holding ``answer`` as JSON."""
+    return SimpleNamespace(
+        value=[answer], contents=lambda: json.dumps(answer).encode(), name=lambda: name
+    )
+
+
+def test_explore_compares_a_hand_edit_a_replan_and_an_upload() -> None:
+    first = run("explore", **EXPLORE)
+    outcome, variant = first["outcome"], first["variant"]
+    sick, moved = outcome.assignments[0], outcome.assignments[-1]
+    uploaded = [a for a in outcome.assignments if a != moved]
+    answer = {"assignments": [a.model_dump(mode="json") for a in uploaded]}
+    picked = {
+        "NO_CHANGE": "(nobody)",
+        "edit_employee": SimpleNamespace(value=moved.employee_id),
+        "edit_date": SimpleNamespace(value=moved.date.isoformat()),
+        "edit_shift": SimpleNamespace(value="off"),
+        "edit_duty": SimpleNamespace(value="none"),
+        "sick_employee": SimpleNamespace(value=sick.employee_id),
+        "sick_date": SimpleNamespace(value=sick.date.isoformat()),
+        "sick_days": SimpleNamespace(value=1),
+        "keep_past": SimpleNamespace(value=True),
+        "compare_upload": upload_of(answer, "mine.json"),
+    }
+    defs = run("explore", **EXPLORE, **picked)
+    rosters = defs["compare_rosters"]
+    assert list(rosters) == [
+        "uploaded mine.json",
+        "re-planned after the sick call",
+        "moved by hand",
+    ]
+    assert rosters["re-planned after the sick call"] == defs["replanned"].solution.assignments
+    assert rosters["moved by hand"] == defs["edited"]
+    assert rosters["uploaded mine.json"] == uploaded
+    assert defs["compare_with"].value == "uploaded mine.json"
+    assert_compared(defs, uploaded)
+    by_hand = run(
+        "explore", **EXPLORE, **picked, compare_with=SimpleNamespace(value="moved by hand")
+    )
+    assert_compared(by_hand, by_hand["edited"])
+    assert by_hand["compare_changes"].rows() == [
+        (moved.employee_id, moved.date, "removed", moved.shift_id, "off")
+    ]
+    assert variant == by_hand["variant"]
+
+
+def test_explore_refuses_an_upload_of_another_request() -> None:
+    stranger = {"assignments": [{"employee_id": "nobody", "date": "1999-01-01", "shift_id": "x"}]}
+    defs = run("explore", **EXPLORE, compare_upload=upload_of(stranger, "other.json"))
+    assert defs["upload_faults"] and defs["compare_rosters"] == {}
+    assert "comparison" not in defs
+    broken = run("explore", **EXPLORE, compare_upload=upload_of({"rows": []}, "odd.json"))
+    assert broken["upload_faults"] and broken["compare_rosters"] == {}

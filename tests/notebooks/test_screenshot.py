@@ -8,6 +8,7 @@ visible, sized and drawn (not blank), and that its key sentence appeared.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from tests.bento.processes import free_port, stop
+from tests.notebooks.test_notebooks import short_staffed_data
 
 pytestmark = pytest.mark.browser  # each test opens Chromium itself, in `opened`
 ROOT = Path(__file__).parent.parent.parent
@@ -116,6 +118,13 @@ FAILURES = [
 @pytest.fixture
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
     page: Page = request.param
+    with serving(page) as url:
+        yield page, url
+
+
+@contextmanager
+def serving(page: Page) -> Iterator[str]:
+    """The URL of ``page``'s notebook served by ``marimo run``, once it answers."""
     port = free_port()
     marimo = Path(sys.executable).parent / "marimo"
     server = subprocess.Popen(
@@ -139,7 +148,7 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
             assert server.poll() is None, "marimo run exited early"
             assert time.monotonic() < deadline, "marimo run did not start"
             time.sleep(0.3)
-        yield page, url
+        yield url
     finally:
         stop(server)
 
@@ -207,3 +216,39 @@ def test_a_failure_state_says_what_to_do_and_draws_no_chart(served: tuple[Page, 
         height = page.evaluate("document.documentElement.scrollHeight")
     assert charts == 0
     assert height < 5_000  # no runaway chart making the page endless
+
+
+def test_a_selected_shortage_is_explained_and_its_fill_compared_in_chromium(
+    tmp_path: Path,
+) -> None:
+    """The explorer's shortage table is clicked as a person clicks it: the row's
+    checkbox selects the shortage, the explanation shows with its fill, and the fill's
+    switch brings the comparison with its charts."""
+    request = tmp_path / "short_staffed.json"
+    request.write_text(json.dumps(short_staffed_data()))
+    page_spec = Page(
+        "explore",
+        ("--time-limit", "60", *EXACT, "--request", str(request)),
+        "the independent audit agrees",
+        0,
+        name="explore-why-short",
+    )
+    with serving(page_spec) as url, opened(page_spec, url) as page:
+        charts_before = page.locator(".vega-embed").count()
+        row = page.locator("tr").filter(has_text="staffing").first
+        row.get_by_role("checkbox").click()
+        filled = page.get_by_text("Filled by").filter(visible=True).first
+        filled.wait_for(timeout=CHART_TIMEOUT_MS)
+        filled.scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / f"{page_spec.shot}.png")
+        page.get_by_role("switch", name="compare this fill with the roster above").click()
+        compared = page.get_by_text("The roster above →").filter(visible=True).first
+        compared.wait_for(timeout=CHART_TIMEOUT_MS)
+        compared.scroll_into_view_if_needed()
+        page.get_by_text("Both rosters' headline numbers").filter(visible=True).first.wait_for(
+            timeout=CHART_TIMEOUT_MS
+        )
+        page.screenshot(path=ARTIFACTS / f"{page_spec.shot}-compared.png", full_page=True)
+        charts_after = page.locator(".vega-embed").count()
+    # The fill's heatmap, then the comparison's two: cells side by side and per employee.
+    assert charts_after >= charts_before + 3
