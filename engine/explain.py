@@ -30,10 +30,11 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from engine.audit import AuditReport, audit
+from engine.audit import AuditReport, ChangeEvaluator, audit
 from engine.conflicts import shrink
 from engine.contract import Assignment, Cause, Shortage, SolveRequest
 from engine.diagnose import MAX_PROBE_SECONDS, SOFT_ONLY_FAMILIES, describe
+from engine.edit import reassign
 from engine.inquiry import AuditedShortage, ExplainRequest, ExplainResponse, ShortageExplanation
 from engine.model.build import CompiledModel, build
 from engine.model.registry import FAMILIES
@@ -58,7 +59,11 @@ FILL_FIELD = "shortage"
 #: on a quiet machine): a repair of a good roster is found well within it, ten
 #: shortages need not take the whole of a 30 s limit, and a fill with one worker is the
 #: same on any machine when it ends on this limit rather than on the clock.
-FILL_WORK = 2.0
+FILL_WORK = 1.0
+#: A shortage that one move already fills is searched further only when its share of
+#: the time is at least this; else that move is the fill (exact, and found in
+#: milliseconds).
+MIN_SEARCH_SECONDS = 1.0
 
 
 def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) -> ExplainResponse:
@@ -72,13 +77,24 @@ def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) ->
     report = audit(request, ask.roster, history=ask.history)
     wanted = None if ask.dates is None else set(ask.dates)
     markers = [m for m in audited_shortages(request, report) if wanted is None or m.date in wanted]
+    evaluator = ChangeEvaluator(request, ask.roster, history=ask.history)
+    moves = [_one_move(ask, marker, evaluator) for marker in markers]
+    # Those no single move fills need the search to be decided at all: they go first.
+    order = sorted(range(len(markers)), key=lambda i: moves[i] is not None)
     conflicts = _Conflicts(ask)
-    explanations = []
-    for i, marker in enumerate(markers):
+    explanations: dict[int, ShortageExplanation] = {}
+    for done, i in enumerate(order):
         left = budget - (time.perf_counter() - started)
-        share = max(0.0, left) / (len(markers) - i)
-        explanations.append(_explain(ask, report, marker, limits, share, conflicts))
-    return ExplainResponse(objective_value=report.objective_value, explanations=explanations)
+        share = max(0.0, left) / (len(markers) - done)
+        move = moves[i]
+        if move is not None and share < MIN_SEARCH_SECONDS:
+            explanations[i] = _avoidable(ask, report, markers[i], move)
+        else:
+            explanations[i] = _explain(ask, report, markers[i], limits, share, conflicts, move)
+    return ExplainResponse(
+        objective_value=report.objective_value,
+        explanations=[explanations[i] for i in range(len(markers))],
+    )
 
 
 def _explain(
@@ -88,9 +104,10 @@ def _explain(
     limits: SolveLimits,
     seconds: float,
     conflicts: _Conflicts,
+    move: list[Assignment] | None,
 ) -> ShortageExplanation:
+    """The fill searched from ``move`` (or from the roster), or why there is none."""
     deadline = time.perf_counter() + seconds
-    where = _where(ask.request, marker)
     fill = ReplanRequest(
         request=ask.request, roster=ask.roster, absences=ask.absences, history=ask.history
     )
@@ -98,28 +115,12 @@ def _explain(
         fill,
         _fill_limits(limits, seconds),
         require=_require_head(marker),
+        hint=move,
     )
-    if filled.solution is not None:
-        roster = filled.solution.assignments
-        after = audit(ask.request, roster, history=ask.history)
-        newcomers = sorted(
-            set(_holders(ask.request, roster, marker))
-            - set(_holders(ask.request, ask.roster, marker))
-        )
-        delta = after.objective_value - report.objective_value
-        who = ", ".join(newcomers) or "someone"
-        opened = _opened(ask.request, report, after)
-        instead = f", leaving {'; '.join(opened)} instead" if opened else ""
-        return ShortageExplanation(
-            shortage=marker,
-            verdict="avoidable",
-            summary=f"{where} can be filled: {who} takes it{instead}; "
-            f"{len(filled.changes)} cells change and the objective changes by {delta:+g}",
-            objective_delta=delta,
-            filled_by=newcomers,
-            changes=roster_changes(ask.roster, roster),
-            roster=roster,
-        )
+    roster = filled.solution.assignments if filled.solution is not None else move
+    if roster is not None:
+        return _avoidable(ask, report, marker, roster)
+    where = _where(ask.request, marker)
     if filled.error is None or filled.error.code != "no_solution":
         return ShortageExplanation(
             shortage=marker,
@@ -136,7 +137,65 @@ def _explain(
     )
 
 
+def _avoidable(
+    ask: ExplainRequest, report: AuditReport, marker: AuditedShortage, roster: list[Assignment]
+) -> ShortageExplanation:
+    """``roster`` as the fill of ``marker``: who takes it, what moves, what it costs."""
+    after = audit(ask.request, roster, history=ask.history)
+    newcomers = sorted(
+        set(_holders(ask.request, roster, marker)) - set(_holders(ask.request, ask.roster, marker))
+    )
+    delta = after.objective_value - report.objective_value
+    changes = roster_changes(ask.roster, roster)
+    who = ", ".join(newcomers) or "someone"
+    opened = _opened(ask.request, report, after)
+    instead = f", leaving {'; '.join(opened)} instead" if opened else ""
+    return ShortageExplanation(
+        shortage=marker,
+        verdict="avoidable",
+        summary=f"{_where(ask.request, marker)} can be filled: {who} takes it{instead}; "
+        f"{len(changes)} cells change and the objective changes by {delta:+g}",
+        objective_delta=delta,
+        filled_by=newcomers,
+        changes=changes,
+        roster=roster,
+    )
+
+
 # ----------------------------------------------------------------- the extra head
+
+
+def _one_move(
+    ask: ExplainRequest, marker: Shortage, evaluator: ChangeEvaluator
+) -> list[Assignment] | None:
+    """The roster with the cheapest single move that fills ``marker`` and breaks no hard
+    rule (one employee takes the demand's shift, leaving their own that date), priced
+    by the audit's one-cell evaluator as a recommendation is; None when no single move
+    does. The fill's search starts from it, so a repair is in hand at once and the
+    search only improves on it."""
+    request = ask.request
+    absent = {a.employee_id for a in ask.absences if marker.date in a.dates}
+    holders = set(_holders(request, ask.roster, marker))
+    shifts = [marker.shift_id] if marker.shift_id is not None else list(marker.shift_ids or ())
+    best: tuple[float, Assignment] | None = None
+    for employee in request.employees:
+        if employee.id in absent or employee.id in holders:
+            continue
+        if marker.kind == "manager" and not employee.is_manager:
+            continue
+        for shift_id in shifts:
+            if shift_id not in employee.assignable_shift_ids:
+                continue
+            cell = Assignment(
+                employee_id=employee.id, date=marker.date, shift_id=shift_id, duty_id=marker.duty_id
+            )
+            effect = evaluator.effect(employee.id, marker.date, cell)
+            if not effect.hard_violations and (best is None or effect.objective_delta < best[0]):
+                best = (effect.objective_delta, cell)
+    if best is None:
+        return None
+    cell = best[1]
+    return reassign(ask.roster, cell.employee_id, cell.date, cell.shift_id, cell.duty_id)
 
 
 def _fill_limits(limits: SolveLimits, seconds: float) -> SolveLimits:
@@ -295,7 +354,7 @@ class _Conflicts:
             return [by_index[i] for i in found if i in by_index] or list(kept)
 
         if core([]) is not None:  # no item to blame: there are too few people
-            return [_too_few(self.ask.request)]
+            return [_too_few(self.ask.request, marker)]
         first = core(gated.items)
         if first is None:
             return []
@@ -312,12 +371,21 @@ class _Conflicts:
         )
 
 
-def _too_few(request: SolveRequest) -> Cause:
-    count = len(request.employees)
+def _too_few(request: SolveRequest, marker: Shortage) -> Cause:
+    """The staff itself as the cause: even with every item lifted, those who could count
+    towards the demand at all (managers, for a manager demand) are too few."""
+    if marker.kind == "manager":
+        pool = [e.id for e in request.employees if e.is_manager]
+        what = "managers"
+    else:
+        pool = [e.id for e in request.employees]
+        what = "employees"
+    names = f" ({', '.join(pool)})" if 0 < len(pool) <= 8 else ""
     return Cause(
         cause_type="staff",
         field="request.employees",
-        message=f"the request has {count} employees, each working at most one shift a date",
+        message=f"the request has {len(pool)} {what}{names}, each working at most one "
+        f"shift a date, and {marker.required} are wanted",
     )
 
 

@@ -120,9 +120,11 @@ def replan(
     job_id: str | None = None,
     *,
     require: Requirement | None = None,
+    hint: Sequence[Assignment] | None = None,
 ) -> ReplanResponse:
     """Re-plan ``ask.roster`` for ``ask.request`` under the absences and pins (and
-    ``require``'s items)."""
+    ``require``'s items); ``hint``: a roster to start from instead of the published one
+    (one that keeps ``require``'s rules, say), changes still counted from the published."""
     request = ask.request
     limits = limits or SolveLimits()
     if limits.time_limit_seconds is None:
@@ -137,7 +139,7 @@ def replan(
     rule_rows = range(first_rule, len(model.proto.constraints))
     index = Index(problem)
     cells = Cells(compiled, index)
-    published = _published(ask, index)
+    published = _published(ask.roster, index)
     items = _post_items(ask, cells, published)
     if require is not None:
         items += require(compiled, cells)
@@ -146,8 +148,13 @@ def replan(
     model.add_bool_and([item.literal for item in items])
     start = None
     if limits.warm_start:
-        hint = _hint(ask, cells, published) if ask.roster else _fresh(problem, ask, index)
-        add_roster_hint(compiled, hint)
+        if hint is not None:
+            start_roster = _hint(ask, cells, _published(hint, index))
+        elif ask.roster:
+            start_roster = _hint(ask, cells, published)
+        else:
+            start_roster = _fresh(problem, ask, index)
+        add_roster_hint(compiled, start_roster)
         start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
     outcome = run(compiled, limits, started, start=start)
     job = job_id or uuid.uuid4().hex
@@ -178,10 +185,10 @@ def _with_changes(
 # ---------------------------------------------------------------------- the change
 
 
-def _published(ask: ReplanRequest, index: Index) -> dict[tuple[int, int], Assignment]:
-    """The published cells of employees the request still has, by model index."""
+def _published(roster: Sequence[Assignment], index: Index) -> dict[tuple[int, int], Assignment]:
+    """The cells of ``roster`` of employees the request still has, by model index."""
     cells = {}
-    for a in ask.roster:
+    for a in roster:
         e, d = index.employee.get(a.employee_id), index.day.get(a.date)
         if e is not None and d is not None:
             cells[e, d] = a
