@@ -65,7 +65,7 @@ class Kpis(_ContractModel):
     coverage_percent: float
     required_heads: int
     missing_heads: int
-    preferences_granted_percent: float | None  # None when no preference is stated
+    preferences_granted_percent: float | None = None  # None: no preference is stated
     hours_min: float
     hours_median: float
     hours_max: float
