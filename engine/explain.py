@@ -28,10 +28,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ortools.sat.python import cp_model
-
 from engine.audit import AuditReport, ChangeEvaluator, audit
-from engine.conflicts import shrink
+from engine.conflicts import shrink, solve_assuming
 from engine.contract import Assignment, Cause, Shortage, SolveRequest
 from engine.diagnose import MAX_PROBE_SECONDS, SOFT_ONLY_FAMILIES, describe
 from engine.edit import reassign
@@ -340,18 +338,9 @@ class _Conflicts:
             return []  # no variable at all: nobody can stand there (said in the words)
 
         def core(kept: Sequence[Item]) -> list[Item] | None:
-            model = base.clone()
-            by_index = {item.literal.index: item for item in kept}
-            model.add_assumptions([item.literal for item in kept])
-            solver = cp_model.CpSolver()
-            solver.parameters.num_workers = 1
-            solver.parameters.max_time_in_seconds = max(
-                0.05, min(MAX_PROBE_SECONDS, deadline - time.perf_counter())
-            )
-            if solver.solve(model) != cp_model.INFEASIBLE:
-                return None
-            found = solver.sufficient_assumptions_for_infeasibility()
-            return [by_index[i] for i in found if i in by_index] or list(kept)
+            seconds = max(0.05, min(MAX_PROBE_SECONDS, deadline - time.perf_counter()))
+            outcome, found = solve_assuming(base, kept, seconds)
+            return found if outcome == "infeasible" else None
 
         if core([]) is not None:  # no item to blame: there are too few people
             return [_too_few(self.ask.request, marker)]

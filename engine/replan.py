@@ -31,7 +31,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
-from engine.conflicts import shrink
+from engine.conflicts import ProbeOutcome, shrink, solve_assuming
 from engine.contract import Assignment, Cause, Diagnosis, SolveResponse
 from engine.cores import available_cores
 from engine.diagnose import MAX_PROBE_SECONDS, DiagnosisLimits, describe, diagnose
@@ -54,7 +54,6 @@ from engine.solve import (
 CHANGE_TERM = "roster_changes"  # the penalty term's name inside the model only
 
 ItemKind = Literal["absence", "pinned_assignment", "pin_before"]
-ProbeOutcome = Literal["feasible", "infeasible", "undecided"]
 
 
 @dataclass(frozen=True)
@@ -394,21 +393,8 @@ def _explain(
         """Solve with ``kept`` assumed: the outcome, and a core within ``kept`` if infeasible."""
         nonlocal probes
         probes += 1
-        model = base.clone()
-        by_index = {item.literal.index: item for item in kept}
-        model.add_assumptions([item.literal for item in kept])
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
-        solver.parameters.max_time_in_seconds = max(
-            0.05, min(MAX_PROBE_SECONDS, deadline - time.perf_counter())
-        )
-        status = solver.solve(model)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return "feasible", []
-        if status != cp_model.INFEASIBLE:
-            return "undecided", []
-        found = solver.sufficient_assumptions_for_infeasibility()
-        return "infeasible", [by_index[i] for i in found if i in by_index] or list(kept)
+        seconds = max(0.05, min(MAX_PROBE_SECONDS, deadline - time.perf_counter()))
+        return solve_assuming(base, kept, seconds)
 
     if ask.history is None and (not items or core(rules)[0] == "infeasible"):
         # The request admits no roster even before the change: its own diagnosis.

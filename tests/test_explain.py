@@ -11,11 +11,11 @@ least what the optimum costs.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from benchmarks.inquiry import PLANTED, names_planted, planted_ask
 from engine.audit import audit
 from engine.contract import Assignment
 from engine.errors import InvalidRequest
@@ -42,106 +42,14 @@ def explained(data: Json, roster: list[Json], **extra: Any) -> ExplainResponse:
 
 # ------------------------------------------------------------------ unavoidable
 
-Planted = tuple[str, str, str]  # the planted item's path, and the date and shift it empties
-
-
-def _alone(data: Json, fixed_days: int, **rules: Any) -> None:
-    """One employee, day shifts only, fixed to the first ``fixed_days`` days."""
-    dates = [f"2026-03-0{2 + i}" for i in range(fixed_days)]
-    fixed = [{"date": d, "shift_id": "day"} for d in dates]
-    data["employees"] = [employee_dict("e1", **({"fixed_assignments": fixed} | rules))]
-    data["shifts"][1]["staffing_demand"] = [{"min": 0, "max": 1}] * 7
-
-
-def _kept_apart(data: Json) -> Planted:
-    data["employees"] = [employee_dict("e1"), employee_dict("e2")]
-    data["shifts"][0]["staffing_demand"] = [{"min": 2, "max": 2}] * 7
-    data["shifts"][1]["staffing_demand"] = [{"min": 0, "max": 1}] * 7
-    data["constraints"]["employee_pairings"] = [{"employee_ids": ["e1", "e2"], "rule": "exclude"}]
-    return "request.constraints.employee_pairings[0]", MONDAY, "day"
-
-
-def _nobody_on_nights(data: Json) -> Planted:
-    for employee in data["employees"]:
-        employee["assignable_shift_ids"] = ["day"]
-    return "request.employees[0].assignable_shift_ids", MONDAY, "night"
-
-
-def _not_on_mondays(data: Json) -> Planted:
-    for employee in data["employees"]:
-        employee["available_weekdays"] = ["tue", "wed", "thu", "fri", "sat", "sun"]
-    return "request.employees[0].available_weekdays", MONDAY, "day"
-
-
-def _night_count_zero(data: Json) -> Planted:
-    for employee in data["employees"]:
-        employee["shift_count_limits"] = [{"shift_id": "night", "max": 0}]
-    return "request.employees[0].shift_count_limits[0]", MONDAY, "night"
-
-
-def _fixed_to_days(data: Json) -> Planted:
-    for employee in data["employees"]:
-        employee["fixed_assignments"] = [{"date": MONDAY, "shift_id": "day"}]
-    data["shifts"][0]["staffing_demand"][0] = {"min": 3, "max": 3}
-    return "request.employees[0].fixed_assignments[0]", MONDAY, "night"
-
-
-def _three_days_a_month(data: Json) -> Planted:
-    _alone(data, 3, working_days_per_month={"min": 0, "max": 3})
-    return "request.employees[0].working_days_per_month", "2026-03-05", "day"
-
-
-def _eight_hours_a_week(data: Json) -> Planted:
-    _alone(data, 1, weekly_working_hours_limit={"hours": 8, "enforcement": "hard"})
-    return "request.employees[0].weekly_working_hours_limit", TUESDAY, "day"
-
-
-def _all_absent(data: Json) -> Planted:
-    return "absences[0].dates[0]", MONDAY, "day"
-
-
-def _no_day_after_a_night(data: Json) -> Planted:
-    _alone(data, 0, fixed_assignments=[{"date": MONDAY, "shift_id": "night"}])
-    data["constraints"]["shift_transitions"] = [
-        {"from_shift_id": "night", "to_shift_id": "day", "rule": "forbid"}
-    ]
-    return "request.constraints.shift_transitions[0]", TUESDAY, "day"
-
-
-def _two_days_in_a_row(data: Json) -> Planted:
-    _alone(data, 2)
-    data["constraints"]["max_consecutive_working_days"] = 2
-    return "request.constraints.max_consecutive_working_days", "2026-03-04", "day"
-
-
-PLANTED: dict[str, Callable[[Json], Planted]] = {
-    "pairing": _kept_apart,
-    "not assignable": _nobody_on_nights,
-    "weekday": _not_on_mondays,
-    "shift count": _night_count_zero,
-    "fixed assignment": _fixed_to_days,
-    "days per month": _three_days_a_month,
-    "weekly hours": _eight_hours_a_week,
-    "absence": _all_absent,
-    "transition": _no_day_after_a_night,
-    "consecutive days": _two_days_in_a_row,
-}
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("plant", PLANTED.values(), ids=PLANTED.keys())
-def test_a_planted_shortage_is_unavoidable_and_names_the_planted_rule(
-    plant: Callable[[Json], Planted],
-) -> None:
-    data = minimal_request_dict()
-    data.setdefault("constraints", {})
-    planted, date, shift_id = plant(data)
-    extra: Json = {}
-    roster = roster_of(data)
-    if planted.startswith("absences"):
-        extra["absences"] = [{"employee_id": e["id"], "dates": [MONDAY]} for e in data["employees"]]
-        roster = [a for a in roster if a["date"] != MONDAY]
-    answer = explained(data, roster, **extra)
+@pytest.mark.parametrize("name", PLANTED)
+def test_a_planted_shortage_is_unavoidable_and_names_the_planted_rule(name: str) -> None:
+    """The ten plantings the benchmark counts (benchmarks/inquiry.py), each a tiny
+    request whose optimal roster leaves one demand no roster can meet."""
+    ask, (planted, date, shift_id) = planted_ask(name)
+    answer = explain_shortages(ask, work_limited(30.0))
     [explanation] = [
         e
         for e in answer.explanations
@@ -150,15 +58,7 @@ def test_a_planted_shortage_is_unavoidable_and_names_the_planted_rule(
     assert explanation.verdict == "unavoidable", explanation.summary
     assert explanation.roster is None and explanation.objective_delta is None
     assert "cannot be filled" in explanation.summary
-    assert any(_is(planted, c.field) for c in explanation.causes), explanation.causes
-
-
-def _is(planted: str, field: str) -> bool:
-    """The planted item, or for a rule planted on every employee, any employee's."""
-    if "employees[0]" not in planted:
-        return field == planted
-    head, tail = planted.split("employees[0]")
-    return field.startswith(head + "employees[") and field.endswith(tail)
+    assert any(names_planted(planted, c.field) for c in explanation.causes), explanation.causes
 
 
 # -------------------------------------------------------------------- avoidable
@@ -275,7 +175,8 @@ def test_a_run_carried_in_from_the_history_makes_the_first_day_unavoidable() -> 
     """Six days worked before the period leave the one employee no seventh: the cap is
     the cause, and the history, a fact, is not one."""
     data = minimal_request_dict()
-    _alone(data, 0)
+    data["employees"] = [employee_dict("e1")]
+    data["shifts"][1]["staffing_demand"] = [{"min": 0, "max": 1}] * 7
     data["constraints"] = {"max_consecutive_working_days": 6}
     before = [f"2026-02-{day}" for day in range(24, 29)] + ["2026-03-01"]
     history = {"assignments": [{"employee_id": "e1", "date": d, "shift_id": "day"} for d in before]}
