@@ -1,15 +1,17 @@
 """Why is a shift short, and could anyone fill it? One verdict per shortage marker.
 
 For each shortage of a roster (engine.audit's markers), one more head is made
-mandatory and the roster is re-planned around it (engine.replan, with the explained
-request's absences and history, each changed cell priced at the re-plan's change
-weight):
+mandatory. First the cheapest single move that fills it and breaks no hard rule is priced
+by the audit's one-cell evaluator (engine.audit.ChangeEvaluator, as a recommendation
+is); then, time allowing, the roster is re-planned around the extra head from that move
+(engine.replan, with the explained request's absences and history, each changed cell
+priced at the re-plan's change weight):
 
-- a roster found: the shortage is **avoidable**. The fill is that roster, as it
-  stands: who newly covers the demand, every cell that moves, and the change of the
-  audited objective (engine.audit prices both rosters, so the fill's objective is the
-  original's plus ``objective_delta`` exactly). The search stops at its share of the
-  time, so the fill is the cheapest *found*, not proven the cheapest.
+- a fill found (the move, or the re-plan's roster): the shortage is **avoidable**. The
+  fill is that roster, as it stands: who newly covers the demand, every cell that moves,
+  and the change of the audited objective (engine.audit prices both rosters, so the
+  fill's objective is the original's plus ``objective_delta`` exactly). A search stops
+  at its share of the time or of the work, so the fill is the cheapest *found*.
 - no roster exists: the shortage is **unavoidable**. Its causes are a minimal conflict
   among the request's hard rules, eligibility included (who may work that shift that
   date at all), and the absences, with the extra head enforced: the diagnosis machinery
@@ -17,9 +19,10 @@ weight):
   reaches the weekly hours limit" are named as input items with their JSON paths.
 - neither within the time: **undecided**.
 
-The time limit (the request's, or the caller's) is shared out evenly among the markers
-still to explain, so a slow one cannot starve the rest of their turn, and one fill
-searches for at most :data:`FILL_WORK` of deterministic work.
+The time limit (the request's, or the caller's) goes first, in even shares, to the
+shortages no single move fills (only a search decides them); the others are searched
+further only when their even shares of what is left reach :data:`MIN_SEARCH_SECONDS`,
+and one search stops after :data:`FILL_WORK` of deterministic work.
 """
 
 from __future__ import annotations
@@ -58,10 +61,13 @@ FILL_FIELD = "shortage"
 #: shortages need not take the whole of a 30 s limit, and a fill with one worker is the
 #: same on any machine when it ends on this limit rather than on the clock.
 FILL_WORK = 1.0
-#: A shortage that one move already fills is searched further only when its share of
-#: the time is at least this; else that move is the fill (exact, and found in
-#: milliseconds).
+#: The shortages that one move already fills are searched further only when their even
+#: shares of the time left are at least this; else each one's move is its fill (exact,
+#: and found in milliseconds).
 MIN_SEARCH_SECONDS = 1.0
+#: What a shortage one move fills keeps of the time while the others are searched: its
+#: fill's audit takes milliseconds.
+MOVE_RESERVE_SECONDS = 0.05
 
 
 def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) -> ExplainResponse:
@@ -78,14 +84,23 @@ def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) ->
     evaluator = ChangeEvaluator(request, ask.roster, history=ask.history)
     moves = [_one_move(ask, marker, evaluator) for marker in markers]
     # Those no single move fills need the search to be decided at all: they go first.
+    # The others are searched further all alike, when their even shares allow it.
     order = sorted(range(len(markers)), key=lambda i: moves[i] is not None)
+    unmoved = sum(1 for move in moves if move is None)
     conflicts = _Conflicts(ask)
     explanations: dict[int, ShortageExplanation] = {}
+    search_moves = True
     for done, i in enumerate(order):
-        left = budget - (time.perf_counter() - started)
-        share = max(0.0, left) / (len(markers) - done)
+        left = max(0.0, budget - (time.perf_counter() - started))
         move = moves[i]
-        if move is not None and share < MIN_SEARCH_SECONDS:
+        if move is None:  # the moved ones keep a little each, for their audit
+            reserve = MOVE_RESERVE_SECONDS * (len(markers) - unmoved)
+            share = max(0.0, left - reserve) / (unmoved - done)
+        else:
+            share = left / (len(markers) - done)
+        if done == unmoved:  # the first marker with a move: decide for all of them
+            search_moves = share >= MIN_SEARCH_SECONDS
+        if move is not None and not search_moves:
             explanations[i] = _avoidable(ask, report, markers[i], move)
         else:
             explanations[i] = _explain(ask, report, markers[i], limits, share, conflicts, move)
