@@ -163,6 +163,9 @@ def _avoidable(
     who = ", ".join(newcomers) or "someone"
     opened = _opened(ask.request, report, after)
     instead = f", leaving {'; '.join(opened)} instead" if opened else ""
+    others = _also_filled(report, after, marker)
+    if others:
+        instead += f", and {others} missing head{'s' if others > 1 else ''} of other shortages too"
     return ShortageExplanation(
         shortage=marker,
         verdict="avoidable",
@@ -287,15 +290,26 @@ def _holders(request: SolveRequest, roster: Sequence[Assignment], marker: Shorta
     ]
 
 
+def _shortage_key(m: Shortage) -> tuple[object, ...]:
+    return (m.kind, m.date, m.shift_id, tuple(m.shift_ids or ()), m.duty_id)
+
+
 def _opened(request: SolveRequest, before: AuditReport, after: AuditReport) -> list[str]:
     """The demands the fill leaves shorter than the roster did (a shortage moved, not
     removed), in words."""
+    was = {_shortage_key(m): m.missing for m in before.shortages}
+    return [_where(request, m) for m in after.shortages if m.missing > was.get(_shortage_key(m), 0)]
 
-    def key(m: Shortage) -> tuple[object, ...]:
-        return (m.kind, m.date, m.shift_id, tuple(m.shift_ids or ()), m.duty_id)
 
-    was = {key(m): m.missing for m in before.shortages}
-    return [_where(request, m) for m in after.shortages if m.missing > was.get(key(m), 0)]
+def _also_filled(before: AuditReport, after: AuditReport, marker: Shortage) -> int:
+    """Heads of other shortages the fill meets too (a re-plan prices the whole roster,
+    so it fills what else it can): its objective change is not this shortage's alone."""
+    now = {_shortage_key(m): m.missing for m in after.shortages}
+    this = _shortage_key(marker)
+    return sum(
+        max(0, m.missing - now.get(_shortage_key(m), 0) - (1 if _shortage_key(m) == this else 0))
+        for m in before.shortages
+    )
 
 
 def _where(request: SolveRequest, marker: Shortage) -> str:
