@@ -277,8 +277,10 @@ def count_changed_cells(
     return dict(sorted(counts.items()))
 
 
-#: The fields of an EmployeeChange that say something moved.
-_DELTAS = (
+#: The fields of an EmployeeChange that say something moved, in the order a table
+#: shows them.
+CHANGE_FIELDS = (
+    "changed_cells",
     "shifts",
     "hours",
     "nights",
@@ -286,7 +288,6 @@ _DELTAS = (
     "weekends",
     "preferences_granted",
     "preferences_refused",
-    "changed_cells",
 )
 
 
@@ -337,6 +338,6 @@ def employee_changes(
             preferences_refused=b.preferences_refused - a.preferences_refused,
             changed_cells=changed_cells.get(employee_id, 0),
         )
-        if any(getattr(change, field) for field in _DELTAS):
+        if any(getattr(change, field) for field in CHANGE_FIELDS):
             changes.append(change)
     return changes

@@ -16,7 +16,7 @@ import polars as pl
 from engine.audit import AuditReport, HardViolation
 from engine.contract import Assignment, Cause, Shortage, SoftConstraintViolation, SolveRequest
 from engine.fair_share import GroupBurden
-from engine.figures import EmployeeChange, Kpis
+from engine.figures import CHANGE_FIELDS, EmployeeChange, Kpis
 from engine.history import Ledger
 from engine.inquiry import AuditedShortage, ShortageExplanation, TermCostChange
 from engine.planning import Change, Recommendation
@@ -385,16 +385,7 @@ def _spread(ledger: Ledger, targets: Sequence[str], employees: Sequence[str]) ->
 # ------------------------------------------------------------ comparing two rosters
 
 #: The per-employee figures of an EmployeeChange, in the order a table shows them.
-EMPLOYEE_CHANGE_COLUMNS = (
-    "changed_cells",
-    "shifts",
-    "hours",
-    "nights",
-    "weekend_days",
-    "weekends",
-    "preferences_granted",
-    "preferences_refused",
-)
+EMPLOYEE_CHANGE_COLUMNS = CHANGE_FIELDS
 
 
 def compared_cells_frame(

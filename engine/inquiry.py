@@ -240,13 +240,19 @@ def parse_compare(data: object) -> CompareRequest:
     return ask
 
 
-def parse_explain(data: object) -> ExplainRequest:
-    """Validate an explain input, or InvalidRequest."""
-    ask = parse_model(ExplainRequest, data)
+def _question_faults(ask: ExplainRequest | WhyRequest) -> tuple[KnownIds, list[FieldError]]:
+    """What a question on one roster checks first: the request (raised at once), then
+    the roster (one cell per employee and date) and the absences."""
     raise_if(request_faults(ask.request))
     known = KnownIds(ask.request)
     faults = _rosters(known, {"roster": ask.roster}, one_per_date=True)
-    faults += absence_faults(ask.absences, known)
+    return known, faults + absence_faults(ask.absences, known)
+
+
+def parse_explain(data: object) -> ExplainRequest:
+    """Validate an explain input, or InvalidRequest."""
+    ask = parse_model(ExplainRequest, data)
+    known, faults = _question_faults(ask)
     for i, day in enumerate(ask.dates or ()):
         faults += known.date(("dates", i), day)
     raise_if(faults + period_history_faults(ask.request, ask.history))
@@ -256,10 +262,7 @@ def parse_explain(data: object) -> ExplainRequest:
 def parse_why(data: object) -> WhyRequest:
     """Validate a why-not input, or InvalidRequest."""
     ask = parse_model(WhyRequest, data)
-    raise_if(request_faults(ask.request))
-    known = KnownIds(ask.request)
-    faults = _rosters(known, {"roster": ask.roster}, one_per_date=True)
-    faults += absence_faults(ask.absences, known)
+    known, faults = _question_faults(ask)
     faults += known.employee(("employee_id",), ask.employee_id)
     faults += known.date(("date",), ask.date)
     if ask.shift_id is not None:
