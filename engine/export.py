@@ -34,6 +34,7 @@ from icalendar import Calendar, Event
 
 from engine.contract import Assignment, Duty, Employee, Shift, SolveRequest
 from engine.errors import FieldError, InvalidRequest
+from engine.inquiry import fit_faults
 from engine.rules import ErrorCode
 
 Format = Literal["csv", "ics", "xlsx"]
@@ -125,7 +126,8 @@ def roster_lines(
 ) -> list[RosterLine]:
     """The assignments resolved against ``request``, by date, then shift and employee in
     request order; only ``employee_id``'s when given. Every unknown employee, shift or
-    duty and every date outside the period is one fault, at ``at`` + index + field."""
+    duty and every date outside the period is one fault, at ``at`` + index + field, and
+    a roster of another request one fault at ``at`` (engine.inquiry.fit_faults)."""
     employees = {e.id: e for e in request.employees}
     shifts = {s.id: s for s in request.shifts}
     duties = {d.id: d for d in request.duties}
@@ -139,22 +141,13 @@ def roster_lines(
                 )
             ]
         )
-    period = request.schedule_period
-    zone = ZoneInfo(period.timezone)
-    errors: list[FieldError] = []
+    faults = fit_faults(request, assignments, at)
+    if faults:
+        raise InvalidRequest(faults)
+    zone = ZoneInfo(request.schedule_period.timezone)
     lines: list[RosterLine] = []
-    for index, a in enumerate(assignments):
-        errors += _unknown(a, index, at, employees, shifts, duties)
-        if not period.start_date <= a.date <= period.end_date:
-            errors.append(
-                FieldError(
-                    (*at, index, "date"),
-                    f"{a.date.isoformat()} is outside the schedule period "
-                    f"{period.start_date.isoformat()}..{period.end_date.isoformat()}",
-                    ErrorCode.DATE_OUTSIDE_PERIOD.value,
-                )
-            )
-        if errors or (employee_id is not None and a.employee_id != employee_id):
+    for a in assignments:
+        if employee_id is not None and a.employee_id != employee_id:
             continue
         shift = shifts[a.shift_id]
         times = shift_times(shift, a.date, zone)
@@ -168,48 +161,10 @@ def roster_lines(
                 end=None if times is None else times[1],
             )
         )
-    if errors:
-        raise InvalidRequest(errors)
     shift_order = {s.id: i for i, s in enumerate(request.shifts)}
     employee_order = {e.id: i for i, e in enumerate(request.employees)}
     lines.sort(key=lambda x: (x.date, shift_order[x.shift.id], employee_order[x.employee.id]))
     return lines
-
-
-def _unknown(
-    a: Assignment,
-    index: int,
-    at: JsonPath,
-    employees: dict[str, Employee],
-    shifts: dict[str, Shift],
-    duties: dict[str, Duty],
-) -> list[FieldError]:
-    found = []
-    if a.employee_id not in employees:
-        found.append(
-            FieldError(
-                (*at, index, "employee_id"),
-                f"no employee with id {a.employee_id!r} in the request",
-                ErrorCode.UNKNOWN_EMPLOYEE_ID.value,
-            )
-        )
-    if a.shift_id not in shifts:
-        found.append(
-            FieldError(
-                (*at, index, "shift_id"),
-                f"no shift with id {a.shift_id!r} in the request",
-                ErrorCode.UNKNOWN_SHIFT_ID.value,
-            )
-        )
-    if a.duty_id is not None and a.duty_id not in duties:
-        found.append(
-            FieldError(
-                (*at, index, "duty_id"),
-                f"no duty with id {a.duty_id!r} in the request",
-                ErrorCode.UNKNOWN_DUTY_ID.value,
-            )
-        )
-    return found
 
 
 def _name(employee: Employee) -> str:

@@ -89,3 +89,16 @@ def test_a_roster_of_another_request_is_one_fault(
     response = {"solution": {"assignments": roster, "metrics": {}}}
     code, _, stderr = run_text(["audit", str(RETAIL), write(tmp_path, "s.json", response)])
     assert faults(stderr) == [("solution.assignments", "roster_of_another_request")]
+
+
+def test_export_and_recommend_of_another_requests_roster_say_so_once(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    _, roster = published
+    other = write(tmp_path, "r.json", {"assignments": roster})
+    code, stdout, stderr = run_text(["export", str(RETAIL), other, "--format", "csv"])
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert faults(stderr) == [("assignments", "roster_of_another_request")]
+    slot = "2026-04-27:" + json.loads(RETAIL.read_text())["shifts"][0]["id"]
+    code, _, stderr = run_text(["recommend", str(RETAIL), other, "--slot", slot])
+    assert (code, faults(stderr)) == (EXIT_INVALID, [("roster", "roster_of_another_request")])

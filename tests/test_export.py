@@ -440,7 +440,7 @@ def test_cli_unknown_references_exit_2_with_their_paths(
     )
     code, out, err = run(["export", request_path, str(bad), "--format", "ics"])
     assert (code, out) == (EXIT_INVALID, "")
-    assert "[5].shift_id: no shift with id 'x'" in err
+    assert "[5].shift_id: no shift has id 'x' (unknown_shift_id)" in err
     code, _, err = run(["export", *files, "--format", "csv", "--employee", "nobody"])
     assert code == EXIT_INVALID
     assert "employee_id: no employee with id 'nobody'" in err
