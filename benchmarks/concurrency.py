@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import audit_solution, int_list, markdown_table
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.runner import RESULTS, timestamp
@@ -345,7 +346,7 @@ def _floats(text: str) -> list[float]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks concurrency", description=__doc__.splitlines()[0]
+        prog="python -m benchmarks concurrency", **docstring_help(__doc__)
     )
     parser.add_argument(
         "--dataset",

@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import json
 
+from benchmarks.command_help import docstring_help
 from benchmarks.suite import load_suite
 from engine.greedy import greedy_roster
 from engine.model.build import build
@@ -35,7 +36,9 @@ def fingerprints(suite: str) -> dict[str, dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks fingerprint", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks fingerprint", **docstring_help(__doc__)
+    )
     parser.add_argument("--suite", default="quick", help="suite name or file (quick)")
     args = parser.parse_args(argv)
     for name, digests in fingerprints(args.suite).items():

@@ -55,6 +55,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.machine import ROOT, load_average
 from benchmarks.runner import RESULTS, write_record
@@ -671,7 +672,7 @@ PARTS: dict[str, Callable[[argparse.Namespace], Json]] = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks inquiry", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks inquiry", **docstring_help(__doc__))
     add = parser.add_argument
     add("--repeats", type=int, default=5, metavar="N", help="times each is measured (5)")
     add("--time-limit", type=float, default=5.0, metavar="S", help="seconds per explain (5)")

@@ -38,6 +38,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.machine import git_revision
 from benchmarks.runner import RESULTS, write_record
@@ -184,7 +185,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks inrc2", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks inrc2", **docstring_help(__doc__))
     parser.add_argument("--instances", default=",".join(DEFAULT_INSTANCES))
     parser.add_argument("--seconds-per-week", type=float, default=None, metavar="S")
     parser.add_argument("--time-scale", type=float, default=1.0, metavar="F")

@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 from huey import SqliteHuey
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import audit_solution, serve_with_state
 from benchmarks.machine import git_revision, load_average, machine_info
 from benchmarks.report import Target, targets_table
@@ -178,7 +179,7 @@ def markdown(trials: list[Trial], targets: list[Target], heading: str, command: 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks job-control", description=__doc__.splitlines()[0]
+        prog="python -m benchmarks job-control", **docstring_help(__doc__)
     )
     parser.add_argument("--repeats", type=int, default=5, help="jobs to time (default 5)")
     parser.add_argument(

@@ -31,6 +31,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.runner import write_record
 from benchmarks.seam import add_budget_arguments, budget
@@ -202,7 +203,7 @@ def _table(rows: list[GroupSpread]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks ledger", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks ledger", **docstring_help(__doc__))
     parser.add_argument("--seeds", type=int, default=3, help="wards (default 3)")
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds in all (30)")
     add_budget_arguments(parser)

@@ -47,6 +47,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks.command_help import docstring_help
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.report import Target, targets_table
 from benchmarks.runner import RESULTS, timestamp
@@ -474,9 +475,7 @@ def recorded_args(argv: Sequence[str]) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks load", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks load", **docstring_help(__doc__))
     parser.add_argument("--url", default=DEFAULT_URL, help="the API root (/v1/public)")
     parser.add_argument("--key", help="an API key (default: env DEMO_API_KEY)")
     parser.add_argument(

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.machine import ROOT, git_revision, machine_info
 from benchmarks.runner import RESULTS, timestamp
@@ -280,7 +281,9 @@ def _shown(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks replanning", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks replanning", **docstring_help(__doc__)
+    )
     parser.add_argument("--absences", type=int, default=20, help="sick calls to re-plan")
     parser.add_argument("--slots", type=int, default=20, help="slots to recommend for")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per re-plan")

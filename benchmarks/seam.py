@@ -37,6 +37,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.runner import RESULTS, write_record
 from engine.audit import AuditReport, audit
@@ -221,7 +222,7 @@ def _table(runs: list[SeamRun]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks seam", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks seam", **docstring_help(__doc__))
     parser.add_argument("--seeds", type=int, default=5, help="requests per cut (default 5)")
     parser.add_argument("--days", type=int, default=56, help="days of each request (56)")
     parser.add_argument("--cuts", default=",".join(CUTS), help="which cuts (all three)")

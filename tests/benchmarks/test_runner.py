@@ -218,3 +218,34 @@ def test_mistakes_are_one_line_errors_not_tracebacks(args: tuple[str, ...], mess
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "concurrency",
+        "fingerprint",
+        "inquiry",
+        "inrc2",
+        "job_control",
+        "ledger",
+        "load",
+        "replanning",
+        "seam",
+    ],
+)
+def test_a_command_read_from_its_docstring_says_whole_sentences_in_plain_text(
+    module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The help shows the first paragraph whole (never cut mid-sentence) and no reST or
+    Markdown marks."""
+    import importlib
+
+    with pytest.raises(SystemExit) as done:
+        importlib.import_module(f"benchmarks.{module}").main(["--help"])
+    assert done.value.code == 0
+    shown = capsys.readouterr().out
+    description = shown.split("\n\n")[1]
+    assert description.rstrip().endswith((".", ":")), description
+    for mark in ("``", "**", ":data:`", ":func:`"):
+        assert mark not in shown, mark
