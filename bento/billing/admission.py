@@ -35,6 +35,8 @@ from engine.contract import SolveRequest
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class, units_for
 
 SYNC_TIME_LIMIT_SECONDS: Final = 30
+#: What an account out of units does, said alike by the API and the dashboard.
+MORE_UNITS: Final = "ask the operator of this service for prepaid units"
 #: Seconds to wait before retrying a solve whose units are held by solves under way.
 RETRY_AFTER_HELD_SECONDS: Final = 10
 
@@ -147,4 +149,6 @@ async def _short_of_units(
             retry_after=RETRY_AFTER_HELD_SECONDS,
         )
     metrics.units_refused(units)
-    return QuotaExceeded(f"this solve needs {units} unit(s); top up the prepaid balance")
+    return QuotaExceeded(
+        f"this solve needs {units} unit(s) and {available} are available: {MORE_UNITS}"
+    )

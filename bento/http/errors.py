@@ -185,9 +185,9 @@ class QuotaExceeded(ServiceError):
     title = "Free quota and prepaid balance are exhausted"
     when = "The free quota and the prepaid balance cannot cover the solve."
     advice = (
-        "Top up the prepaid balance (the service's operator adds units) or, where the service "
-        "takes payments, send the solve without a key and pay for it alone (the 402 lists the "
-        "schemes); GET /usage shows what is left."
+        "Ask the operator of this service for prepaid units (the dashboard's Tier page says "
+        "so too) or, where the service takes payments, send the solve without a key and pay "
+        "for it alone (the 402 lists the schemes); GET /usage shows what is left."
     )
 
 

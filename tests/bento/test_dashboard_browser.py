@@ -42,6 +42,7 @@ from mcp.shared.auth import (
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from pydantic import AnyUrl
 
+from bento.billing.admission import MORE_UNITS
 from bento.mcp.server import MCP_PATH
 from bento.store.identity import CONNECTION_KEY_LABEL
 from engine.audit import audit, compare_with_metrics
@@ -251,6 +252,8 @@ def test_sign_up_create_key_solve_and_see_usage_move(site: str, browser_loop: Br
             await shot(page, name)
         await visit(page, f"{site}/dashboard/tier")
         assert (await page.locator("#tier").inner_text()).strip() == "basic"
+        # It says what the API's 429 says when the units run out.
+        assert MORE_UNITS in await page.locator("main").inner_text()
 
         # Disabling the key stops it at once.
         await visit(page, f"{site}/dashboard/keys")

@@ -210,8 +210,13 @@ def test_infeasible_is_422_with_diagnosis_and_consumes_units(
 def test_exhausted_quota_is_429_without_retry_after(client: TestClient, store: Store) -> None:
     key = fresh_key(store, free=0, balance=0)
     response = post(client, "/solve", minimal_request_dict(), bearer(key))
-    assert_problem(response, 429, "quota-exceeded")
+    problem = assert_problem(response, 429, "quota-exceeded")
     assert "retry-after" not in response.headers
+    # The API says what the dashboard's Tier page says: ask the operator.
+    assert problem["detail"] == (
+        "this solve needs 1 unit(s) and 0 are available: "
+        "ask the operator of this service for prepaid units"
+    )
 
 
 def large_request() -> dict[str, Any]:
