@@ -218,7 +218,7 @@ def scenario_table(mo, pl, scenario_burdens, scenario_outcomes):
 def burden_charts(alt, charts, frames, scenario_burdens):
     burden_views = alt.hconcat(
         *(
-            charts.burden_chart(frames.burden_frame(b), f"{name} (Gini {b.gini:.2f})")
+            charts.burden_chart(frames.burden_frame(b), f"{name} (Gini {b.gini:.3f})")
             for name, b in scenario_burdens.items()
         )
     ).resolve_scale(x="shared")

@@ -216,6 +216,12 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     shares = defs["share_frame"]
     assert shares.height > 0 and shares["count"].sum() == burdens["proportional"].total
     assert len(rows_of(defs["burden_views"])) == 3
+    # Each burden chart's title shows the Gini the table shows, to the same digits.
+    titles = [chart.title.text for chart in defs["burden_views"].hconcat]
+    assert titles == [
+        f"{name} (Gini {gini:.3f})"
+        for name, gini in zip(summary["scenario"], summary["gini"], strict=True)
+    ]
     sweep = defs["sweep_frame"]
     assert set(sweep["measure"]) == {"other terms", "excess", "gini"}
     assert sorted(set(sweep["penalty_weight"])) == [1, 10, 100]
