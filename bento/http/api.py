@@ -91,6 +91,24 @@ async def usage_route(request: Request) -> Response:
     )
 
 
+async def index_route(request: Request) -> Response:
+    """The API root: where the reference lives and every operation, so a client (or a
+    person following the README) that opens it finds its way instead of a 404."""
+    base = server_root(request) + API_ROOT
+    return JSONResponse(
+        {
+            "service": "shiftsched",
+            "openapi": base + "/openapi.json",
+            "errors": base + "/errors/",
+            "front_page": server_root(request) + "/",
+            "operations": [
+                {"method": "POST", "path": API_ROOT + op.path, "summary": op.docs.summary}
+                for op in OPERATIONS
+            ],
+        }
+    )
+
+
 async def openapi_route(request: Request) -> Response:
     return JSONResponse(openapi_document(server_root(request) + API_ROOT))
 
@@ -198,6 +216,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/jobs/{id}", stop_job_route, methods=["DELETE"]),
             Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
+            Route("/", index_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),
             Route("/errors/", error_types_page, methods=["GET"]),
             Route("/errors/{slug}", error_types_page, methods=["GET"]),

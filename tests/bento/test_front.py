@@ -81,3 +81,28 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
         "http://testserver/v1/public/solve",
     ):
         assert link in page.text
+
+
+def test_the_api_root_lists_the_operations_and_the_reference(client: TestClient) -> None:
+    """The README's API address answers: the reference and every operation, no 404."""
+    from bento.http.operations import OPERATIONS
+
+    index = client.get("/")
+    assert index.status_code == 200
+    body = index.json()
+    assert body["openapi"].endswith("/v1/public/openapi.json")
+    assert body["errors"].endswith("/v1/public/errors/")
+    assert [o["path"] for o in body["operations"]] == ["/v1/public" + op.path for op in OPERATIONS]
+
+
+def test_the_api_root_answers_when_mounted_as_served(tmp_path: Path) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'store.db'}", solve_processes=1)
+    site = Starlette(routes=[Mount("/v1/public", app=create_app(settings))])
+    with TestClient(site) as served:
+        for path in ("/v1/public", "/v1/public/"):
+            answered = served.get(path)
+            assert answered.status_code == 200, (path, answered.text)
+            assert "operations" in answered.json()
