@@ -15,8 +15,6 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.command_help import docstring_help
-
 
 def timed(
     client: httpx.Client, count: int, path: str, body: bytes, headers: dict[str, str]
@@ -40,7 +38,7 @@ def summary(name: str, samples: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(**docstring_help(__doc__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://localhost:3000/v1/public", help="the API root")
     parser.add_argument("--key", required=True, help="an API key")
     parser.add_argument("--validate", type=int, default=200, help="validate calls to time")
