@@ -8,11 +8,14 @@ processes is needed.
 
 One thread per solving job does both, every :data:`POLL_SECONDS`: it reads the stop
 request (and sets the engine's stop event, ``SolveLimits.stop``), and writes the record
-when it is due. The solver's own threads only update memory (``on_progress``): they must
-never wait for a database. Writes are throttled: the first at once (the job shows as
-solving before any roster exists), then an improvement at most every
-:data:`MIN_WRITE_SECONDS`, and otherwise a heartbeat every :data:`HEARTBEAT_SECONDS` so
-the elapsed time moves; at most two writes a second per job. A database that cannot be
+when it is due. The record holds the latest figures, the last improvements (the API's
+progress resource, ``bento.solving.job_control``) and a thinned trace of the best
+objective and bound over time (the dashboard's job page draws it). The solver's own
+threads only update memory (``on_progress``): they must never wait for a database.
+Writes are throttled: the first at once (the job shows as solving before any roster
+exists), then an improvement at most every :data:`MIN_WRITE_SECONDS`, and otherwise a
+heartbeat every :data:`HEARTBEAT_SECONDS` so the elapsed time moves; at most two writes
+a second per job. A database that cannot be
 reached costs the record and the stop, never the solve.
 
 The records are also the job's heartbeat (``bento.solving.jobs`` runs a job again when they
@@ -48,6 +51,9 @@ POLL_SECONDS: Final = 0.25
 MIN_WRITE_SECONDS: Final = 0.5
 HEARTBEAT_SECONDS: Final = 1.0
 IMPROVEMENTS_KEPT: Final = 10
+TRACE_KEPT: Final = 64
+"""Points of the objective and bound over time a record keeps (the dashboard's chart);
+past twice as many, every other one is dropped, so the whole solve stays in view."""
 
 log = logging.getLogger(__name__)
 
@@ -76,21 +82,35 @@ class JobWatch:
         self._best: float | None = None
         self._bound: float | None = None
         self._improvements: deque[dict[str, float]] = deque(maxlen=IMPROVEMENTS_KEPT)
+        self._trace: list[dict[str, float | None]] = []
         self._changed = True
         self._written = -math.inf
 
     def on_progress(self, point: ProgressPoint) -> None:
         """The engine's listener (``SolveLimits.on_progress``): memory only, quick."""
         with self._lock:
-            if math.isfinite(point.bound):
+            moved = point.objective is not None
+            if math.isfinite(point.bound) and point.bound != self._bound:
                 self._bound = point.bound
+                moved = True
             if point.objective is not None:
                 self._solutions += 1
                 self._best = point.objective
                 self._improvements.append(
                     {"elapsed_seconds": round(self._elapsed(), 3), "objective": point.objective}
                 )
+            if moved:
+                self._trace_point()
             self._changed = True
+
+    def _trace_point(self) -> None:
+        """The best objective and bound as they stand now, on the trace (lock held)."""
+        elapsed = round(self._elapsed(), 3)
+        self._trace.append(
+            {"elapsed_seconds": elapsed, "objective": self._best, "bound": self._bound}
+        )
+        if len(self._trace) > 2 * TRACE_KEPT:
+            self._trace = [*self._trace[:-1:2], self._trace[-1]]
 
     def record(self) -> dict[str, Any]:
         """The progress record as stored: JSON data."""
@@ -101,6 +121,7 @@ class JobWatch:
                 "best_bound": self._bound,
                 "solutions": self._solutions,
                 "improvements": list(self._improvements),
+                "trace": list(self._trace),
             }
 
     def tick(self) -> None:

@@ -14,6 +14,7 @@ from bento.solving.job_watch import (
     HEARTBEAT_SECONDS,
     IMPROVEMENTS_KEPT,
     MIN_WRITE_SECONDS,
+    TRACE_KEPT,
     JobWatch,
 )
 from bento.store import Jobs, Store
@@ -75,6 +76,7 @@ def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
         "best_bound": None,
         "solutions": 0,
         "improvements": [],
+        "trace": [],
     }
 
     objective = 1000.0
@@ -102,6 +104,36 @@ def test_records_are_written_at_once_then_throttled(tmp_path: Path) -> None:
     assert store.writes - quiet == int(10 / HEARTBEAT_SECONDS)
     record = store.jobs.get_job(account_id, job_id)
     assert record is not None and record.progress["elapsed_seconds"] == 20.0
+
+
+def test_the_trace_keeps_the_whole_solve_in_view_thinned(tmp_path: Path) -> None:
+    """The dashboard's chart reads the trace: each point is the best objective and bound
+    at that moment, a bound that does not move adds nothing, and a long solve is
+    thinned, never cut, so its first and last points stay."""
+    store, _, job_id = _running_job(tmp_path)
+    clock = Clock()
+    watch = JobWatch(store, job_id, clock)
+    watch.on_progress(ProgressPoint(0.0, None, 5.0))
+    watch.on_progress(ProgressPoint(0.0, None, 5.0))  # the same bound: no point
+    clock.now += 1
+    watch.on_progress(ProgressPoint(0.0, 90.0, 5.0))
+    assert watch.record()["trace"] == [
+        {"elapsed_seconds": 0.0, "objective": None, "bound": 5.0},
+        {"elapsed_seconds": 1.0, "objective": 90.0, "bound": 5.0},
+    ]
+    for step in range(10 * TRACE_KEPT):
+        clock.now += 1
+        watch.on_progress(ProgressPoint(0.0, 89.0 - step / 1000, 5.0))
+    trace = watch.record()["trace"]
+    assert TRACE_KEPT <= len(trace) <= 2 * TRACE_KEPT
+    assert trace[0]["elapsed_seconds"] == 0.0
+    assert trace[-1] == {
+        "elapsed_seconds": 1.0 + 10 * TRACE_KEPT,
+        "objective": 89.0 - (10 * TRACE_KEPT - 1) / 1000,
+        "bound": 5.0,
+    }
+    times = [point["elapsed_seconds"] for point in trace]
+    assert times == sorted(times)
 
 
 def test_the_stop_request_sets_the_engines_event(tmp_path: Path) -> None:
