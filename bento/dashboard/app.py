@@ -5,8 +5,9 @@ It is its own Starlette app, mounted at ``/dashboard`` beside the API, and works
 API's store (opened by the API's lifespan), so pages always show what the API bills.
 Every POST checks the CSRF token first; every page but sign-in/up needs a session.
 
-The pages live in ``sessions`` (sign up, in, out), ``account``, ``exports`` (a job's
-roster as CSV, iCalendar or XLSX) and ``approval``; what they share is built here once,
+The pages live in ``sessions`` (sign up, in, out), ``account``, ``job_page`` (one job,
+followed live and stopped, and its roster to print), ``exports`` (a job's roster as
+CSV, iCalendar or XLSX) and ``approval``; what they share is built here once,
 as ``deps.DashboardDeps`` on ``app.state``.
 """
 
@@ -21,7 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from bento.dashboard import account, approval, exports, sessions
+from bento.dashboard import account, approval, exports, job_page, sessions
 from bento.dashboard.deps import DashboardDeps
 from bento.dashboard.security import CookieSigner, SignInLimiter, SignUpLimiter
 from bento.dashboard.web import unavailable
@@ -52,6 +53,9 @@ def create_dashboard_app(
         Route("/jobs", account.jobs),
         Route("/jobs/{job_id}.json", account.job_result),
         Route("/jobs/{job_id}/export.{fmt}", exports.job_export),
+        Route("/jobs/{job_id}", job_page.job_page),
+        Route("/jobs/{job_id}/stop", job_page.stop_job, methods=["POST"]),
+        Route("/jobs/{job_id}/roster", job_page.roster_page),
         Route("/apps", account.apps),
         Route("/apps/{app_id}/revoke", account.revoke_app, methods=["POST"]),
         Route("/tier", account.tier),

@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse, Response
 from bento.http.blocking import in_thread
 from bento.http.errors import NotFound
 from bento.solving.jobs import RETRY_AFTER_SECONDS, failed_response
-from bento.store import Account, Job, Store
+from bento.store import Account, Job, StopOutcome, Store
 
 STOP_RETRY_AFTER_SECONDS: Final = 1
 """Polling hint after a stop: the job ends within about a second of it."""
@@ -122,12 +122,17 @@ async def progress_response(request: Request, account: Account) -> Response:
     return JSONResponse(progress_of(job).model_dump(mode="json"), headers=headers)
 
 
+def request_stop(store: Store, account_id: str, job_id: str) -> tuple[Job, StopOutcome] | None:
+    """Ask for the account's job to stop (module docstring); None: no such job. The API's
+    ``DELETE`` and the dashboard's Stop button both come here, so they stop alike."""
+    cancelled = failed_response(job_id, "cancelled", CANCELLED_MESSAGE)
+    return store.jobs.stop_job(account_id, job_id, cancelled)
+
+
 async def stop_response(request: Request, account: Account) -> Response:
     """Ask for the job to stop (module docstring): 202 while it stops, else 200."""
     store: Store = request.app.state.store
-    job_id = request.path_params["id"]
-    cancelled = failed_response(job_id, "cancelled", CANCELLED_MESSAGE)
-    stopped = await in_thread(store.jobs.stop_job, account.id, job_id, cancelled)
+    stopped = await in_thread(request_stop, store, account.id, request.path_params["id"])
     if stopped is None:
         raise NotFound(_NOT_FOUND)
     job, outcome = stopped
