@@ -57,7 +57,8 @@ typecheck: $(STAMP)
 # and leave the server running, orphaned, on its port.
 
 ## The HTTP service on its embedded default: a SQLite file under var/, a demo account
-## whose API key is printed on start. PORT (default 3000), DEMO_API_KEY, DATABASE_URL.
+## whose API key and dashboard sign-in are printed on start. PORT (default 3000),
+## DEMO_API_KEY, DEMO_PASSWORD, DATABASE_URL.
 serve: $(STAMP)
 	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
 

@@ -15,6 +15,7 @@ from bento.billing.payments.config import MppSettings, X402Settings, mpp_from_en
 from engine.cores import available_cores
 
 DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset
+DEMO_EMAIL = "demo@example.com"  # the demo account's sign-in unless DEMO_EMAIL is set
 # Measured (benchmarks/README.md, "Solves sharing the cores"): on 2 cores a second solve
 # at once costs 1.0-1.1x in roster cost at 30 s and 1.3-1.9x at 5 s, a third 3-190x at
 # 5 s; one CP-SAT worker per solve is far worse than two. So: one solve per core, two
@@ -40,6 +41,11 @@ class Settings:
     database_url: str | None = None  # None: a SQLite file under var/
     errors_base: str | None = None  # None: <server>/v1/public/errors
     demo_api_key: str | None = None
+    # The demo account's dashboard sign-in (bento.ops.demo); no password: a random one,
+    # printed at the start that creates the user. from_env (the service) sets DEMO_EMAIL
+    # by default; None, as a Settings built in code has it, makes no demo user.
+    demo_email: str | None = None
+    demo_password: str | None = None
     solve_processes: int = 2  # from_env: SOLVE_PROCESSES, else one per available core
     solver_memory_mb: int = 4096
     cp_sat_workers: int = CP_SAT_WORKERS_PER_SOLVE
@@ -81,6 +87,8 @@ class Settings:
             database_url=env.get("DATABASE_URL") or None,
             errors_base=env.get("ERRORS_BASE") or None,
             demo_api_key=env.get("DEMO_API_KEY") or None,
+            demo_email=env.get("DEMO_EMAIL") or DEMO_EMAIL,
+            demo_password=env.get("DEMO_PASSWORD") or None,
             solve_processes=int(env.get("SOLVE_PROCESSES") or available_cores()),
             solver_memory_mb=int(env.get("SOLVER_MEMORY_MB", cls.solver_memory_mb)),
             cp_sat_workers=int(env.get("CP_SAT_WORKERS", cls.cp_sat_workers)),

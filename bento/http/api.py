@@ -48,6 +48,7 @@ from bento.http.openapi import openapi_document
 from bento.http.operations import OPERATIONS
 from bento.http.pipeline import account_for, endpoint
 from bento.http.problems import API_ROOT, render, request_id, server_root, service_error
+from bento.ops.demo import announce_demo
 from bento.ops.logs import bound_request_id
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
@@ -169,9 +170,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store.identity.purge_expired()
         purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-        _, key = store.accounts.ensure_demo_account(settings.demo_api_key)
-        if key is not None:
-            print(f"Demo account ready. API key (shown once): {key}", flush=True)
+        announce_demo(store, settings)  # prints the demo key and sign-in when made now
         app.state.store = store
         app.state.settings = settings
         app.state.outbox = Outbox(outbox_folder(settings))

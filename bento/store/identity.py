@@ -158,22 +158,23 @@ class Identity:
     def create_user(self, email: str, password_hash: str) -> User:
         """A new user with a new basic account (the default free quota)."""
         email = normalize_email(email)
-        user_id, account_id = uuid.uuid4().hex, uuid.uuid4().hex
+        account_id = uuid.uuid4().hex
         try:
             with self.db.write() as conn:
                 insert_account(conn, account_id, email, "basic", DEFAULT_FREE_QUOTA, 0)
-                conn.execute(
-                    users.insert().values(
-                        id=user_id,
-                        email=email,
-                        password_hash=password_hash,
-                        account_id=account_id,
-                        created_at=now(),
-                    )
-                )
+                return _insert_user(conn, email, password_hash, account_id)
         except exc.IntegrityError as error:
             raise EmailTaken(email) from error
-        return User(user_id, email, account_id, password_hash)
+
+    def add_user(self, account_id: str, email: str, password_hash: str) -> User:
+        """A user who signs in to an existing account (the demo account's, made by the
+        operator's settings rather than by sign-up)."""
+        email = normalize_email(email)
+        try:
+            with self.db.write() as conn:
+                return _insert_user(conn, email, password_hash, account_id)
+        except exc.IntegrityError as error:
+            raise EmailTaken(email) from error
 
     def user_by_email(self, email: str) -> User | None:
         try:
@@ -645,6 +646,20 @@ def _issue_tokens(
             )
         )
     return IssuedTokens(access, refresh, int(ACCESS_TOKEN_LIFETIME.total_seconds()), scopes)
+
+
+def _insert_user(conn: Any, email: str, password_hash: str, account_id: str) -> User:
+    user_id = uuid.uuid4().hex
+    conn.execute(
+        users.insert().values(
+            id=user_id,
+            email=email,
+            password_hash=password_hash,
+            account_id=account_id,
+            created_at=now(),
+        )
+    )
+    return User(user_id, email, account_id, password_hash)
 
 
 def _user(row: Any) -> User:

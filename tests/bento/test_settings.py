@@ -56,3 +56,20 @@ def test_admission_settings_come_from_the_environment(monkeypatch: pytest.Monkey
     settings = Settings.from_env()
     assert (settings.solve_processes, settings.solve_queue_wait_seconds) == (3, 2.5)
     assert settings.solve_queue_length == 7
+
+
+def test_the_service_gives_the_demo_account_a_sign_in_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("DEMO_EMAIL", "DEMO_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.from_env()
+    assert (settings.demo_email, settings.demo_password) == ("demo@example.com", None)
+    monkeypatch.setenv("DEMO_EMAIL", "rota@example.org")
+    monkeypatch.setenv("DEMO_PASSWORD", "a long demo password")
+    settings = Settings.from_env()
+    assert (settings.demo_email, settings.demo_password) == (
+        "rota@example.org",
+        "a long demo password",
+    )
+    assert Settings().demo_email is None  # built in code: no demo user, no hash at start
