@@ -121,9 +121,13 @@ def shortage_words(request: SolveRequest, marker: Shortage) -> str:
         where = " + ".join(shifts.get(s, s) for s in marker.shift_ids or [])
     else:
         where = shifts.get(marker.shift_id or "", marker.shift_id or "")
-    what = {"staffing": "heads", "manager": "managers", "cross_shift": "heads"}.get(marker.kind)
+    one = marker.required == 1
+    what = {"manager": "manager" if one else "managers"}.get(
+        marker.kind, "head" if one else "heads"
+    )
     if marker.kind == "duty":
-        what = f"holders of {duties.get(marker.duty_id or '', marker.duty_id)}"
+        duty = duties.get(marker.duty_id or "", marker.duty_id)
+        what = f"{'holder' if one else 'holders'} of {duty}"
     return (
         f"{marker.date.isoformat()}, {where}: {marker.assigned} of {marker.required} "
         f"{what} ({marker.missing} missing)"
