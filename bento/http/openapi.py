@@ -187,7 +187,15 @@ BODY_ERRORS = {
 QUEUED = {
     "description": "queued (a pro key with a problem over 80,000 or a time limit over 30 s): "
     "job_id, status running, solution null; poll GET /solve/jobs/{id}. " + JOB_OUTCOMES,
-    "headers": POLL_AFTER,
+    "headers": {
+        **POLL_AFTER,
+        "Link": _header(
+            "where to follow the job: its progress resource (rel=monitor) and its page in "
+            "the dashboard (rel=alternate, text/html), which shows the progress live and "
+            "can stop the job",
+            "string",
+        ),
+    },
 }
 OFFER = {
     "description": "no credential: accepts[] lists every configured way to authorise this "

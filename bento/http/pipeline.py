@@ -45,6 +45,7 @@ from bento.http.errors import (
     ValidationFailed,
 )
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
+from bento.http.problems import API_ROOT, server_root
 from bento.ops.metrics import SolvePath
 from bento.solving.failures import SolveFailed, SolverBusy
 from bento.solving.jobs import (
@@ -287,8 +288,17 @@ async def _enqueue(
             error_code="internal_error",
         )
         raise ServiceUnavailable(message, retry_after=RETRY_AFTER_UNAVAILABLE) from None
-    retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-    return JSONResponse(job.as_response(), status_code=202, headers=retry)
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Link": _job_links(request, job.id)}
+    return JSONResponse(job.as_response(), status_code=202, headers=headers)
+
+
+def _job_links(request: Request, job_id: str) -> str:
+    """Where a queued job is followed: its progress resource (``monitor``, RFC 5989), and
+    its page in the dashboard, which shows that progress live and has a Stop button."""
+    root = server_root(request)
+    progress = f"{root}{API_ROOT}/solve/jobs/{job_id}/progress"
+    page = f"{root}/dashboard/jobs/{job_id}"
+    return f'<{progress}>; rel="monitor", <{page}>; rel="alternate"; type="text/html"'
 
 
 __all__ = ["Docs", "InPool", "InThread", "Operation", "Tool", "account_for", "endpoint", "serve"]

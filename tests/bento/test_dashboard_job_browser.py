@@ -125,6 +125,11 @@ def test_the_demo_user_follows_and_stops_a_queued_job_and_prints_a_roster(
             queued = api(base, key.group(1), "POST", "/solve", data)
             assert queued.status_code == 202, queued.text
             job_id = queued.json()["job_id"]
+            links = queued.links  # where the 202 says the job is followed
+            assert links["monitor"]["url"] == f"{base}/v1/public/solve/jobs/{job_id}/progress"
+            assert links["alternate"]["url"] == f"{base}/dashboard/jobs/{job_id}"
+            progress = api(base, key.group(1), "GET", f"/solve/jobs/{job_id}/progress")
+            assert progress.status_code == 200 and progress.json()["job_id"] == job_id
             await follow_and_stop(page, base, key.group(1), job_id, data)
             await print_a_roster(page, base, key.group(1))
 
@@ -134,7 +139,7 @@ def test_the_demo_user_follows_and_stops_a_queued_job_and_prints_a_roster(
 async def follow_and_stop(page: Page, base: str, key: str, job_id: str, data: Any) -> None:
     await visit(page, f"{base}/dashboard/jobs")
     async with page.expect_navigation():
-        await page.get_by_role("link", name=job_id).click()
+        await page.get_by_role("link", name=job_id).click()  # the Jobs table links the page
     assert page.url == f"{base}/dashboard/jobs/{job_id}"
     await page.locator("#job-phase[data-phase=solving]").wait_for(timeout=WAIT_MS)
     phase, best, held = await read(page, "#job-phase", "#best-objective", "#units-held")
