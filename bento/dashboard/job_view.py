@@ -46,6 +46,7 @@ class JobView:
     phase: Phase
     units: Units
     figures: Figures
+    stoppable: bool  # a queued job still running: a synchronous solve is being delivered
     stopped: bool  # the account asked for the stop (before or while it solved)
     has_roster: bool
     outcome: str  # the result in one or two sentences; empty while running
@@ -89,9 +90,10 @@ def figures_of(progress: JobProgress) -> Figures:
 def job_view(job: Job, hold: Reservation | None) -> JobView:
     """The page's account of ``job``, with ``hold`` its reservation in the ledger."""
     progress = progress_of(job)
-    stopped = job.stop_requested_at is not None or job.error_code == "cancelled"
-    phase: Phase = progress.state
-    if phase != "finished" and job.stop_requested_at is not None:
+    queued = job.kind is None  # a synchronous solve heeds no stop and writes no progress
+    stopped = (queued and job.stop_requested_at is not None) or job.error_code == "cancelled"
+    phase: Phase = progress.state if queued or progress.state == "finished" else "solving"
+    if phase != "finished" and stopped:
         phase = "stopping"
     units = units_of(job, hold)
     has_roster = job.status == "completed" and _solution(job) is not None
@@ -100,6 +102,7 @@ def job_view(job: Job, hold: Reservation | None) -> JobView:
         phase=phase,
         units=units,
         figures=figures_of(progress),
+        stoppable=queued and job.status == "running" and not stopped,
         stopped=stopped,
         has_roster=has_roster,
         outcome="" if job.status == "running" else outcome(job, units, stopped, has_roster),
@@ -111,10 +114,13 @@ def outcome(job: Job, units: Units, stopped: bool, has_roster: bool) -> str:
     """How an ended job ended, whether a roster was kept, and what was charged."""
     charge = charged_words(units)
     if stopped and has_roster:
-        return (
-            "Stopped at your request. The best roster found before the stop was kept "
-            f"(it is not proven the best possible); {charge}."
+        proven = _metrics_status(job) == "optimal"
+        kept = (
+            "Its roster, proven the best possible,"
+            if proven
+            else ("The best roster found before the stop (not proven the best possible)")
         )
+        return f"Stopped at your request. {kept} was kept; {charge}."
     if stopped:
         when = "before it started solving" if job.progress is None else "before any roster"
         return f"Stopped at your request {when}. No roster was kept; {charge}."
@@ -151,6 +157,12 @@ def request_summary(job: Job) -> str:
 def _solution(job: Job) -> Any:
     body = job.response_json
     return body.get("solution") if isinstance(body, dict) else None
+
+
+def _metrics_status(job: Job) -> Any:
+    solution = _solution(job)
+    metrics = solution.get("metrics") if isinstance(solution, dict) else None
+    return metrics.get("status") if isinstance(metrics, dict) else None
 
 
 def _error_message(job: Job) -> str | None:

@@ -201,8 +201,8 @@ def test_a_solving_job_shows_its_search_then_ends_stopped_with_its_roster(
     page = browser.get(f"/dashboard/jobs/{job.id}").text
     assert refresh_of(page) is None
     assert text_of(page, "outcome") == (
-        "Stopped at your request. The best roster found before the stop was kept (it is "
-        f"not proven the best possible); {UNITS} units charged."
+        "Stopped at your request. Its roster, proven the best possible, was kept; "
+        f"{UNITS} units charged."
     )
     assert text_of(page, "units-charged") == str(UNITS) and held(store, job) == "captured"
     usage = browser.get("/dashboard/usage").text
