@@ -359,3 +359,35 @@ def test_recommend_table_ranks_with_the_audited_delta_and_words(
             words = term_words(request, term["name"], abs(term["violated_by_delta"]) or None)
             effect = "adds" if term["penalty_delta"] > 0 else "removes"
             assert f"{_signed(term['penalty_delta'])} {effect}: {words}" in below
+
+
+def test_no_roster_says_why_in_the_table_format() -> None:
+    request, _ = greedy("retail_weekdays")
+    failed = SolveResponse.model_validate(
+        {
+            "job_id": "j",
+            "status": "failed",
+            "solution": None,
+            "error": {
+                "code": "no_solution",
+                "message": "the hard rules admit no roster",
+                "diagnosis": {
+                    "status": "identified",
+                    "probes": 3,
+                    "causes": [
+                        {
+                            "cause_type": "fixed_assignment",
+                            "field": "employees[0].fixed_assignments[0]",
+                            "message": "store-01 is fixed on a holiday",
+                        }
+                    ],
+                },
+            },
+        }
+    )
+    text = solve_text(request, failed, 60)
+    assert " ".join(text.split()) == (
+        "no roster (no_solution): the hard rules admit no roster; first cause: store-01 is "
+        "fixed on a holiday (at employees[0].fixed_assignments[0])"
+    )
+    assert all(cell_len(line) <= 60 for line in text.splitlines())
