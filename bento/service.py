@@ -14,10 +14,14 @@ asks the database and the job queue and turns 503 when a graceful stop begins
 (``bento.ops.health``, ``bento.solving.stopping``), the metrics text gets the gauges
 read from them (``bento.ops.gauges``), BentoML's request metrics are labelled by route, not by
 raw path (``bento.ops.route_labels``), and the service's own log lines become structured
-(``bento.ops.logs``) when a worker starts.
+(``bento.ops.logs``) when a worker starts. A path that nothing serves gets a readable 404
+instead of Starlette's bare one (``bento.http.not_found``), as a middleware, since a
+catch-all route at the root would take BentoML's own routes.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 import bentoml
 
@@ -25,6 +29,7 @@ from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.http.api import create_app
 from bento.http.front import serve_front_page
+from bento.http.not_found import ReadableNotFound
 from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.ops import logs
 from bento.ops.gauges import StateGauges
@@ -83,3 +88,8 @@ class ShiftScheduler:
     def __metrics__(self, content: str) -> str:
         """BentoML's /metrics text (our counters included), then the scrape-time gauges."""
         return content + state_gauges.text()
+
+
+# A path no part of the site serves answers where to go, not a bare "Not Found".
+# (bentoml.service made the class a Service; its decorators' types keep the class.)
+cast("bentoml.Service[ShiftScheduler]", ShiftScheduler).add_asgi_middleware(ReadableNotFound)

@@ -33,13 +33,19 @@
                                                VEVENT per assignment; xlsx employees x dates
     python -m engine replan REQUEST.json RESPONSE.json --absent EMPLOYEE_ID:DATE[,DATE...]
                        [--pin-before DATE] [--time-limit S] [--change-weight W]
+                       [--format json|table]
                                                SolveResponse JSON with "changes": the
                                                roster re-planned around the absences,
                                                moving as few people as it can
     python -m engine recommend REQUEST.json RESPONSE.json --slot DATE:SHIFT_ID[:DUTY_ID]
-                       [--top N] [--absent EMPLOYEE_ID:DATE[,DATE...]]
+                       [--top N] [--absent EMPLOYEE_ID:DATE[,DATE...]] [--format json|table]
                                                {"recommendations": [...]}: who should
                                                fill the slot, best first (no re-solve)
+
+``--format table`` prints for a person instead of JSON, as wide as the terminal
+(``COLUMNS``, or 80 when stdout is not a terminal): the roster in blocks of whole weeks
+with a legend of its codes, a re-plan's changes, a ranked table of the candidates; every
+figure is the audit's (engine.answer_text).
 
 stdout carries only the result. People get the rest on stderr: live progress while a
 solve runs (on a terminal, or with ``--progress``), a one-line summary at the end, and
@@ -112,7 +118,8 @@ def _validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO)
 
 
 def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
-    from engine.console import LiveProgress, roster_table, summary
+    from engine.answer_text import solve_text, terminal_width
+    from engine.console import LiveProgress, summary
     from engine.contract import SolveResponse
     from engine.plan import plan
     from engine.planning import parse_plan
@@ -125,12 +132,12 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
         if args.history:
             body["history"] = _read_json(args.history, stdin)
         ask = parse_plan(body)
-        request = ask.request
+        request, history = ask.request, ask.history
 
         def planned(limits: SolveLimits) -> SolveResponse:
             return plan(ask, limits)
     else:
-        request = parse_request(data)
+        request, history = parse_request(data), None
 
         def planned(limits: SolveLimits) -> SolveResponse:
             return solve(request, limits)
@@ -152,7 +159,7 @@ def _solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
         with live.shown():
             response = planned(limits)
     if args.format == "table":
-        out.write(roster_table(request, response))
+        out.write(solve_text(request, response, terminal_width(), history))
     else:
         _print(response.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
@@ -355,6 +362,7 @@ def _history(request: SolveRequest, path: str, stdin: TextIO) -> History:
 
 
 def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.answer_text import replan_text, terminal_width
     from engine.planning import parse_replan
     from engine.replan import replan
     from engine.solve import SolveLimits
@@ -372,7 +380,10 @@ def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
         time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
     )
     response = replan(ask, limits)
-    _print(response.model_dump(mode="json", exclude_none=True), out)
+    if args.format == "table":
+        out.write(replan_text(ask, response, terminal_width()))
+    else:
+        _print(response.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
         if response.solution is not None:
             err.write(
@@ -386,6 +397,7 @@ def _replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
 
 
 def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    from engine.answer_text import recommend_text, terminal_width
     from engine.planning import parse_recommend
     from engine.recommend import recommend
 
@@ -395,9 +407,13 @@ def _recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
         data["history"] = _read_json(args.history, stdin)
     if args.top is not None:
         data["top"] = args.top
-    answer = recommend(parse_recommend(data))
+    ask = parse_recommend(data)
+    answer = recommend(ask)
     listed = answer.model_dump(mode="json", exclude_none=True)["recommendations"]
-    _print({"recommendations": listed}, out)
+    if args.format == "table":
+        out.write(recommend_text(ask, answer, terminal_width()))
+    else:
+        _print({"recommendations": listed}, out)
     if not args.quiet:
         feasible = sum(1 for r in answer.recommendations if r.feasible)
         err.write(
@@ -473,11 +489,8 @@ def _add_solve(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
         action="store_true",
         help="progress on stderr once a second, even when stderr is not a terminal",
     )
-    s.add_argument(
-        "--format",
-        choices=("json", "table"),
-        default="json",
-        help="json: the SolveResponse (default); table: employees x dates",
+    _add_format(
+        s, "json: the SolveResponse (default); table: the roster in weeks that fit the terminal"
     )
     s.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     s.add_argument(
@@ -497,6 +510,15 @@ def _add_solve(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     )
     s.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
     s.set_defaults(run=_solve)
+
+
+def _add_format(command: argparse.ArgumentParser, help_text: str) -> None:
+    command.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help=help_text + " (as wide as COLUMNS, or the terminal; 80 when not a terminal)",
+    )
 
 
 def _add_audit(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
@@ -627,6 +649,11 @@ def _add_replan(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
     r.add_argument("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
     r.add_argument("--seed", type=int, default=0, help="random seed")
     r.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
+    _add_format(
+        r,
+        "json: the SolveResponse with its changes (default); table: the roster "
+        "with the changed cells marked, the changes and the audited objective",
+    )
     r.set_defaults(run=_replan)
 
 
@@ -653,6 +680,11 @@ def _add_recommend(sub: Subcommands, quiet: argparse.ArgumentParser) -> None:
         help="not candidates: " + ABSENT_HELP,
     )
     c.add_argument("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
+    _add_format(
+        c,
+        "json: the recommendations (default); table: the candidates ranked, "
+        "with the rules and soft terms each move touches in words",
+    )
     c.set_defaults(run=_recommend)
 
 

@@ -28,7 +28,8 @@ def fault_lines(errors: Sequence[FieldError]) -> list[str]:
     return [f"{dotted(e.path)}: {e.message} ({e.code})" for e in errors]
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
+    """``1,350`` for a whole figure, ``12.50`` otherwise."""
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
@@ -69,10 +70,10 @@ class LiveProgress:
         text = f"solving {elapsed:5.0f}{limit}"
         if objective is None:
             return text + "  no roster yet"
-        text += f"  best {_number(objective)}"
+        text += f"  best {number(objective)}"
         if bound != float("-inf"):
             bound = max(0.0, bound)  # every penalty is non-negative: below 0 says nothing
-            text += f"  bound {_number(bound)}"
+            text += f"  bound {number(bound)}"
         gap = _gap(objective, bound)
         if gap is not None:
             text += f"  gap {gap:.1%}"
@@ -124,9 +125,9 @@ def summary(request: SolveRequest, response: SolveResponse, time_limit: float | 
     metrics = solution.metrics
     parts = [f"{metrics.status or 'feasible'} roster"]
     if metrics.objective_value is not None:
-        parts.append(f"objective {_number(metrics.objective_value)}")
+        parts.append(f"objective {number(metrics.objective_value)}")
     if metrics.best_bound is not None:
-        parts.append(f"bound {_number(metrics.best_bound)}")
+        parts.append(f"bound {number(metrics.best_bound)}")
     if metrics.gap is not None:
         parts.append(f"gap {metrics.gap:.1%}")
     shortages = len(solution.shortages)
@@ -134,23 +135,3 @@ def summary(request: SolveRequest, response: SolveResponse, time_limit: float | 
     parts.append(f"{shortages} shortage{'s' if shortages != 1 else ''}")
     parts.append(f"{size}, {metrics.solver_runtime_seconds:.1f} s")
     return ", ".join(parts)
-
-
-def roster_table(request: SolveRequest, response: SolveResponse) -> str:
-    """The roster as text: one row per employee, one column per date (``.`` is off)."""
-    start, end = request.schedule_period.start_date, request.schedule_period.end_date
-    dates = [start.fromordinal(d) for d in range(start.toordinal(), end.toordinal() + 1)]
-    cell: dict[tuple[str, str], str] = {}
-    if response.solution is not None:
-        for a in response.solution.assignments:
-            text = a.shift_id if a.duty_id is None else f"{a.shift_id}/{a.duty_id}"
-            cell[a.employee_id, a.date.isoformat()] = text
-    names = [e.id for e in request.employees]
-    header = ["employee", *(d.strftime("%a %m-%d") for d in dates)]
-    rows = [[name, *(cell.get((name, d.isoformat()), ".") for d in dates)] for name in names]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
-    return "\n".join(lines) + "\n"

@@ -337,41 +337,6 @@ def test_an_infeasible_solve_says_so_on_stderr(tmp_path: Path) -> None:
     assert stderr.startswith("no roster (no_solution)")
 
 
-def test_table_format_shows_each_assignment_in_its_row_and_column() -> None:
-    _, response = run(["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1"])
-    request = json.loads(RETAIL.read_text())
-    from engine.console import roster_table
-    from engine.contract import SolveRequest, SolveResponse
-
-    table = roster_table(
-        SolveRequest.model_validate(request), SolveResponse.model_validate(response)
-    )
-    header, *rows = [line.split() for line in table.splitlines()]
-    assert len(rows) == len(request["employees"])
-    dates = header[2::2]  # "Mon 04-27" is two words: keep the "04-27"
-    by_cell = {
-        (a["employee_id"], a["date"][5:]): a["shift_id"]
-        for a in response["solution"]["assignments"]
-    }
-    worked = 0
-    for row in rows:
-        employee, cells = row[0], row[1:]
-        assert len(cells) == len(dates)
-        for date, cell in zip(dates, cells, strict=True):
-            assert cell == by_cell.get((employee, date), ".")
-            worked += cell != "."
-    assert worked == len(response["solution"]["assignments"])
-
-
-def test_table_format_from_the_command_line_prints_no_json() -> None:
-    code, stdout, _ = run_text(
-        ["solve", str(RETAIL), "--time-limit", LIMIT, "--workers", "1", "--format", "table"]
-    )
-    assert code == EXIT_OK
-    assert stdout.startswith("employee  Mon 04-27")
-    assert len(stdout.splitlines()) == 1 + 12
-
-
 def test_live_progress_lines_show_the_best_roster_bound_and_gap() -> None:
     from engine.console import LiveProgress
     from engine.search.progress import ProgressPoint

@@ -44,6 +44,7 @@ from bento.http.errors import (
 )
 from bento.http.front import error_types_page
 from bento.http.gate import RETRY_AFTER_UNAVAILABLE
+from bento.http.not_found import api_not_found
 from bento.http.openapi import openapi_document
 from bento.http.operations import OPERATIONS
 from bento.http.pipeline import account_for, endpoint
@@ -126,7 +127,7 @@ def _unrouted(request: Request) -> NotFound | MethodNotAllowed:
     )
     if allowed:
         return MethodNotAllowed(f"{request.method} is not supported here", allowed)
-    return NotFound(f"no operation at {request.url.path}")
+    return api_not_found(request)
 
 
 async def not_found(request: Request) -> Response:

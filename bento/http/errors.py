@@ -199,7 +199,8 @@ class NotFound(ServiceError):
     title = "Not found"
     when = "The path does not exist, or the job is not one of your credential's jobs."
     advice = (
-        "Check the path against the OpenAPI description; poll jobs with the key that created them."
+        "Check the path against the OpenAPI description (`GET /v1/public` lists every "
+        "operation, the `Link` header points to it); poll jobs with the key that created them."
     )
 
 

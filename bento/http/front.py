@@ -47,7 +47,8 @@ def _error_type(request: Request, cls: type[ServiceError]) -> ErrorType:
     return ErrorType(cls.slug, uri, cls.title, cls.status, when, advice)
 
 
-def _context(request: Request) -> dict[str, object]:
+def page_context(request: Request) -> dict[str, object]:
+    """What every page of the service's own (not the dashboard's) fills its frame with."""
     root = server_root(request)
     # "root" is the dashboard's, for its frame: the stylesheet lives under /dashboard.
     return {"root": "/dashboard", "server": root, "api": API_ROOT, "base": root + API_ROOT}
@@ -55,7 +56,7 @@ def _context(request: Request) -> dict[str, object]:
 
 async def front_page(request: Request) -> Response:
     """What the service is, how to start, and where the reference lives."""
-    return TEMPLATES.TemplateResponse(request, "front.html", _context(request))
+    return TEMPLATES.TemplateResponse(request, "front.html", page_context(request))
 
 
 def serve_front_page(root_app: Starlette) -> Starlette:
@@ -70,7 +71,7 @@ async def error_types_page(request: Request) -> Response:
     """Every error type (no slug), or one: when it happens and what to do. Served by the
     public API app, whose handler answers NotFound."""
     slug = request.path_params.get("slug")
-    context = _context(request)
+    context = page_context(request)
     if slug is None:
         context["all"] = [_error_type(request, cls) for cls in error_types()]
     else:

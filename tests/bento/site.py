@@ -1,5 +1,6 @@
-"""The whole site as one ASGI app, as the Bento mounts it: the API at /v1/public, the
-dashboard at /dashboard, MCP (and the OAuth routes) at the root; plus a real server.
+"""The whole site as one ASGI app, as the Bento mounts it (BentoML's passive mounts and
+the readable 404): the API at /v1/public, the dashboard at /dashboard, MCP (and the
+OAuth routes) at the root; plus a real server.
 
 ``site_app`` runs every part's lifespan, so it can be driven in-process
 (``TestClient``); ``served_site`` serves it with uvicorn on a loopback port, for a
@@ -18,17 +19,36 @@ from typing import Any
 import httpx
 import uvicorn
 from starlette.applications import Starlette
-from starlette.routing import Mount
+from starlette.middleware import Middleware
+from starlette.routing import Match, Mount
+from starlette.types import Scope
 
 from bento.dashboard.app import create_dashboard_app
 from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.http.api import create_app
 from bento.http.front import serve_front_page
+from bento.http.not_found import ReadableNotFound
 from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 from tests.bento.processes import free_port
 
 DASHBOARD_SECRET = "test-dashboard-secret-" + "d" * 32
+
+
+class PassiveMount(Mount):
+    """A mount as BentoML mounts an app (``_bentoml_impl.server.mount``, not imported:
+    it loads the whole of BentoML): it takes a path only when one of its app's routes
+    does, so a path none takes reaches the outer router (its slash redirects, its 404)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child_scope = super().matches(scope)
+        if match != Match.FULL or not isinstance(self.app, Starlette):
+            return match, child_scope
+        inner = {**scope, **child_scope}
+        found = [route.matches(inner)[0] for route in self.app.routes]
+        if Match.FULL in found:
+            return Match.FULL, child_scope
+        return (Match.PARTIAL if Match.PARTIAL in found else Match.NONE), child_scope
 
 
 def site_app(
@@ -56,12 +76,15 @@ def site_app(
             app.state.public_api = public_api
             yield
 
+    # BentoML's own mounts: each takes a path only when one of its app's routes does, so
+    # an unknown path reaches the outer router, as served (redirects and 404 included).
     return Starlette(
         routes=[
-            Mount("/v1/public", public_api),
-            Mount("/dashboard", dashboard),
-            Mount("/", mcp_app),
+            PassiveMount("/dashboard", dashboard),
+            PassiveMount("/v1/public", public_api),
+            PassiveMount("/", mcp_app),
         ],
+        middleware=[Middleware(ReadableNotFound)],  # as the Bento adds it
         lifespan=lifespan,
     )
 

@@ -271,6 +271,25 @@ def test_served_front_page_is_the_products_own(server: str) -> None:
     assert httpx.get(f"{root}/metrics", timeout=30).status_code == 200
 
 
+def test_served_unknown_paths_say_where_to_go_and_bentoml_keeps_its_routes(server: str) -> None:
+    """The readable 404 replaces only BentoML's bare one: its own routes still answer."""
+    root = server.removesuffix("/v1/public")
+    for path in ("/livez", "/healthz", "/readyz", "/metrics", "/docs.json", "/schema.json"):
+        assert httpx.get(root + path, timeout=30).status_code == 200, path
+    assert httpx.get(f"{root}/v1/public", timeout=30).headers["location"].endswith("/v1/public/")
+    problem = httpx.get(f"{server}/solve/nope", timeout=30)
+    assert problem.status_code == 404
+    assert problem.headers["content-type"] == "application/problem+json"
+    assert problem.json()["detail"].endswith("GET /v1/public lists every operation")
+    [index] = re.findall(r"<([^>]+)>", problem.headers["link"])
+    assert "operations" in httpx.get(index, timeout=30).json()
+    page = httpx.get(f"{root}/nope", headers={"Accept": "text/html"}, timeout=30)
+    assert (page.status_code, "<code>/nope</code>" in page.text) == (404, True)
+    assert 'href="/dashboard/"' in page.text and 'href="/v1/public/"' in page.text
+    text = httpx.get(f"{root}/dashboard/nope", timeout=30)
+    assert (text.status_code, text.text.splitlines()[0]) == (404, "Nothing at /dashboard/nope.")
+
+
 def test_served_error_type_uris_open_as_pages(server: str) -> None:
     """The `type` of a real error answers a page that says what to do."""
     body = json.dumps(minimal_request_dict())
