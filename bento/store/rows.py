@@ -86,6 +86,8 @@ class Job:
     kind: JobKind | None = None  # None: queued; "sync": a synchronous solve's record
     parse: str | None = None  # module:function reading request_json; None: parse_request
     call: str | None = None  # module:function solving it; None: engine.solve:solve
+    operation: str | None = None  # the operation it was; None: a row from before (a solve)
+    name: str | None = None  # what a person calls it (bento.http.job_names)
 
     def as_response(self) -> dict[str, Any]:
         """The SolveResponse to show when polled: the stored one, else a minimal one."""
@@ -176,6 +178,8 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         kind=cast(JobKind | None, row.kind),
         parse=row.parse,
         call=row.call,
+        operation=row.operation,
+        name=row.name,
     )
 
 
