@@ -46,7 +46,7 @@ from bento.http.errors import (
 )
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
 from bento.http.job_names import job_name
-from bento.http.problems import API_ROOT, server_root
+from bento.http.problems import server_root
 from bento.ops.metrics import SolvePath
 from bento.solving.failures import SolveFailed, SolverBusy
 from bento.solving.jobs import (
@@ -325,9 +325,11 @@ def job_links(request: Request, job_id: str) -> dict[str, str]:
     its progress (``rel="monitor"``, RFC 5989) and its stop (``DELETE`` on the job). No
     relation is registered for a stop, so its relation type is a URI (RFC 8288, 2.1.2):
     the OpenAPI document of this API, at the operation's id. The targets are paths from
-    the server's root, so they hold behind a proxy that changes the scheme or host."""
-    job = f"{API_ROOT}/solve/jobs/{job_id}"
-    stop = f"{server_root(request)}{API_ROOT}/openapi.json#{STOP_OPERATION_ID}"
+    the server's root (where the API is mounted, ``/v1/public`` in the service), so they
+    hold behind a proxy that changes the scheme or host."""
+    api = request.scope.get("root_path", "")
+    job = f"{api}/solve/jobs/{job_id}"
+    stop = f"{server_root(request)}{api}/openapi.json#{STOP_OPERATION_ID}"
     links = f'<{job}/progress>; rel="monitor", <{job}>; rel="{stop}"'
     return {"Location": job, "Link": links}
 
