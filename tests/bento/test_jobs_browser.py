@@ -154,6 +154,10 @@ def test_every_charged_call_has_its_row_and_the_rows_add_up_to_usage(
         replan_row = page.locator(f'tr[data-job-id="{jobs["replan"]}"]')
         assert (await replan_row.locator("td.operation").inner_text()).strip() == "re-plan"
         assert (await replan_row.locator(".job-name").inner_text()).startswith("Re-plan · ")
+        csv = await replan_row.get_by_role("link", name="CSV").get_attribute("href")
+        exported = await page.request.get(f"{site}{csv}")  # the re-planned roster's file
+        replanned = answers["replan"].json()["solution"]["assignments"]
+        assert exported.ok and len((await exported.text()).splitlines()) == 1 + len(replanned)
         shown = int((await page.locator("#units-charged").inner_text()).strip())
         await shot(page, "jobs-charged")
 
