@@ -1,4 +1,5 @@
-"""Job records: queued solves while they run, and finished solves kept to be polled.
+"""Job records: queued solves while they run, every call paid with a key from its hold
+to its settlement, and finished ones kept to be polled.
 
 Why apart: a job outlives the request that started it and is written by the queue
 worker, not the API. Ending a job settles its reservation in the same transaction
