@@ -396,4 +396,5 @@ class ProblemDetails(_Model):
     errors: list[FieldErrorModel] | None = None
     solver_status: str | None = None
     diagnosis: Diagnosis | None = None
+    job_id: str | None = None  # 422 solver-infeasible of a call kept as a job: its record
     accepts: list[dict[str, Any]] | None = None

@@ -163,6 +163,7 @@ class ShortageExplanation(_ContractModel):
 class ExplainResponse(_ContractModel):
     objective_value: float  # the audited objective of the roster explained
     explanations: list[ShortageExplanation]
+    job_id: str | None = None  # the service's record of the call (None off the service)
 
 
 # ------------------------------------------------------------------------- why not
@@ -197,6 +198,7 @@ class WhyResponse(_ContractModel):
     objective_delta: float | None = None
     changes: list[Change] = Field(default_factory=list)
     roster: list[Assignment] | None = None
+    job_id: str | None = None  # the service's record of the call (None off the service)
 
 
 # ------------------------------------------------------------------ cross-field rules

@@ -124,6 +124,7 @@ class Recommendation(_ContractModel):
 class RecommendResponse(_ContractModel):
     recommendations: list[Recommendation]
     candidates: NonNegativeInt  # employees ranked before the top was cut
+    job_id: str | None = None  # the service's record of the call (None off the service)
 
 
 # ------------------------------------------------------------------ cross-field rules

@@ -164,9 +164,16 @@ class PaymentPayer:
     why_not: str = "; a payment buys a synchronous solve"
 
     async def hold(
-        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+        self,
+        purpose: str,
+        admission: Admission,
+        *,
+        solves: bool,
+        data: object,
+        name: str | None = None,
     ) -> PaymentBill:
-        """Steps 4-6: price the payment for the admission's units, claim it, verify it."""
+        """Steps 4-6: price the payment for the admission's units, claim it, verify it.
+        A payment has no account, so nothing is kept as a job."""
         request, payment, units = self.request, self.payment, admission.units
         try:
             key, amount = payment.price(units)

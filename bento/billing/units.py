@@ -4,10 +4,12 @@ once its answer is delivered.
 Every keyed operation bills the same way (docs/semantics.md, "When a solve is charged"):
 the units are reserved before any work, under a lease that bounds the hold should the
 service die (``bento.billing.settlement``); captured when the answer is delivered, and
-released on every other outcome, so an error never costs a unit. A synchronous solve is
-also kept as a job from before it solves until the retention time ends, so its
-``job_id`` can be polled and every charge traces to a job; it then settles through the
-job's end, in one transaction, rather than by a capture of its own.
+released on every other outcome, so an error never costs a unit. Every keyed call
+(a solve, a plan, a re-plan, a recommendation, an explanation, a why-not question) is
+also kept as a job from before it runs until the retention time ends, so its ``job_id``
+can be polled and every charge belongs to a job row its caller can open; it then settles
+through the job's end, in one transaction, rather than by a capture of its own. A call
+that delivers nothing leaves no row, as it leaves no charge.
 
 A store that fails when the answer is ready never withholds it: the headers say billing
 failed, claim no units remaining, and the capture (or the job's end) is kept in the
@@ -58,12 +60,19 @@ class KeyPayer:
         return self.account.tier == "pro"
 
     async def hold(
-        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+        self,
+        purpose: str,
+        admission: Admission,
+        *,
+        solves: bool,
+        data: object,
+        name: str | None = None,
     ) -> UnitsBill:
         """Reserve the admission's units (QuotaExceeded, or ServiceUnavailable when only
-        units held by the account's solves under way are missing); with ``keeps_job``,
-        record the solve as a running job holding them before it solves (a store that
-        fails then fails the request: 503, nothing charged)."""
+        units held by the account's solves under way are missing) and record the call
+        (operation ``purpose``, body ``data``, called ``name``) as a running job holding
+        them before it runs (a store that fails then fails the request: 503, nothing
+        charged)."""
         store: Store = self.request.app.state.store
         settings: Settings = self.request.app.state.settings
         reservation_id = uuid.uuid4().hex
@@ -77,25 +86,26 @@ class KeyPayer:
             lease_seconds=seconds,
             purpose=purpose,
         )
-        job_id = uuid.uuid4().hex if keeps_job else None
+        job_id = uuid.uuid4().hex
         bill = UnitsBill(self.request, self.account, admission.units, reservation_id, job_id)
         bill.on_start = lease.renew if lease is not None else None
-        if job_id is not None:
-            try:
-                await in_thread(
-                    store.jobs.create_job,
-                    self.account.id,
-                    data,
-                    units_reserved=admission.units,
-                    reservation_id=reservation_id,
-                    key_id=self.account.key_id,
-                    size=admission.size,
-                    kind="sync",
-                    job_id=job_id,
-                )
-            except BaseException:
-                await bill.release()
-                raise
+        try:
+            await in_thread(
+                store.jobs.create_job,
+                self.account.id,
+                data,
+                units_reserved=admission.units,
+                reservation_id=reservation_id,
+                key_id=self.account.key_id,
+                size=admission.size,
+                kind="sync",
+                job_id=job_id,
+                operation=purpose,
+                name=name,
+            )
+        except BaseException:
+            await bill.release()
+            raise
         return bill
 
 
@@ -107,7 +117,7 @@ class UnitsBill:
     account: Account
     units: int
     reservation_id: str
-    job_id: str | None  # the synchronous solve's record, when it keeps one
+    job_id: str  # the call's job record
     on_start: Callable[[], None] | None = field(default=None)  # cuts the lease at the start
     nothing_charged: str = "nothing was charged"
     undelivered_note: str = ""
@@ -119,44 +129,27 @@ class UnitsBill:
 
     async def release(self) -> None:
         """Nothing was delivered: forget the job record, give the units back."""
-        if self.job_id is not None:
-            await in_thread(self.store.jobs.abandon_sync_job, self.job_id)
+        await in_thread(self.store.jobs.abandon_sync_job, self.job_id)
         await in_thread(self.store.ledger.release, self.reservation_id)
 
     async def settle(self, answer: BaseModel) -> Response:
-        """Capture the units of a delivered answer and answer it with the units headers."""
-        if self.job_id is not None:
-            answer, headers = await self._end_job(answer.model_copy(update={"job_id": self.job_id}))
-        else:
-            answer, headers = await self._capture(answer)
-        response = delivered_response(self.request, answer, headers)
-        completed = isinstance(answer, SolveResponse) and answer.status == "completed"
-        if self.job_id is not None and completed:
+        """Capture the units of a delivered answer and answer it with the units headers;
+        a kept job's answer names it (``job_id``, in a 422 too)."""
+        if "job_id" in type(answer).model_fields:
+            answer = answer.model_copy(update={"job_id": self.job_id})
+        answer, headers = await self._end_job(answer)
+        response = delivered_response(self.request, answer, headers, job_id=self.job_id)
+        if _ended_as(answer) == "completed":
             self._purge_after(response)
         return response
-
-    async def _capture(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
-        try:
-            captured = await in_thread(self.store.ledger.capture, self.reservation_id)
-            _, _, remaining = await in_thread(self.store.ledger.usage, self.account.id)
-        except StoreUnavailable:
-            outbox: Outbox = self.request.app.state.outbox
-            kept = await in_thread(outbox.put_capture, self.reservation_id)
-            consumed = self.units if kept else 0  # not kept: the lease releases the units
-            return answer, {"X-Units-Consumed": str(consumed), "X-Service-Billing-Status": "failed"}
-        consumed = self.units if captured else 0  # not captured: the lease ran out first
-        headers = {"X-Units-Consumed": str(consumed), "X-Units-Remaining": str(remaining)}
-        return _with_usage(answer, consumed, remaining), headers
 
     async def _end_job(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
         """End the kept job and settle its units in one transaction; a store that fails
         now keeps the end in the outbox (no units remaining are claimed then, since none
         are known)."""
-        assert isinstance(answer, SolveResponse) and self.job_id is not None
-        status: Literal["completed", "failed"] = (
-            "completed" if answer.status == "completed" else "failed"
-        )
-        code = None if answer.error is None or status == "completed" else answer.error.code
+        status = _ended_as(answer)
+        error = answer.error if isinstance(answer, SolveResponse) else None
+        code = None if error is None or status == "completed" else error.code
         headers = {"X-Units-Consumed": str(self.units)}
         try:
             _, _, remaining = await in_thread(
@@ -178,7 +171,8 @@ class UnitsBill:
                 answer = _with_usage(answer, 0, remaining)
             headers["X-Units-Remaining"] = str(remaining)
         except StoreUnavailable:
-            answer = answer.model_copy(update={"usage": None})
+            if isinstance(answer, SolveResponse):
+                answer = answer.model_copy(update={"usage": None})
             outbox: Outbox = self.request.app.state.outbox
             body = answer_body(answer)
             kept = await in_thread(
@@ -196,6 +190,15 @@ class UnitsBill:
             return
         state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         response.background = BackgroundTask(in_thread, purge, state.store, state.settings)
+
+
+def _ended_as(answer: BaseModel) -> Literal["completed", "failed"]:
+    """How a delivered answer ends its job: a solve as its status says (a diagnosed
+    infeasibility is failed, yet charged); any other answer (a ranking, a verdict)
+    completed."""
+    if isinstance(answer, SolveResponse) and answer.status != "completed":
+        return "failed"
+    return "completed"
 
 
 def _with_usage(answer: BaseModel, consumed: int, remaining: int) -> BaseModel:

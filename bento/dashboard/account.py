@@ -13,6 +13,13 @@ from starlette.responses import JSONResponse, Response
 
 from bento.dashboard.charts import units_chart
 from bento.dashboard.deps import deps_of
+from bento.dashboard.jobs_page import (
+    OPERATION_WORDS,
+    ROSTER_OPERATIONS,
+    STATUSES,
+    page_links,
+    read_query,
+)
 from bento.dashboard.web import csrf_failed, error_page, form_with_csrf, go, render, signed_in
 from bento.http.blocking import in_thread
 from bento.store.identity import User
@@ -66,15 +73,32 @@ async def usage(request: Request, user: User) -> Response:
 
 @signed_in
 async def jobs(request: Request, user: User) -> Response:
+    """The account's jobs, newest first, a page at a time, filtered by the query."""
     deps = deps_of(request)
-    recent = await in_thread(deps.identity.recent_jobs, user.account_id)
-    retention = f"{deps.settings.job_retention_days:g}"
-    return render(request, "jobs.html", user=user, jobs=recent, retention_days=retention)
+    keys = await in_thread(deps.identity.keys, user.account_id)
+    query = read_query(request.query_params, {key.id for key in keys})
+    listing = await in_thread(deps.store.job_list.page, user.account_id, query.where, query.page)
+    newer, older = page_links(query, listing)
+    return render(
+        request,
+        "jobs.html",
+        user=user,
+        listing=listing,
+        query=query,
+        keys=keys,
+        statuses=STATUSES,
+        operations=OPERATION_WORDS,
+        with_roster=ROSTER_OPERATIONS,
+        charged=sum(row.charged for row in listing.rows),
+        newer=newer,
+        older=older,
+        retention_days=f"{deps.settings.job_retention_days:g}",
+    )
 
 
 @signed_in
 async def job_result(request: Request, user: User) -> Response:
-    """A job's SolveResponse, as the API would answer a poll (own jobs only)."""
+    """A job's answer, as the API would answer a poll (own jobs only)."""
     job_id = request.path_params["job_id"]
     store = deps_of(request).store
     job = await in_thread(store.jobs.get_job, user.account_id, job_id)

@@ -2,7 +2,8 @@
 
 The file is written from the job's stored request and response each time it is asked
 for (``engine.export``), so nothing more is kept per job; the request is read by the
-parser the job names (a plan's body holds its request). Only the signed-in account's own
+parser the job names (a plan's body holds its request), or for a synchronous call by its
+operation's (a re-plan's body holds its request too). Only the signed-in account's own
 jobs are served, and a job without a roster is as absent as another's job.
 """
 
@@ -16,6 +17,7 @@ from starlette.responses import Response
 from bento.dashboard.deps import deps_of
 from bento.dashboard.web import error_page, signed_in
 from bento.http.blocking import in_thread
+from bento.http.operations import OPERATIONS
 from bento.solving.jobs import job_input, solved_request
 from bento.store import Job
 from bento.store.identity import User
@@ -24,6 +26,8 @@ from engine.errors import InvalidRequest
 from engine.export import FILE_TYPES, Format, assignments_path, export, file_name
 
 FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
+PARSERS: Final = {op.name: op.parse for op in OPERATIONS}
+"""Each operation's parser of its body: a synchronous call's record names none."""
 
 
 def roster_file(job: Job, fmt: Format) -> bytes | None:
@@ -32,11 +36,18 @@ def roster_file(job: Job, fmt: Format) -> bytes | None:
     read."""
     response_json: Any = job.response_json
     try:
-        request = solved_request(job_input(job))
+        request = solved_request(_job_input(job))
         assignments = read_response(response_json).assignments
         return export(request, assignments, fmt, at=assignments_path(response_json))
     except (InvalidRequest, ValueError, TypeError):
         return None
+
+
+def _job_input(job: Job) -> Any:
+    """The job's body read by its parser: the one its record names (a queued job), else
+    its operation's."""
+    parse = PARSERS.get(job.operation or "") if job.parse is None else None
+    return job_input(job) if parse is None else parse(job.request_json)
 
 
 @signed_in

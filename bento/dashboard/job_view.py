@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bento.dashboard.jobs_page import OPERATION_WORDS, ROSTER_OPERATIONS
 from bento.solving.job_control import JobProgress, progress_of
 from bento.store import Job, Reservation
 from bento.store.rows import charged_for
@@ -126,6 +127,10 @@ def outcome(job: Job, units: Units, stopped: bool, has_roster: bool) -> str:
         return f"Stopped at your request {when}. No roster was kept; {charge}."
     if has_roster:
         return f"Completed with a roster; {charge}."
+    operation = job.operation or "solve"
+    if job.status == "completed" and operation not in ROSTER_OPERATIONS:
+        called = OPERATION_WORDS.get(operation, operation)
+        return f"Completed: the {called} was delivered (its answer is the JSON result); {charge}."
     reason = _error_message(job) or f"error {job.error_code or 'unknown'}"
     return f"Ended without a roster ({reason}); {charge}."
 

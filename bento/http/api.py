@@ -9,7 +9,9 @@ handler raises a :class:`~bento.http.errors.ServiceError` and the app's one hand
 
 A large problem, or a time limit over 30 s, on a pro key takes the queued path instead:
 the units are reserved, the job is recorded and enqueued (``bento.solving.jobs``) and the answer
-is 202 with ``Retry-After``; the job settles its reservation once, when it ends.
+is 202 with ``Retry-After``, ``Location`` (the job) and ``Link`` (its progress and its stop);
+the job settles its reservation once, when it ends. Every other call paid with a key is
+kept as a job too, so ``GET /solve/jobs/{id}`` answers the job_id of any charged answer.
 """
 
 from __future__ import annotations

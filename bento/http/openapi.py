@@ -32,7 +32,7 @@ from bento.http.errors import (
     error_types,
 )
 from bento.http.operations import OPERATIONS
-from bento.http.pipeline import InPool, Operation
+from bento.http.pipeline import STOP_OPERATION_ID, InPool, Operation
 from bento.http.problems import PROBLEM_JSON
 from bento.http.schemas import beside_v1_schemas
 from bento.solving.job_control import JobProgress
@@ -184,18 +184,21 @@ BODY_ERRORS = {
 }
 
 
+JOB_LINKS = {
+    "Location": _header("the job: /v1/public/solve/jobs/{id}, from the server's root", "string"),
+    "Link": _header(
+        'the job\'s progress (rel="monitor", GET .../progress), its stop (DELETE on '
+        f"the job; rel: this document's URL with the fragment #{STOP_OPERATION_ID}) and "
+        "its page in the dashboard (rel=alternate, text/html), which shows the progress "
+        "live and can stop the job",
+        "string",
+    ),
+}
 QUEUED = {
     "description": "queued (a pro key with a problem over 80,000 or a time limit over 30 s): "
-    "job_id, status running, solution null; poll GET /solve/jobs/{id}. " + JOB_OUTCOMES,
-    "headers": {
-        **POLL_AFTER,
-        "Link": _header(
-            "where to follow the job: its progress resource (rel=monitor) and its page in "
-            "the dashboard (rel=alternate, text/html), which shows the progress live and "
-            "can stop the job",
-            "string",
-        ),
-    },
+    "job_id, status running, solution null; poll GET /solve/jobs/{id} (Location), follow "
+    "its progress and stop it (Link). " + JOB_OUTCOMES,
+    "headers": {**POLL_AFTER, **JOB_LINKS},
 }
 OFFER = {
     "description": "no credential: accepts[] lists every configured way to authorise this "
@@ -253,7 +256,8 @@ def _operation_item(operation: Operation) -> dict[str, Any]:
 
 
 def _job_answer() -> dict[str, Any]:
-    """What a job answers: the answer of an operation that queues (a solve's, a plan's)."""
+    """What a job answers: the answer of the operation it was (every one paid for is
+    kept: a solve's, a plan's, a ranking, a verdict)."""
     names = sorted({op.answer.__name__ for op in OPERATIONS if op.queues or op.keeps_job})
     if len(names) == 1:
         return _json(names[0])
@@ -267,18 +271,20 @@ def _job_path() -> dict[str, Any]:
             "operationId": "get_solve_job",
             "summary": "Poll a queued solve of your account, or fetch a finished one",
             "description": f"Answers the job_id of a queued run ({queued}: the 202), "
-            "whose answer is that operation's, and the job_id of a completed synchronous "
-            "solve (the 200) made with an API key of the same account. A finished job can "
-            "be fetched for the service's retention time, JOB_RETENTION_DAYS (default 30 "
-            "days after it ended), then 404. Solves paid per request without an account "
-            "are not kept.",
+            "whose answer is that operation's, and the job_id of every call charged to an "
+            "API key of the same account (a solve, plan, re-plan, recommendation, "
+            "explanation or why-not question: its 200, or its 422 solver-infeasible, whose "
+            "problem carries the job_id), whose stored answer it answers again. A finished "
+            "job can be fetched for the service's retention time, JOB_RETENTION_DAYS "
+            "(default 30 days after it ended), then 404. Calls paid per request without an "
+            "account, and calls that delivered nothing (and were not charged), are not kept.",
             "security": [{"apiKey": []}],
             "parameters": [
                 {
                     "name": "id",
                     "in": "path",
                     "required": True,
-                    "description": "the job_id of a 202, or of a completed 200 (32 "
+                    "description": "the job_id of a 202, or of a charged 200 or 422 (32 "
                     "lowercase hex characters); any other id is 404",
                     "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
                 }
@@ -343,7 +349,7 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
     }
     return {
         "delete": {
-            "operationId": "stop_solve_job",
+            "operationId": STOP_OPERATION_ID,
             "summary": "Stop a queued solve of your account",
             "description": STOP_OUTCOMES,
             "security": [{"apiKey": []}],

@@ -12,8 +12,7 @@ Units (docs/semantics.md, "Size and units"):
 - a re-plan is a solve of its ``request``: it costs what that solve costs and is charged
   the same way. It runs synchronously only, on any tier, with the request's time limit
   capped at 30 s (it starts from the published roster, so it has a roster early); a
-  large request is 422 ``tier-limit-exceeded``. It is not kept, so its ``job_id`` cannot
-  be polled.
+  large request is 422 ``tier-limit-exceeded``.
 - a plan is a solve of its ``request`` with hard absences on dates and, optionally, the
   history before its period (not billed): it costs, is admitted, queued and charged as
   that solve. A large or long one is queued on a pro key (202), its job running
@@ -26,6 +25,11 @@ Units (docs/semantics.md, "Size and units"):
   of their request costs, and run synchronously only, like a re-plan (a large request is
   422 ``tier-limit-exceeded``; the time limit is capped at 30 s). Their answer is always
   delivered (a verdict per shortage, or for the cell asked about), so it is charged.
+
+Every call paid with an API key is kept as a job (``bento.billing.units``): its answer
+carries its ``job_id`` (a 422 solver-infeasible too, as a member of the problem), which
+``GET /solve/jobs/{id}`` answers again and the dashboard's Jobs page lists with the units
+it charged.
 
 Plans, re-plans and recommendations take an API key only: a payment buys one solve of
 ``POST /solve``, so a request without a key is 401 with a Bearer challenge, not the 402
@@ -95,7 +99,8 @@ REPLAN_DESCRIPTION: Final = (
     "solver-infeasible whose diagnosis names the absences and pins in conflict by their "
     "JSON paths (absences[i].dates[j], pinned[i], pin_before). Runs synchronously only, "
     "on any tier, with the request's time limit capped at 30 s (a large request is 422 "
-    "tier-limit-exceeded); on an API key only; the answer's job_id is not kept."
+    "tier-limit-exceeded); on an API key only. Kept as a job: GET /solve/jobs/{job_id} "
+    "answers it again."
 )
 PLAN_DESCRIPTION: Final = (
     "Plan a period: the body holds the request, absences[] (each an employee_id and the "
@@ -113,7 +118,7 @@ PLAN_DESCRIPTION: Final = (
     "poll GET /solve/jobs/{id}, whose answer, once completed, has the ledger too; its "
     "progress and stop as a queued solve's; its units held from acceptance and settled "
     "once when the job ends), and refused on a basic key (422 tier-limit-exceeded, 501). "
-    "On an API key only; a synchronous answer's job_id is not kept."
+    "On an API key only; a synchronous answer is kept as a job too (its job_id)."
 )
 RECOMMEND_DESCRIPTION: Final = (
     "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
@@ -273,7 +278,6 @@ SOLVE = Operation(
     admit=_admit_solve,
     run=InPool("engine.solve:solve", "sync"),
     payment="key_or_payment",
-    keeps_job=True,
     queues=True,
 )
 REPLAN = Operation(
@@ -314,6 +318,7 @@ REPLAN = Operation(
     parse=parse_replan,
     admit=_admit_replan,
     run=InPool("engine.replan:replan", "replan"),
+    called="re-plan",
 )
 PLAN = Operation(
     name="plan",
@@ -395,6 +400,7 @@ RECOMMEND = Operation(
     parse=parse_recommend,
     admit=_admit_recommend,
     run=InThread(recommend),
+    called="recommendation",
 )
 AUDIT = Operation(
     name="audit",
@@ -503,6 +509,7 @@ EXPLAIN = Operation(
     parse=parse_explain,
     admit=_admit_explain,
     run=InPool("engine.explain:explain_shortages", "explain"),
+    called="explanation",
 )
 WHY = Operation(
     name="why",
@@ -539,6 +546,7 @@ WHY = Operation(
     parse=parse_why,
     admit=_admit_why,
     run=InPool("engine.why:why_not", "why"),
+    called="why-not",
 )
 OPERATIONS: Final = (
     VALIDATE,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -45,7 +45,8 @@ from bento.http.errors import (
     ValidationFailed,
 )
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
-from bento.http.problems import API_ROOT, server_root
+from bento.http.job_names import job_name
+from bento.http.problems import server_root
 from bento.ops.metrics import SolvePath
 from bento.solving.failures import SolveFailed, SolverBusy
 from bento.solving.jobs import (
@@ -59,6 +60,9 @@ from bento.solving.outcome import answer_body, delivered, run_in_pool, undeliver
 from bento.store import Account, Store
 from engine.contract import SolveResponse
 from engine.errors import InvalidRequest
+
+STOP_OPERATION_ID: Final = "stop_solve_job"
+"""The OpenAPI operationId of ``DELETE /solve/jobs/{id}``, which stops a job."""
 
 Payment = Literal["free", "key", "key_or_payment"]
 """Who may pay: nobody needs to (free); an API key only; a key or a payment per request."""
@@ -90,9 +94,16 @@ class Payer(Protocol):
         """Added to a refusal to queue."""
 
     async def hold(
-        self, purpose: str, admission: Admission, *, solves: bool, keeps_job: bool, data: object
+        self,
+        purpose: str,
+        admission: Admission,
+        *,
+        solves: bool,
+        data: object,
+        name: str | None = None,
     ) -> Bill:
-        """Hold what the admitted run costs."""
+        """Hold what the admitted run costs; a payer with an account records the run as
+        a job (its body ``data``, called ``name``)."""
 
 
 @dataclass(frozen=True)
@@ -148,9 +159,9 @@ class Operation:
     admit: Callable[[Any, Payer | None], Admission]  # NotAdmitted when it may not run
     run: InPool | InThread
     payment: Payment = "key"
-    keeps_job: bool = False  # a synchronous solve is kept as a job (bento.billing.units)
     queues: bool = False  # a large or long one goes to the job queue (202)
     key_required: str = "API key required (these operations take no payment)"
+    called: str = ""  # what a person calls one run of it ("re-plan"); default: its name
 
     def __post_init__(self) -> None:
         """A queued run is a job a consumer runs from its record: it solves in the pool,
@@ -160,6 +171,17 @@ class Operation:
                 raise ValueError(f"{self.name}: only a run in the solver pool is queued")
             engine_name(self.parse)
             checked_name(self.run.call)
+
+    @property
+    def keeps_job(self) -> bool:
+        """Whether a run on an account is kept as a job: every one that is paid for, so
+        every charge belongs to a job row its caller can open (``bento.billing.units``)."""
+        return self.payment != "free"
+
+    @property
+    def called_as(self) -> str:
+        """What a person calls one run of it, on the Jobs page and in its jobs' names."""
+        return self.called or self.name
 
 
 async def serve(operation: Operation, request: Request) -> Response:
@@ -173,13 +195,12 @@ async def serve(operation: Operation, request: Request) -> Response:
     admission = operation.admit(ask, payer)
     if payer is None:
         return JSONResponse(answer_body(await _run(operation, request, ask, admission, None)))
+    name = job_name(operation.called_as, ask)
     if admission.queued:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
-        return await _enqueue(operation, request, payer.account, data, admission)
+        return await _enqueue(operation, request, payer.account, data, admission, name)
     solves = isinstance(operation.run, InPool)
-    bill = await payer.hold(
-        operation.name, admission, solves=solves, keeps_job=operation.keeps_job, data=data
-    )
+    bill = await payer.hold(operation.name, admission, solves=solves, data=data, name=name)
     try:
         answer = await _run(operation, request, ask, admission, bill.on_start)
     except SolverBusy as busy:  # SolverLost too: nothing was started, or nothing is left
@@ -252,7 +273,12 @@ async def _run(
 
 
 async def _enqueue(
-    operation: Operation, request: Request, account: Account, data: Any, admission: Admission
+    operation: Operation,
+    request: Request,
+    account: Account,
+    data: Any,
+    admission: Admission,
+    name: str,
 ) -> Response:
     """The queued path: hold the units (QuotaExceeded if short), record the job with what
     runs it, enqueue it, 202. The job holds the units from then on and settles them once,
@@ -275,6 +301,8 @@ async def _enqueue(
             size=admission.size,
             parse=engine_name(operation.parse),
             call=operation.run.call,
+            operation=operation.name,
+            name=name,
         )
     try:
         await in_thread(queue.enqueue, job.id)
@@ -288,17 +316,27 @@ async def _enqueue(
             error_code="internal_error",
         )
         raise ServiceUnavailable(message, retry_after=RETRY_AFTER_UNAVAILABLE) from None
-    headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Link": _job_links(request, job.id)}
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS), **job_links(request, job.id)}
     return JSONResponse(job.as_response(), status_code=202, headers=headers)
 
 
-def _job_links(request: Request, job_id: str) -> str:
-    """Where a queued job is followed: its progress resource (``monitor``, RFC 5989), and
-    its page in the dashboard, which shows that progress live and has a Stop button."""
-    root = server_root(request)
-    progress = f"{root}{API_ROOT}/solve/jobs/{job_id}/progress"
-    page = f"{root}/dashboard/jobs/{job_id}"
-    return f'<{progress}>; rel="monitor", <{page}>; rel="alternate"; type="text/html"'
+def job_links(request: Request, job_id: str) -> dict[str, str]:
+    """Where a queued job is followed: ``Location``, the job (``GET`` polls it); ``Link``,
+    its progress (``rel="monitor"``, RFC 5989), its stop (``DELETE`` on the job) and
+    its page in the dashboard (``rel="alternate"``), which shows that progress live and
+    has a Stop button. No relation is registered for a stop, so its relation type is a
+    URI (RFC 8288, 2.1.2): the OpenAPI document of this API, at the operation's id. The
+    targets are paths from the server's root (where the API is mounted, ``/v1/public``
+    in the service), so they hold behind a proxy that changes the scheme or host."""
+    api = request.scope.get("root_path", "")
+    job = f"{api}/solve/jobs/{job_id}"
+    stop = f"{server_root(request)}{api}/openapi.json#{STOP_OPERATION_ID}"
+    page = f"/dashboard/jobs/{job_id}"
+    links = (
+        f'<{job}/progress>; rel="monitor", <{job}>; rel="{stop}", '
+        f'<{page}>; rel="alternate"; type="text/html"'
+    )
+    return {"Location": job, "Link": links}
 
 
 __all__ = ["Docs", "InPool", "InThread", "Operation", "Tool", "account_for", "endpoint", "serve"]

@@ -68,7 +68,8 @@ JOB_TOOLS = (
         "get_solve_job",
         "GET",
         "/solve/jobs/{job_id}",
-        "Poll a queued solve or plan of your account (about every 15 s while running).",
+        "Poll a queued solve or plan of your account (about every 15 s while running), "
+        "or fetch again the answer of any call your account paid for, by its job_id.",
     ),
     JobTool(
         "get_solve_job_progress",

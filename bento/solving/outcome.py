@@ -90,8 +90,12 @@ def answer_body(answer: BaseModel) -> dict[str, Any]:
     return answer.model_dump(mode="json", exclude_none=True)
 
 
-def delivered_response(request: Request, answer: BaseModel, headers: dict[str, str]) -> Response:
-    """200 with the answer, or 422 solver-infeasible with the diagnosis.
+def delivered_response(
+    request: Request, answer: BaseModel, headers: dict[str, str], job_id: str | None = None
+) -> Response:
+    """200 with the answer, or 422 solver-infeasible with the diagnosis and, when the
+    charge was kept as a job, its ``job_id`` (an extension member, RFC 9457), so the
+    caller can find the row of what it paid.
 
     The 422 is returned, not raised: a diagnosed infeasibility is a delivered answer, paid
     for like a roster and carrying the same billing headers, not an error exit."""
@@ -104,5 +108,6 @@ def delivered_response(request: Request, answer: BaseModel, headers: dict[str, s
         headers=headers,
         solver_status=error.solver_status,
         diagnosis=None if error.diagnosis is None else answer_body(error.diagnosis),
+        job_id=job_id,
     )
     return render(request, infeasible)

@@ -9,7 +9,8 @@ why it stands apart:
 * ``rows``: the records handed out (``Account``, ``Reservation``, ``Job``) and the row
   reads and writes several concerns share;
 * ``accounts``: accounts and API keys; ``billing``: the unit ledger (reserve, capture,
-  release, usage); ``jobs``: job records; ``payments``: payment claims;
+  release, usage); ``jobs``: job records; ``job_list``: jobs as the dashboard lists
+  them, with the units each charged; ``payments``: payment claims;
 * ``reconcile``: settling holds past their lease, and the audit that proves the ledger
   agrees with the jobs;
 * ``identity``: users, sign-in sessions and OAuth records, for the dashboard and the

@@ -36,7 +36,6 @@ from bento.store.tables import (
     accounts,
     api_keys,
     connections,
-    jobs,
     ledger,
     oauth_clients,
     oauth_codes,
@@ -77,22 +76,6 @@ class KeyInfo:
     disabled: bool
     created_at: datetime
     last_used_at: datetime | None
-
-
-@dataclass(frozen=True)
-class JobSummary:
-    """A job as the dashboard lists it: no request or response bodies."""
-
-    id: str
-    status: str
-    error_code: str | None
-    units: int
-    size: int | None
-    objective: float | None
-    key_prefix: str | None  # of the key that asked for it, when known
-    key_label: str | None
-    created_at: datetime
-    updated_at: datetime
 
 
 @dataclass(frozen=True)
@@ -279,43 +262,6 @@ class Identity:
                 if day in totals:
                     totals[day] += int(units)
         return sorted(totals.items())
-
-    def recent_jobs(self, account_id: str, limit: int = 25) -> list[JobSummary]:
-        """The account's latest jobs, newest first, with the key each came from."""
-        query = (
-            sa.select(
-                jobs.c.id,
-                jobs.c.status,
-                jobs.c.error_code,
-                jobs.c.units_reserved,
-                jobs.c.size,
-                jobs.c.objective,
-                jobs.c.created_at,
-                jobs.c.updated_at,
-                api_keys.c.prefix,
-                api_keys.c.label,
-            )
-            .select_from(jobs.outerjoin(api_keys, api_keys.c.id == jobs.c.key_id))
-            .where(jobs.c.account_id == account_id)
-            .order_by(jobs.c.created_at.desc())
-            .limit(limit)
-        )
-        with self.db.read() as conn:
-            return [
-                JobSummary(
-                    id=row.id,
-                    status=row.status,
-                    error_code=row.error_code,
-                    units=int(row.units_reserved),
-                    size=None if row.size is None else int(row.size),
-                    objective=row.objective,
-                    key_prefix=row.prefix,
-                    key_label=row.label,
-                    created_at=aware(row.created_at),
-                    updated_at=aware(row.updated_at),
-                )
-                for row in conn.execute(query)
-            ]
 
     # OAuth clients and authorization requests --------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Job records: queued solves while they run, and finished solves kept to be polled.
+"""Job records: queued solves while they run, every call paid with a key from its hold
+to its settlement, and finished ones kept to be polled.
 
 Why apart: a job outlives the request that started it and is written by the queue
 worker, not the API. Ending a job settles its reservation in the same transaction
@@ -40,7 +41,7 @@ from bento.store.rows import (
     objective_of,
     require_account,
 )
-from bento.store.tables import jobs
+from bento.store.tables import JOB_NAME_LENGTH, jobs
 
 _BODIES = frozenset({"request_json", "response_json", "progress_json"})
 
@@ -72,11 +73,14 @@ class Jobs:
         job_id: str | None = None,
         parse: str | None = None,
         call: str | None = None,
+        operation: str | None = None,
+        name: str | None = None,
     ) -> Job:
-        """Record a solve as running; its units were reserved under `reservation_id`.
-        ``key_id`` and ``size`` are for people (the dashboard's list of jobs); ``parse``
-        and ``call`` name the engine's parser of ``request_json`` and the function that
-        solves it (module:function; None: a v1 solve).
+        """Record a keyed call as running; its units were reserved under `reservation_id`.
+        ``key_id``, ``size``, ``operation`` (solve, plan, replan, ...) and ``name`` are for
+        people (the dashboard's list of jobs); ``parse`` and ``call`` name the engine's
+        parser of ``request_json`` and the function that solves it (module:function;
+        None: a v1 solve).
 
         ``kind`` None is a queued job: its hold loses its lease here, in the same
         transaction, and follows the job (the consumers' sweep settles it). ``"sync"`` is a
@@ -95,6 +99,8 @@ class Jobs:
             kind=kind,
             parse=parse,
             call=call,
+            operation=operation,
+            name=name,
         )
 
     def record_solve(
@@ -321,12 +327,16 @@ class Jobs:
         kind: JobKind | None = None,
         parse: str | None = None,
         call: str | None = None,
+        operation: str | None = None,
+        name: str | None = None,
     ) -> Job:
         moment = now()
         values = {
             "kind": kind,
             "parse": parse,
             "call": call,
+            "operation": operation,
+            "name": None if name is None else name[:JOB_NAME_LENGTH],
             "key_id": key_id,
             "size": size,
             "objective": objective_of(response_json),

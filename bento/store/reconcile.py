@@ -10,8 +10,8 @@ then, so something else must, and must agree with every other process doing the 
   ``interrupted`` and the hold is released, in one transaction;
 - a hold whose job has ended is settled as the job ended (captured if it was charged,
   else released): a capture that failed is completed here;
-- a hold with no job at all (a re-plan, a recommendation, or a solve whose record could
-  not be written) is released;
+- a hold with no job at all (a call whose record could not be written, or a re-plan or
+  recommendation from before every keyed call kept a job) is released;
 - a queued job's hold has no lease: the job's own sweep for dead runs settles it
   (``bento.solving.jobs``), so the two never judge one hold.
 
@@ -49,6 +49,15 @@ MAX_LISTED: Final = 50
 """Violations listed by :func:`audit` per check (all are counted)."""
 
 HoldOutcome = Literal["captured", "released", "interrupted"]
+SYNC_CAUSES: Final = {
+    "solve": "sync_solves",
+    "plan": "plans",
+    "replan": "replans",
+    "recommend": "recommendations",
+    "explain": "explanations",
+    "why": "why_questions",
+}
+"""What the audit counts a synchronous call's captured units under, by its operation."""
 
 
 def interrupted_response(job_id: str) -> dict[str, Any]:
@@ -194,9 +203,10 @@ class Audit:
 def audit(db: Database, moment: datetime | None = None) -> Audit:
     """Check the whole database (read only) at ``moment``:
 
-    - every unit captured is a charged job's (completed queued job; synchronous solve that
-      delivered a roster or a diagnosed infeasibility), a re-plan's or a recommendation's,
-      or a row whose job is gone (purged after its retention, or kept before synchronous
+    - every unit captured is a charged job's (completed queued job; synchronous call that
+      delivered a roster, a diagnosed infeasibility or another answer, counted by its
+      operation), a re-plan's or a recommendation's from before they kept jobs, or a row
+      whose job is gone (purged after its retention, or kept before synchronous
       solves were recorded as jobs); a captured hold of a job not charged is a violation,
       and so is a charged job whose hold is not captured;
     - no hold is reserved past its lease, nor without a lease unless a queued job that is
@@ -229,6 +239,7 @@ def _audit_jobs(conn: Connection, found: Audit) -> None:
             jobs.c.status,
             jobs.c.kind,
             jobs.c.error_code,
+            jobs.c.operation,
             ledger.c.state,
             ledger.c.units,
         )
@@ -259,9 +270,7 @@ def _audit_jobs(conn: Connection, found: Audit) -> None:
                 expected=expected,
             )
         if charged and row.state == "captured":
-            found.units_by_cause["sync_solves" if row.kind == "sync" else "queued_jobs"] += int(
-                row.units
-            )
+            found.units_by_cause[_cause(row.kind, row.operation)] += int(row.units)
     job_ids = sa.select(jobs.c.reservation_id).where(jobs.c.reservation_id.is_not(None))
     unlinked = (
         sa.select(ledger.c.purpose, sa.func.sum(ledger.c.units))
@@ -277,6 +286,14 @@ def _audit_jobs(conn: Connection, found: Audit) -> None:
         )
     ).scalar()
     found.captured_units = int(total or 0)
+
+
+def _cause(kind: str | None, operation: str | None) -> str:
+    """What a charged job's units are counted under: a queued job's, or a synchronous
+    call's by its operation (a row from before operations were recorded: a solve)."""
+    if kind != "sync":
+        return "queued_jobs"
+    return SYNC_CAUSES.get(operation or "solve", "sync_solves")
 
 
 def _audit_holds(conn: Connection, found: Audit, moment: datetime) -> None:

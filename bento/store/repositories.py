@@ -2,7 +2,8 @@
 
 The API, the queue worker, the dashboard and the CLI each hold one store and take the
 repository they need from it: ``store.accounts`` (accounts and keys), ``store.ledger``
-(the unit ledger), ``store.jobs`` (job records), ``store.payments`` (payment claims),
+(the unit ledger), ``store.jobs`` (job records), ``store.job_list`` (jobs as the
+dashboard lists them), ``store.payments`` (payment claims),
 ``store.identity`` (users, sign-in sessions, OAuth) and ``store.db`` (transactions and
 migration). ``Store`` adds no behaviour of its own: each method's contract is documented
 where it is done, and no SQL lives outside this package.
@@ -18,6 +19,7 @@ from bento.store.accounts import Accounts
 from bento.store.billing import Ledger
 from bento.store.database import Database, default_database_url
 from bento.store.identity import Identity
+from bento.store.job_list import JobList
 from bento.store.jobs import Jobs
 from bento.store.payments import (
     Payments,
@@ -32,6 +34,7 @@ class Store:
         self.accounts = Accounts(self.db)
         self.ledger = Ledger(self.db)
         self.jobs = Jobs(self.db)
+        self.job_list = JobList(self.db)
         self.payments = Payments(self.db)
         self.identity = Identity(self.db, self.accounts)
 

@@ -63,8 +63,10 @@ class Reservation:
 
 @dataclass(frozen=True)
 class Job:
-    """A queued solve's record: `request_json` is the body as accepted (a v1 request, or
-    a plan's body), `response_json` the answer; `parse` and `call` name what runs it."""
+    """A job's record: a queued solve or plan, or a synchronous call paid with a key
+    (``kind`` "sync"). `request_json` is the body as accepted (a v1 request, or an
+    operation's body), `response_json` the answer; `parse` and `call` name what runs a
+    queued one."""
 
     id: str
     account_id: str
@@ -86,9 +88,12 @@ class Job:
     kind: JobKind | None = None  # None: queued; "sync": a synchronous solve's record
     parse: str | None = None  # module:function reading request_json; None: parse_request
     call: str | None = None  # module:function solving it; None: engine.solve:solve
+    operation: str | None = None  # the operation it was; None: a row from before (a solve)
+    name: str | None = None  # what a person calls it (bento.http.job_names)
 
     def as_response(self) -> dict[str, Any]:
-        """The SolveResponse to show when polled: the stored one, else a minimal one."""
+        """The answer to show when polled: the stored one (a SolveResponse, or the
+        answer of the operation the job was), else a minimal SolveResponse."""
         if isinstance(self.response_json, dict):
             return dict(self.response_json)
         body: dict[str, Any] = {"job_id": self.id, "status": self.status, "solution": None}
@@ -176,6 +181,8 @@ def job_from_row(row: sa.Row[Any]) -> Job:
         kind=cast(JobKind | None, row.kind),
         parse=row.parse,
         call=row.call,
+        operation=row.operation,
+        name=row.name,
     )
 
 

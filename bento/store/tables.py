@@ -14,6 +14,8 @@ import sqlalchemy as sa
 
 DISPLAY_PREFIX_LENGTH: Final = 16
 """`sk_live_` plus 8 hex characters: enough to tell keys apart in a listing."""
+JOB_NAME_LENGTH: Final = 200
+"""A job's name is cut to this many characters."""
 
 metadata = sa.MetaData()
 
@@ -61,8 +63,9 @@ ledger = sa.Table(
     # by the reconciler (bento.store.reconcile). NULL: a queued job's hold, which follows its
     # job (bento.solving.jobs), or a row written before leases existed.
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
-    # What the units were held for: solve (a synchronous solve, with its job row), job (a
-    # queued job), replan or recommend; NULL on rows written before it was recorded.
+    # What the units were held for: the operation of a synchronous call (solve, plan,
+    # replan, recommend, explain, why), each with its job row, or job (a queued job); NULL
+    # on rows written before it was recorded.
     sa.Column("purpose", sa.String(16), nullable=True),
     sa.CheckConstraint("state IN ('reserved', 'captured', 'released')", name="ck_ledger_state"),
     sa.CheckConstraint(
@@ -108,6 +111,12 @@ jobs = sa.Table(
     # queued too; added later, so nullable.
     sa.Column("parse", sa.String(200), nullable=True),
     sa.Column("call", sa.String(200), nullable=True),
+    # Which operation the job was (the purpose of its hold: solve, plan, replan, recommend,
+    # explain, why) and a name a person recognises, derived from its request
+    # (bento.http.job_names); NULL on rows written before every charge kept a job, which
+    # were solves or queued plans (their ``call`` tells which). Added later, so nullable.
+    sa.Column("operation", sa.String(16), nullable=True),
+    sa.Column("name", sa.String(JOB_NAME_LENGTH), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
     sa.Index("ix_jobs_reservation_id", "reservation_id"),
 )

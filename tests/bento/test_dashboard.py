@@ -23,6 +23,7 @@ import json
 import re
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -41,6 +42,7 @@ from tests.factories import minimal_request_dict
 
 pytestmark = pytest.mark.slow  # whole sign-up, sign-in and OAuth flows, a second or more each
 
+ROOT = Path(__file__).resolve().parents[2]
 BASE = "http://localhost"
 PASSWORD = "correct horse battery"
 REDIRECT_URI = "http://localhost:7777/callback"
@@ -870,3 +872,56 @@ def test_the_jobs_page_shows_size_objective_key_and_links_the_result(
     browser.cookies.clear()
     sign_up(browser)  # another account: not its job
     assert browser.get(link.group(1)).status_code == 404
+
+
+def post_keyed(client: TestClient, path: str, body: Any, key: str) -> Any:
+    return client.post(
+        f"/v1/public{path}",
+        content=json.dumps(body),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+    )
+
+
+def jobs_rows(client: TestClient, query: str = "") -> dict[str, str]:
+    """Each row of the Jobs page (its HTML) by job id."""
+    page = client.get(f"/dashboard/jobs{query}")
+    assert page.status_code == 200, page.text
+    return dict(re.findall(r'<tr data-job-id="([0-9a-f]{32})">(.*?)</tr>', page.text, re.S))
+
+
+def test_every_charge_has_a_jobs_row_and_the_rows_add_up_to_usage(browser: TestClient) -> None:
+    """A charged 422, a solve and a recommendation each answer a job_id whose row shows
+    the units charged; the rows add up to the Usage page's total; filters narrow them."""
+    sign_up(browser)
+    key = create_key(browser)
+    infeasible = json.loads((ROOT / "datasets/infeasible/fixed_assignment.json").read_text())
+    refused = post_keyed(browser, "/solve", infeasible, key)
+    assert refused.status_code == 422 and refused.json()["diagnosis"], refused.text
+    solved = solve(browser, key)
+    roster = solved.json()["solution"]["assignments"]
+    slot = {"date": roster[0]["date"], "shift_id": roster[0]["shift_id"]}
+    body = {"request": minimal_request_dict(), "roster": roster[1:], "slot": slot}
+    ranked = post_keyed(browser, "/solve/recommend", body, key)
+    assert ranked.status_code == 200, ranked.text
+    answers = {"solve": refused, "recommendation": ranked}
+    ids = {refused.json()["job_id"], solved.json()["job_id"], ranked.json()["job_id"]}
+
+    rows = jobs_rows(browser)
+    assert set(rows) == ids
+    charged = {job: int(re.findall(r'data-charged="(\d+)"', row)[0]) for job, row in rows.items()}
+    for response in (refused, solved, ranked):
+        assert charged[response.json()["job_id"]] == int(response.headers["x-units-consumed"])
+    usage = browser.get("/dashboard/usage").text
+    total = re.search(r'id="total-units">(\d+)<', usage)
+    assert total and int(total.group(1)) == sum(charged.values())
+    page = browser.get("/dashboard/jobs").text
+    assert f'id="units-charged">{sum(charged.values())}<' in page
+    for word, response in answers.items():
+        assert f'<td class="operation">{word}</td>' in rows[response.json()["job_id"]]
+    name = f"Recommendation · {slot['shift_id']} on {slot['date']} · 3 employees"
+    assert name in rows[ranked.json()["job_id"]]
+
+    assert set(jobs_rows(browser, "?operation=recommend")) == {ranked.json()["job_id"]}
+    assert set(jobs_rows(browser, "?status=failed")) == {refused.json()["job_id"]}
+    assert set(jobs_rows(browser, "?status=bogus&page=x")) == ids  # names nothing: no filter
+    assert jobs_rows(browser, "?page=2") == {}

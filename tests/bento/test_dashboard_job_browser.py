@@ -126,8 +126,8 @@ def test_the_demo_user_follows_and_stops_a_queued_job_and_prints_a_roster(
             assert queued.status_code == 202, queued.text
             job_id = queued.json()["job_id"]
             links = queued.links  # where the 202 says the job is followed
-            assert links["monitor"]["url"] == f"{base}/v1/public/solve/jobs/{job_id}/progress"
-            assert links["alternate"]["url"] == f"{base}/dashboard/jobs/{job_id}"
+            assert links["monitor"]["url"] == f"/v1/public/solve/jobs/{job_id}/progress"
+            assert links["alternate"]["url"] == f"/dashboard/jobs/{job_id}"
             progress = api(base, key.group(1), "GET", f"/solve/jobs/{job_id}/progress")
             assert progress.status_code == 200 and progress.json()["job_id"] == job_id
             await follow_and_stop(page, base, key.group(1), job_id, data)

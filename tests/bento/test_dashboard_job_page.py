@@ -276,3 +276,32 @@ def test_the_print_view_is_the_audited_roster(browser: TestClient) -> None:
     failed = running_job(browser)
     assert store_of(browser).jobs.finish_job(failed.id, "failed", error_code="no_solution")
     assert browser.get(f"/dashboard/jobs/{failed.id}/roster").status_code == 404
+
+
+def test_a_recommendations_page_says_what_was_delivered_and_charged(
+    browser: TestClient,
+) -> None:
+    """A job that delivers no roster (a recommendation) is named and called completed,
+    with its units, rather than 'ended without a roster'; it has no print view."""
+    sign_up(browser)
+    key, data = create_key(browser), short_request()
+    bearer = {"Content-Type": "application/json", "Authorization": f"Bearer {key}"}
+    solved = browser.post("/v1/public/solve", content=json.dumps(data), headers=bearer)
+    assert solved.status_code == 200, solved.text
+    roster = solved.json()["solution"]["assignments"]
+    slot = {"shift_id": roster[0]["shift_id"], "date": roster[0]["date"]}
+    body = {"request": data, "roster": roster, "slot": slot}
+    ranked = browser.post("/v1/public/solve/recommend", content=json.dumps(body), headers=bearer)
+    assert ranked.status_code == 200, ranked.text
+    consumed = int(ranked.headers["X-Units-Consumed"])
+    job_id = ranked.json()["job_id"]
+
+    page = browser.get(f"/dashboard/jobs/{job_id}").text
+    assert text_of(page, "job-name").startswith("Recommendation")
+    assert text_of(page, "outcome") == (
+        "Completed: the recommendation was delivered (its answer is the JSON result); "
+        f"{consumed} unit{'s' if consumed != 1 else ''} charged."
+    )
+    assert int(text_of(page, "units-charged")) == consumed
+    assert f"/dashboard/jobs/{job_id}/roster" not in page
+    assert browser.get(f"/dashboard/jobs/{job_id}/roster").status_code == 404

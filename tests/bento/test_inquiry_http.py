@@ -179,6 +179,8 @@ def test_explain_is_charged_as_a_solve_and_fills_a_hole(
     before = audit(request, [parse_roster(a) for a in holed])
     assert after.hard_violations == []
     assert after.objective_value == before.objective_value + explanation["objective_delta"]
+    kept = client.get(f"/solve/jobs/{response.json()['job_id']}", headers=bearer(key))
+    assert kept.status_code == 200 and kept.json() == response.json()  # its charge's row
 
 
 @pytest.mark.slow
@@ -199,6 +201,8 @@ def test_why_not_is_charged_as_a_solve(
     answer = response.json()
     assert answer["verdict"] == "possible"
     assert response.headers["x-units-consumed"] == str(units_for(request_size(parse_request(data))))
+    kept = client.get(f"/solve/jobs/{answer['job_id']}", headers=bearer(key))
+    assert kept.status_code == 200 and kept.json() == answer  # its charge's row
 
 
 @pytest.mark.parametrize("path", ["/solve/explain", "/solve/why"])

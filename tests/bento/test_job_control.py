@@ -220,6 +220,42 @@ def test_a_job_still_queued_is_cancelled_at_once_and_never_solved(tmp_path: Path
         assert progress(client, key, job_id).state == "finished"
 
 
+def test_the_202_links_the_job_its_progress_and_its_stop(tmp_path: Path) -> None:
+    """A client follows the headers alone: Location polls the job, rel="monitor" its
+    progress, the stop relation (DELETE) cancels it. No consumer runs, so it stays
+    queued; the API is mounted at /v1/public, as in the service."""
+    app = create_app(settings_for(tmp_path, jobs_consumer=False))
+    with TestClient(app, root_path="/v1/public") as client:
+        key = fresh_key(client.app.state.store, free=20)  # type: ignore[attr-defined]
+        answer = client.post(
+            "/solve", content=json.dumps(large_request(timeout=LONG_LIMIT)), headers=bearer(key)
+        )
+        assert answer.status_code == 202, answer.text
+        job_id = answer.json()["job_id"]
+        assert answer.headers["location"] == f"/v1/public/solve/jobs/{job_id}"
+        links = {link["rel"]: link["url"] for link in answer.links.values()}
+        stop_rel = "http://testserver/v1/public/openapi.json#stop_solve_job"
+        assert links == {
+            "monitor": f"/v1/public/solve/jobs/{job_id}/progress",
+            stop_rel: answer.headers["location"],
+            "alternate": f"/dashboard/jobs/{job_id}",
+        }
+        operation_ids = {
+            item.get("operationId")
+            for path in client.get("/openapi.json").json()["paths"].values()
+            for item in path.values()
+        }
+        assert "stop_solve_job" in operation_ids  # the relation names a documented operation
+
+        polled = client.get(answer.headers["location"], headers=bearer(key))
+        assert (polled.status_code, polled.json()) == (200, answer.json())
+        watched = client.get(links["monitor"], headers=bearer(key))
+        assert (watched.status_code, watched.json()["state"]) == (200, "queued")
+        stopped = client.delete(links[stop_rel], headers=bearer(key))
+        assert (stopped.status_code, stopped.json()["error"]["code"]) == (200, "cancelled")
+        assert available(client, key) == 20
+
+
 def test_stop_and_progress_of_an_unknown_job_are_404(client: TestClient, store: Store) -> None:
     key = fresh_key(store)
     for response in (

@@ -154,6 +154,8 @@ def test_replan_covers_an_absence_with_an_audited_roster_and_charges_a_solve(
     assert result.changes  # the absent employee's shift moved to someone else
     worked = {(a.employee_id, a.date.isoformat()) for a in new}
     assert (sick["employee_id"], sick["date"]) not in worked
+    polled = client.get(f"/solve/jobs/{result.job_id}", headers=bearer(key))
+    assert polled.status_code == 200 and polled.json() == response.json()  # the re-plan's row
 
 
 def test_an_absence_against_a_pin_is_422_with_a_diagnosis_charged_as_a_solve(
@@ -172,6 +174,9 @@ def test_an_absence_against_a_pin_is_422_with_a_diagnosis_charged_as_a_solve(
     assert {c["field"] for c in diagnosis["causes"]} == {"absences[0].dates[0]", "pinned[0]"}
     assert response.headers["x-units-consumed"] == "1"
     assert available(client, key) == 9
+    kept = client.get(f"/solve/jobs/{problem['job_id']}", headers=bearer(key))  # its charge's row
+    assert kept.status_code == 200 and kept.json()["status"] == "failed"
+    assert kept.json()["error"]["diagnosis"] == diagnosis
 
 
 def test_replan_faults_are_422_with_paths_and_cost_nothing(
@@ -251,7 +256,9 @@ def test_recommend_ranks_the_candidates_and_charges_a_flat_unit(
 
     answer = response.json()
     expected = recommend(parse_recommend(body)).model_dump(mode="json", exclude_none=True)
-    assert answer == expected  # the engine's ranking, exactly
+    assert {**answer, "job_id": None} == {**expected, "job_id": None}  # the engine's ranking
+    polled = client.get(f"/solve/jobs/{answer['job_id']}", headers=bearer(key))
+    assert polled.status_code == 200 and polled.json() == answer  # kept with its charge
     ranked = answer["recommendations"]
     sick = roster[0]["employee_id"]
     assert ranked and sick not in {r["employee_id"] for r in ranked}
@@ -471,7 +478,8 @@ def test_recommend_after_a_history_ranks_a_move_across_the_seam_infeasible(
     assert response.status_code == 200, response.text
     assert response.headers["x-units-consumed"] == str(RECOMMEND_UNITS)
     answer = response.json()
-    assert answer == recommend(parse_recommend(body)).model_dump(mode="json", exclude_none=True)
+    ranking = recommend(parse_recommend(body)).model_dump(mode="json", exclude_none=True)
+    assert answer == {**ranking, "job_id": answer["job_id"]}
     ranked = {r["employee_id"]: r for r in answer["recommendations"]}
     codes = {v["code"] for v in ranked["e3"]["hard_violations"]}
     assert ranked["e3"]["feasible"] is False and "max_consecutive_days" in codes

@@ -27,11 +27,14 @@ LATER = timedelta(seconds=LEASE + 1)  # a moment past every lease taken in a tes
 ROSTER = {"job_id": "x", "status": "completed", "solution": {"assignments": []}}
 
 
-def sync_solve(store: Store, account_id: str, units: int = 2) -> tuple[str, str]:
-    """A synchronous solve as the service starts one: a leased hold, then its job row."""
+def sync_solve(
+    store: Store, account_id: str, units: int = 2, operation: str | None = None
+) -> tuple[str, str]:
+    """A synchronous call as the service starts one: a leased hold, then its job row (of
+    ``operation``; None: a row from before operations were recorded, a solve's)."""
     reservation_id = f"r-{account_id[:8]}-{units}-{now().timestamp()}"
     assert store.ledger.reserve(
-        account_id, units, reservation_id, lease_seconds=LEASE, purpose="solve"
+        account_id, units, reservation_id, lease_seconds=LEASE, purpose=operation or "solve"
     )
     job = store.jobs.create_job(
         account_id,
@@ -39,6 +42,7 @@ def sync_solve(store: Store, account_id: str, units: int = 2) -> tuple[str, str]
         units_reserved=units,
         reservation_id=reservation_id,
         kind="sync",
+        operation=operation,
     )
     return job.id, reservation_id
 
@@ -102,6 +106,24 @@ def test_a_diagnosed_infeasibility_is_a_charged_sync_solve(store: Store) -> None
     found = audit(store.db)
     assert found.ok, found.as_json()
     assert found.units_by_cause["sync_solves"] == 2
+
+
+def test_every_keyed_calls_job_settles_and_is_audited_by_its_operation(store: Store) -> None:
+    """A recommendation and an explanation keep jobs like a solve: delivered, each is
+    captured and counted under its operation; one that never came back is released."""
+    account = store.accounts.create_account("Asked", free_quota=10)
+    ranked, _ = sync_solve(store, account.id, 1, "recommend")
+    explained, _ = sync_solve(store, account.id, 3, "explain")
+    lost, lost_hold = sync_solve(store, account.id, 2, "why")
+    answers = {ranked: {"recommendations": [], "candidates": 0}, explained: {"explanations": []}}
+    for job_id, answer in answers.items():
+        assert store.jobs.finish_job(job_id, "completed", response_json=answer, charged=True)
+    assert settle_stale_holds(store.db, now() + LATER) == {lost_hold: "interrupted"}
+    assert available(store, account.id) == 6
+    found = audit(store.db, now() + LATER)
+    assert found.ok, found.as_json()
+    assert dict(found.units_by_cause) == {"recommendations": 1, "explanations": 3}
+    assert store.jobs.find_job(lost).error_code == "interrupted"  # type: ignore[union-attr]
 
 
 def test_a_hold_past_its_lease_is_captured_when_its_job_completed(store: Store) -> None:
