@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from engine import frames
 from engine.audit import audit
 from engine.contract import Assignment, SolveRequest
 from engine.edit import reassign
@@ -73,6 +74,13 @@ def test_a_sick_mark_on_a_fixed_assignment_breaks_it_in_every_fill(
         assert not fill.feasible
         fields = {v.field for v in fill.hard_violations}
         assert "request.employees[0].fixed_assignments[0]" in fields
+    # The table a person reads says it in words, with the input item behind it.
+    table = frames.recommendations_frame(answer.recommendations, REQUEST)
+    for broken_rules in table["hard_rules_broken"]:
+        assert "e1 is fixed to shift day with duty lead on 2026-03-02" in broken_rules
+        assert "(request.employees[0].fixed_assignments[0])" in broken_rules
+    for fill, moved in zip(answer.recommendations, table["terms_moved"], strict=True):
+        assert all(term.name not in moved for term in fill.changed_terms)
 
 
 def test_someone_off_on_every_date_leaves_nothing_to_fill(published: list[Assignment]) -> None:
