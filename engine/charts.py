@@ -246,9 +246,9 @@ def progress_chart(progress: pl.DataFrame) -> alt.LayerChart:
     """Objective and best bound over search time, on a symlog axis (early rosters cost
     far more than the last) with labelled ticks at every scale, and the final objective
     written beside its point and in the subtitle."""
-    objectives = progress.filter(pl.col("series") == "objective")["value"]
-    final = objectives[-1] if objectives.len() else None
-    top = float(progress["value"].max() or 0.0) if progress.height else 0.0
+    objectives = progress.filter(pl.col("series") == "objective")["value"].to_list()
+    final = objectives[-1] if objectives else None
+    top = max(progress["value"].to_list(), default=0.0)
     x = alt.X("seconds:Q", title="seconds from the start of the solve")
     y = alt.Y(
         "value:Q",
@@ -279,7 +279,7 @@ def progress_chart(progress: pl.DataFrame) -> alt.LayerChart:
         "Search progress",
         subtitle="no roster yet" if final is None else f"final objective {final:,.10g}",
     )
-    return alt.layer(lines, label, data=progress, title=heading).properties(height=240)
+    return alt.LayerChart(layer=[lines, label], data=progress, title=heading, height=240)
 
 
 def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:
