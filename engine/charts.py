@@ -72,6 +72,25 @@ def roster_heatmap(
     return chart
 
 
+#: The name of the point selection of :func:`pickable_roster_heatmap`.
+CELL_PICK = "cell"
+
+
+def pickable_roster_heatmap(
+    assignments: pl.DataFrame, title: str = "Roster", page_width: int = PAGE_WIDTH
+) -> alt.Chart:
+    """:func:`roster_heatmap` in which a click picks one cell (a double click clears it)
+    and the other cells fade. The selection names no field, so it holds the picked
+    row of ``assignments`` itself (its ``_vgsid_``), whatever the dates' encoding."""
+    pick = alt.selection_point(name=CELL_PICK, on="click", clear="dblclick", toggle=False)
+    chart: alt.Chart = (
+        roster_heatmap(assignments, title, page_width)
+        .add_params(pick)
+        .encode(opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(0.3)))
+    )
+    return chart
+
+
 def _roster_cells(chart: alt.Chart) -> alt.Chart:
     """The cells of a roster heatmap: one rectangle per assignment, coloured by shift."""
     cells: alt.Chart = chart.mark_rect(stroke="white", strokeWidth=0.5).encode(
