@@ -432,7 +432,10 @@ def cell_pick(mo, roster_picker, set_edit_pick, set_sick_pick):
         _row = _rows.row(0, named=True)
         picked_cell = (_row["employee_id"], _row["date"].isoformat())
         _duty = f" ({_row['duty']})" if _row["duty"] else ""
-        _what = f"**{_row['employee']}** works **{_row['shift']}**{_duty} on {_row['date']}"
+        _what = (
+            f"**{_row['employee']}** ({_row['employee_id']}) works **{_row['shift']}**{_duty} "
+            f"on {_row['date']}"
+        )
     edit_this = mo.ui.button(
         label="Edit this cell",
         on_click=lambda _: set_edit_pick(picked_cell),
