@@ -798,9 +798,13 @@ def test_the_employee_changes_frame_has_a_row_per_employee_of_the_comparison(
 def test_the_term_changes_add_up_to_the_change_of_the_objective(
     compared: tuple[SolveRequest, CompareResponse],
 ) -> None:
-    _, comparison = compared
-    table = frames.term_changes_frame(comparison.terms)
-    assert table.columns == ["family", "name", "field", "before", "after", "delta"]
+    from engine.items import term_words
+
+    request, comparison = compared
+    table = frames.term_changes_frame(comparison.terms, request)
+    assert table.columns == ["family", "what", "field", "before", "after", "delta", "name"]
+    assert table["what"].to_list() == [term_words(request, t.name) for t in comparison.terms]
+    assert table["name"].to_list() == [t.name for t in comparison.terms]
     assert table.height == len(comparison.terms) > 0
     assert table["delta"].sum() == pytest.approx(comparison.objective_delta)
     assert (table["after"] - table["before"] - table["delta"]).abs().max() == 0
