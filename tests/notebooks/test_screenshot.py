@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -291,6 +291,11 @@ FIRST_CELL_JS = """canvas => {
 PICKED = re.compile(r"\(([^)]+)\) works .* on (\d{4}-\d{2}-\d{2})")
 REPLAN_LINE = re.compile(r"the re-planned one: ([\d,.]+) → ([\d,.]+)")
 UPLOADED = re.compile(r"objective ([\d,.]+) by the independent audit")
+# The summary wraps its lines anywhere: any run of white space between the words.
+FIRST_ROSTER = re.compile(
+    r"first\s+roster\s+came\s+([\d.]+)\s+s\s+after\s+the\s+solve\s+was\s+asked\s+for,"
+    r"\s+this\s+one\s+after\s+([\d.]+)\s+s"
+)
 
 
 def number(text: str) -> float:
@@ -321,17 +326,21 @@ class ExploreSeen:
     """What one page load of the explorer showed, read off the page."""
 
     first_view_seconds: float
+    first_roster: tuple[float, float]  # the summary's: the first roster, and this one
     first_violation: str
     picked: tuple[str, dt.date]
     replan_line: tuple[float, float]
     best_fill: tuple[str, float]
     uploaded_objective: float
+    day_off_said: str  # what the sick call says of someone off on the picked date
 
 
-def explore_in_chromium(url: str, uploads: dict[str, Path]) -> ExploreSeen:
+def explore_in_chromium(
+    url: str, uploads: dict[str, Path], off_duty: Callable[[dt.date], str]
+) -> ExploreSeen:
     """Open the explorer as a person does, time its first roster, click a cell, mark that
-    person sick, upload a published roster, then upload a request and choose a dataset
-    again; screenshots of each step."""
+    person sick, then someone ``off_duty`` that date, upload a published roster, then
+    upload a request and choose a dataset again; screenshots of each step."""
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
         try:
@@ -344,16 +353,40 @@ def explore_in_chromium(url: str, uploads: dict[str, Path]) -> ExploreSeen:
             drawn_within(roster, CHART_TIMEOUT_MS / 1000)
             first_view = time.monotonic() - started
             page.screenshot(path=ARTIFACTS / "explore-first-view.png")
+            summary = page.get_by_text(FIRST_ROSTER).filter(visible=True).first
+            times = FIRST_ROSTER.search(summary.text_content() or "")
+            assert times is not None
             page.get_by_role("tab", name=re.compile("Violations")).click()
             violation = page.locator("table").filter(has_text="violated_by").first
             violation.scroll_into_view_if_needed()
             first_violation = first_row(violation)["what"]
             page.screenshot(path=ARTIFACTS / "explore-violations-in-words.png")
             picked, replan_line, best_fill = sick_call_by_click(page, canvas)
+            day_off_said = sick_call_off_duty(page, off_duty(picked[1]), picked[1])
             uploaded = uploads_in_chromium(page, uploads)
         finally:
             browser.close()
-    return ExploreSeen(first_view, first_violation, picked, replan_line, best_fill, uploaded)
+    first_roster = (float(times[1]), float(times[2]))
+    return ExploreSeen(
+        first_view,
+        first_roster,
+        first_violation,
+        picked,
+        replan_line,
+        best_fill,
+        uploaded,
+        day_off_said,
+    )
+
+
+def sick_call_off_duty(page: Any, employee_id: str, day: dt.date) -> str:
+    """Mark sick, from the same date, someone who does not work it: what the page says."""
+    page.get_by_label("Sick employee").select_option(employee_id)
+    said = page.get_by_text(f"{employee_id} does not work on {day.isoformat()}")
+    said.filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
+    said.first.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "explore-sick-call-day-off.png")
+    return said.first.text_content() or ""
 
 
 def sick_call_by_click(
@@ -441,8 +474,13 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     uploads["roster"].write_text(to_response(solved, "published").model_dump_json())
     uploads["request"].write_text(json.dumps(short_staffed_data()))
     page_spec = Page("explore", ("--time-limit", "60", *EXACT), "", 4, chart=ROSTER)
+    worked = {(a.employee_id, a.date) for a in published}
+
+    def off_duty(day: dt.date) -> str:
+        return next(e.id for e in variant.employees if (e.id, day) not in worked)
+
     with serving(page_spec) as url:
-        seen = explore_in_chromium(url, uploads)
+        seen = explore_in_chromium(url, uploads, off_duty)
     report = {
         "notebook": "explore",
         "dataset": "retail_weekdays",
@@ -455,6 +493,8 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     (ARTIFACTS / "explore-first-view.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"explore: first roster drawn {seen.first_view_seconds:.2f} s after navigation")
     assert seen.first_view_seconds < FIRST_VIEW_BACKSTOP_SECONDS
+    first, this_one = seen.first_roster  # shown to 2 and 1 decimals: counted from the call
+    assert 0 < first <= this_one + 0.05
 
     before = audit(variant, published)
     first_term = before.soft_constraint_violations[0]
@@ -473,3 +513,4 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     filled = reassign(hole, candidate, day, cell.shift_id, cell.duty_id)
     assert delta == audit(variant, filled).objective_value - before.objective_value
     assert seen.uploaded_objective == before.objective_value
+    assert "nothing to re-plan" in seen.day_off_said
