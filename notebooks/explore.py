@@ -177,12 +177,11 @@ def base_request(
     InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, uploaded_request
 ):
     source = dataset.value
-    if uploaded_request is not None and source == uploaded_request[0]:
-        _data = uploaded_request[1]
-    else:
-        _data = load_json(dataset_paths[source].read_bytes(), source)
     try:
-        request = parse_request(_data)
+        if uploaded_request is not None and source == uploaded_request[0]:
+            request = parse_request(uploaded_request[1])
+        else:
+            request = parse_request(load_json(dataset_paths[source].read_bytes(), source))
     except InvalidRequest as exc:
         _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
         mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
