@@ -72,6 +72,25 @@ def roster_heatmap(
     return chart
 
 
+#: The name of the point selection of :func:`pickable_roster_heatmap`.
+CELL_PICK = "cell"
+
+
+def pickable_roster_heatmap(
+    assignments: pl.DataFrame, title: str = "Roster", page_width: int = PAGE_WIDTH
+) -> alt.Chart:
+    """:func:`roster_heatmap` in which a click picks one cell (a double click clears it)
+    and the other cells fade. The selection names no field, so it holds the picked
+    row of ``assignments`` itself (its ``_vgsid_``), whatever the dates' encoding."""
+    pick = alt.selection_point(name=CELL_PICK, on="click", clear="dblclick", toggle=False)
+    chart: alt.Chart = (
+        roster_heatmap(assignments, title, page_width)
+        .add_params(pick)
+        .encode(opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(0.3)))
+    )
+    return chart
+
+
 def _roster_cells(chart: alt.Chart) -> alt.Chart:
     """The cells of a roster heatmap: one rectangle per assignment, coloured by shift."""
     cells: alt.Chart = chart.mark_rect(stroke="white", strokeWidth=0.5).encode(
@@ -229,19 +248,57 @@ def penalty_chart(by_family: pl.DataFrame) -> alt.Chart:
     return chart
 
 
-def progress_chart(progress: pl.DataFrame) -> alt.Chart:
-    """Objective and best bound over search time (symlog: early rosters cost far more)."""
-    chart: alt.Chart = (
-        alt.Chart(progress, title="Search progress")
+def symlog_ticks(top: float) -> list[float]:
+    """Where a symlog axis up to ``top`` gets a labelled tick: 0, then 1, 3, 10, 30, ...
+    (only the powers of ten past five decades, so labels do not crowd), one step past
+    ``top``. Vega's own ticks leave nothing between 0 and 1,000 on such an axis."""
+    ticks = [0.0]
+    power = 1.0
+    crowded = top > 100_000
+    while not ticks[-1] >= top:
+        ticks += [power] if crowded else [power, 3 * power]
+        power *= 10
+    return ticks
+
+
+def progress_chart(progress: pl.DataFrame) -> alt.LayerChart:
+    """Objective and best bound over search time, on a symlog axis (early rosters cost
+    far more than the last) with labelled ticks at every scale, and the final objective
+    written beside its point and in the subtitle."""
+    objectives = progress.filter(pl.col("series") == "objective")["value"].to_list()
+    final = objectives[-1] if objectives else None
+    top = max(progress["value"].to_list(), default=0.0)
+    x = alt.X("seconds:Q", title="seconds from the start of the solve")
+    y = alt.Y(
+        "value:Q",
+        title="objective",
+        scale=alt.Scale(type="symlog"),
+        axis=alt.Axis(values=symlog_ticks(top), format=",.10~g", labelOverlap=True),
+    )
+    lines = (
+        alt.Chart()
         .mark_line(point=True, interpolate="step-after")
         .encode(
-            x=alt.X("seconds:Q", title="seconds"),
-            y=alt.Y("value:Q", title="objective", scale=alt.Scale(type="symlog")),
+            x=x,
+            y=y,
             color=alt.Color("series:N", title=None),
-            tooltip=["series:N", "seconds:Q", "value:Q"],
+            tooltip=["series:N", alt.Tooltip("seconds:Q", format=".2f"), "value:Q"],
         )
     )
-    return chart
+    label = (
+        alt.Chart()
+        .transform_filter(alt.datum.series == "objective")
+        .transform_window(order="row_number()", sort=[alt.SortField("seconds", "descending")])
+        .transform_filter(alt.datum.order == 1)
+        .transform_calculate(label="'final ' + format(datum.value, ',.10~g')")
+        .mark_text(align="left", dx=6, dy=-8, fontWeight="bold")
+        .encode(x=x, y=y, text="label:N")
+    )
+    heading = alt.TitleParams(
+        "Search progress",
+        subtitle="no roster yet" if final is None else f"final objective {final:,.10g}",
+    )
+    return alt.LayerChart(layer=[lines, label], data=progress, title=heading, height=240)
 
 
 def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:

@@ -19,6 +19,7 @@ from engine.fair_share import GroupBurden
 from engine.figures import CHANGE_FIELDS, EmployeeChange, Kpis
 from engine.history import Ledger
 from engine.inquiry import AuditedShortage, ShortageExplanation, TermCostChange
+from engine.items import term_field, term_words
 from engine.planning import Change, Recommendation
 from engine.problem import from_request
 from engine.solve import ProgressPoint
@@ -87,8 +88,16 @@ def _cell(shift_id: str | None, duty_id: str | None) -> str:
     return shift_id if duty_id is None else f"{shift_id}/{duty_id}"
 
 
-def recommendations_frame(recommendations: Sequence[Recommendation]) -> pl.DataFrame:
-    """One row per ranked candidate, best first, with the rules and terms it moves."""
+def recommendations_frame(
+    recommendations: Sequence[Recommendation], request: SolveRequest | None = None
+) -> pl.DataFrame:
+    """One row per ranked candidate, best first: the hard rules the move breaks in words
+    (with the input item behind each), and the soft terms it moves in the words of
+    docs/semantics.md when ``request`` is given (their names otherwise)."""
+
+    def words(name: str, amount: float) -> str:
+        return name if request is None else term_words(request, name, abs(amount))
+
     return pl.DataFrame(
         {
             "rank": list(range(1, len(recommendations) + 1)),
@@ -97,10 +106,16 @@ def recommendations_frame(recommendations: Sequence[Recommendation]) -> pl.DataF
             "objective_delta": [r.objective_delta for r in recommendations],
             "leaves": [r.moved_from_shift_id or "" for r in recommendations],
             "hard_rules_broken": [
-                "; ".join(v.code for v in r.hard_violations) for r in recommendations
+                "; ".join(
+                    v.message + (f" ({v.field})" if v.field else "") for v in r.hard_violations
+                )
+                for r in recommendations
             ],
             "terms_moved": [
-                ", ".join(f"{t.name} {t.penalty_delta:+g}" for t in r.changed_terms)
+                "; ".join(
+                    f"{words(t.name, t.violated_by_delta)} {t.penalty_delta:+,g}"
+                    for t in r.changed_terms
+                )
                 for r in recommendations
             ],
         },
@@ -139,19 +154,31 @@ def shortages_frame(shortages: Sequence[Shortage]) -> pl.DataFrame:
     )
 
 
-def violations_frame(violations: Sequence[SoftConstraintViolation]) -> pl.DataFrame:
+def violations_frame(
+    violations: Sequence[SoftConstraintViolation], request: SolveRequest | None = None
+) -> pl.DataFrame:
+    """One row per soft term: its family, what it means in the words of
+    docs/semantics.md and the JSON path of the input item behind it (with ``request``;
+    the name alone otherwise), its penalty and amount, and its name."""
     return pl.DataFrame(
         {
             "family": [family_of(v.name) for v in violations],
-            "name": [v.name for v in violations],
+            "what": [
+                v.name if request is None else term_words(request, v.name, v.violated_by)
+                for v in violations
+            ],
             "penalty": [v.penalty for v in violations],
             "violated_by": [v.violated_by for v in violations],
+            "field": [None if request is None else term_field(request, v.name) for v in violations],
+            "name": [v.name for v in violations],
         },
         schema={
             "family": pl.String,
-            "name": pl.String,
+            "what": pl.String,
             "penalty": pl.Float64,
             "violated_by": pl.Float64,
+            "field": pl.String,
+            "name": pl.String,
         },
     )
 
@@ -442,25 +469,30 @@ def employee_changes_frame(changes: Sequence[EmployeeChange]) -> pl.DataFrame:
     return pl.DataFrame(data, schema=schema)
 
 
-def term_changes_frame(terms: Sequence[TermCostChange]) -> pl.DataFrame:
-    """One row per soft term whose price differs between two rosters, with its family
+def term_changes_frame(
+    terms: Sequence[TermCostChange], request: SolveRequest | None = None
+) -> pl.DataFrame:
+    """One row per soft term whose price differs between two rosters, with its family,
+    what it means (the words of docs/semantics.md, with ``request``; its name otherwise)
     and input item: the price before, after and the change (after - before)."""
     return pl.DataFrame(
         {
             "family": [family_of(t.name) for t in terms],
-            "name": [t.name for t in terms],
+            "what": [t.name if request is None else term_words(request, t.name) for t in terms],
             "field": [t.field for t in terms],
             "before": [t.before for t in terms],
             "after": [t.after for t in terms],
             "delta": [t.delta for t in terms],
+            "name": [t.name for t in terms],
         },
         schema={
             "family": pl.String,
-            "name": pl.String,
+            "what": pl.String,
             "field": pl.String,
             "before": pl.Float64,
             "after": pl.Float64,
             "delta": pl.Float64,
+            "name": pl.String,
         },
     )
 

@@ -7,6 +7,7 @@ app = marimo.App(width="full", app_title="Roster explorer")
 @app.cell
 def imports():
     import datetime as dt
+    import time
     from pathlib import Path
 
     import marimo as mo
@@ -14,10 +15,13 @@ def imports():
 
     from engine import charts, frames
     from engine.advice import no_roster_advice
-    from engine.audit import audit, compare_with_metrics
+    from engine.audit import audit, compare_with_metrics, read_response
+    from engine.diagnose import DiagnosisLimits, diagnose
     from engine.edit import judge_edit, reassign
     from engine.errors import InvalidRequest
-    from engine.notebook_limits import notebook_limits
+    from engine.export import assignments_path
+    from engine.inquiry import fit_faults
+    from engine.notebook_limits import notebook_limits, notebook_workers
     from engine.plan import plan
     from engine.planning import PlanRequest
     from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
@@ -34,29 +38,36 @@ def imports():
 
     return (
         DEFAULT_MAX_CONSECUTIVE_DAYS,
+        DiagnosisLimits,
         FAMILIES,
         InvalidRequest,
         Path,
         PlanRequest,
+        assignments_path,
         audit,
         charts,
         compare_with_metrics,
+        diagnose,
         dt,
         families_in_use,
+        fit_faults,
         frames,
         from_request,
         judge_edit,
         load_json,
-        no_roster_advice,
         mo,
+        no_roster_advice,
         notebook_limits,
+        notebook_workers,
         parse_request,
         pl,
         plan,
+        read_response,
         reassign,
         request_size,
         solve_problem,
         suggested_time_limit,
+        time,
         with_max_consecutive_days,
         with_preference_weight,
         without_families,
@@ -69,10 +80,13 @@ def intro(mo):
     # Roster explorer
 
     Pick an instance (or upload a `SolveRequest` JSON), move a control, and the roster is
-    solved again. Every roster is checked by the independent audit, and you can move one
-    person by hand below to see what the audit says, without re-solving, re-plan around a
-    sick call, ask why a shift is short and whether anyone could fill it, compare the
-    roster with another, or plan the next period after this roster.
+    solved again; or upload a roster of the chosen instance (a `SolveResponse`, its
+    `assignments` or a bare list) to see it audited instead. Every roster is checked by
+    the independent audit. Click a cell of the roster to move that person by hand or to
+    mark them sick: the audit prices a move without re-solving, and a sick call is
+    re-planned with the people who could fill in ranked. Further down, ask why a shift is
+    short and whether anyone could fill it, compare the roster with another, or plan the
+    next period after this roster.
     """)
     return
 
@@ -93,37 +107,93 @@ def settings(mo):
 
 
 @app.cell
-def dataset_picker(Path, default_dataset, default_request, mo):
-    dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
-    dataset_paths = {p.stem: p for p in sorted(dataset_dir.glob("*.json"))}
-    _chosen = default_dataset
-    if default_request:
-        dataset_paths[Path(default_request).stem] = Path(default_request)
-        _chosen = Path(default_request).stem
-    dataset = mo.ui.dropdown(
-        options=list(dataset_paths),
-        value=_chosen if _chosen in dataset_paths else next(iter(dataset_paths)),
-        label="Dataset",
+def dataset_choice(Path, default_dataset, default_request, mo):
+    # The Dataset list's choice outlives the list: an upload rebuilds the list, and a
+    # request uploaded is chosen in it, while a roster uploaded leaves the choice alone.
+    get_dataset_choice, set_dataset_choice = mo.state(
+        Path(default_request).stem if default_request else default_dataset
     )
-    upload = mo.ui.file(filetypes=[".json"], label="or upload a SolveRequest JSON")
-    mo.hstack([dataset, upload], justify="start", gap=2)
-    return dataset, dataset_paths, upload
+    return get_dataset_choice, set_dataset_choice
 
 
 @app.cell
-def base_request(InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, upload):
-    source = upload.name() if upload.value else dataset.value
-    _raw = upload.contents() if upload.value else dataset_paths[dataset.value].read_bytes()
+def upload_control(mo):
+    upload = mo.ui.file(
+        filetypes=[".json"],
+        label="or upload a request, or a roster of the chosen request (JSON)",
+    )
+    return (upload,)
+
+
+@app.cell
+def uploaded(InvalidRequest, load_json, mo, set_dataset_choice, upload):
+    # An upload is a request (it has a schedule period, shifts or employees) or a roster
+    # (a SolveResponse, {"assignments": [...]} or a bare list), read by what it holds.
+    uploaded_request = None  # (name, JSON) of a request uploaded
+    uploaded_roster = None  # (name, JSON) of a roster uploaded
+    if upload.value:
+        try:
+            _data = load_json(upload.contents(), upload.name())
+        except InvalidRequest as exc:
+            _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
+            mo.stop(True, mo.callout(mo.md(f"**Not a JSON file**\n\n{_faults}"), "danger"))
+        _keys = {"schedule_period", "shifts", "employees"}
+        if isinstance(_data, dict) and _keys & set(_data):
+            uploaded_request = (upload.name(), _data)
+            set_dataset_choice(upload.name())  # chosen in the Dataset list, until changed
+        else:
+            uploaded_roster = (upload.name(), _data)
+    return uploaded_request, uploaded_roster
+
+
+@app.cell
+def dataset_picker(
+    Path,
+    default_request,
+    get_dataset_choice,
+    mo,
+    set_dataset_choice,
+    upload,
+    uploaded_request,
+):
+    dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
+    dataset_paths = {p.stem: p for p in sorted(dataset_dir.glob("*.json"))}
+    if default_request:
+        dataset_paths[Path(default_request).stem] = Path(default_request)
+    _options = list(dataset_paths) + ([uploaded_request[0]] if uploaded_request else [])
+    _chosen = get_dataset_choice()
+    dataset = mo.ui.dropdown(
+        options=_options,
+        value=_chosen if _chosen in _options else _options[0],
+        label="Dataset",
+        on_change=set_dataset_choice,
+    )
+    mo.hstack([dataset, upload], justify="start", gap=2)
+    return dataset, dataset_paths
+
+
+@app.cell
+def base_request(
+    InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, uploaded_request
+):
+    source = dataset.value
     try:
-        request = parse_request(load_json(_raw, source))
+        if uploaded_request is not None and source == uploaded_request[0]:
+            request = parse_request(uploaded_request[1])
+        else:
+            request = parse_request(load_json(dataset_paths[source].read_bytes(), source))
     except InvalidRequest as exc:
         _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
         mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
-    # An upload wins over the Dataset list: say so, rather than ignore the list silently.
-    mo.callout(
-        mo.md(f"Using the uploaded **{source}**; clear the upload to use the Dataset list."),
-        "info",
-    ) if upload.value else None
+    # Say where the request comes from when it is an upload: the list holds it too.
+    (
+        mo.callout(
+            mo.md(f"Using the uploaded request **{source}**; choose a dataset to leave it."),
+            "info",
+        )
+        if uploaded_request is not None and source == uploaded_request[0]
+        else None
+    )
     return request, source
 
 
@@ -176,79 +246,214 @@ def variant_request(
 
 
 @app.cell
+def roster_upload(
+    InvalidRequest, assignments_path, fit_faults, mo, read_response, uploaded_roster, variant
+):
+    # A roster uploaded is shown instead of a solve when it fits the chosen request: every
+    # employee, date, shift and duty it names is the request's (engine.inquiry.fit_faults;
+    # a roster of another request is one fault). The switch gives the solve back.
+    upload_fit_faults = []
+    fitting_upload = None
+    if uploaded_roster is not None:
+        _name, _data = uploaded_roster
+        try:
+            _read = read_response(_data)
+            upload_fit_faults = fit_faults(
+                variant, _read.assignments, assignments_path(_data) or (_name,)
+            )
+        except InvalidRequest as exc:
+            upload_fit_faults = exc.errors
+        fitting_upload = None if upload_fit_faults else _read.assignments
+    show_upload = mo.ui.switch(value=True, label="show the uploaded roster instead of a solve")
+    if uploaded_roster is None:
+        _shown = None
+    elif upload_fit_faults:
+        _shown = mo.callout(
+            mo.md(
+                f"**{uploaded_roster[0]} is not a roster of this request**, so the request is "
+                f"solved instead. The first fault: `{upload_fit_faults[0]}`"
+                + "".join(f"\n- `{fault}`" for fault in upload_fit_faults[1:5])
+            ),
+            "warn",
+        )
+    else:
+        _shown = show_upload
+    _shown
+    return fitting_upload, show_upload, upload_fit_faults
+
+
+@app.cell
 def solved(
+    DiagnosisLimits,
     default_work_limit,
+    diagnose,
+    fitting_upload,
     from_request,
     mo,
     no_roster_advice,
     notebook_limits,
+    notebook_workers,
     preference_weight,
+    show_upload,
     solve_problem,
+    time,
     time_limit,
     variant,
     with_preference_weight,
 ):
-    problem = with_preference_weight(from_request(variant), preference_weight.value)
-    with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
-        outcome = solve_problem(problem, notebook_limits(time_limit.value, default_work_limit))
-    # Without a roster every cell below would draw empty or broken charts: stop them all
-    # here, with what to do next.
-    _advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
-    mo.stop(not outcome.has_solution, mo.callout(mo.md(f"**No roster.** {_advice}"), "warn"))
+    outcome = None  # an uploaded roster shown: nothing is solved
+    if fitting_upload is None or not show_upload.value:
+        # The clock starts before the problem is built: the times shown are what you wait.
+        _asked = time.perf_counter()
+        problem = with_preference_weight(from_request(variant), preference_weight.value)
+        with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
+            outcome = solve_problem(
+                problem, notebook_limits(time_limit.value, default_work_limit), _asked
+            )
+        # Without a roster every cell below would draw empty or broken charts: stop them
+        # all here, with the first cause when the rules admit none (as the command line
+        # and the service name it), and what to do next.
+        _advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
+        if not outcome.has_solution and outcome.status == "infeasible":
+            with mo.status.spinner(title="Looking for the first cause…"):
+                _causes = diagnose(
+                    variant,
+                    DiagnosisLimits(time_limit.value, notebook_workers(default_work_limit)),
+                ).causes
+            if _causes:
+                _advice += f"\n\n**First cause:** {_causes[0].message} (`{_causes[0].field}`)"
+        mo.stop(not outcome.has_solution, mo.callout(mo.md(f"**No roster.** {_advice}"), "warn"))
     return (outcome,)
 
 
 @app.cell
-def audited(audit, compare_with_metrics, outcome, preference_weight, variant):
-    report = audit(variant, outcome.assignments, preference_weight=preference_weight.value)
-    audit_differences = compare_with_metrics(
-        report,
-        {
-            "solver_runtime_seconds": outcome.runtime_seconds,
-            "objective_value": outcome.objective_value,
-            "soft_constraint_violations": [v.model_dump() for v in outcome.violations],
-        },
-        outcome.shortages,
+def shown_roster(fitting_upload, outcome):
+    # The roster every cell below shows: the solve's, or the uploaded one.
+    roster = fitting_upload if outcome is None else outcome.assignments
+    return (roster,)
+
+
+@app.cell
+def audited(audit, compare_with_metrics, outcome, preference_weight, roster, variant):
+    report = audit(variant, roster, preference_weight=preference_weight.value)
+    audit_differences = (
+        []
+        if outcome is None
+        else compare_with_metrics(
+            report,
+            {
+                "solver_runtime_seconds": outcome.runtime_seconds,
+                "objective_value": outcome.objective_value,
+                "soft_constraint_violations": [v.model_dump() for v in outcome.violations],
+            },
+            outcome.shortages,
+        )
     )
     return audit_differences, report
 
 
 @app.cell
-def summary(audit_differences, mo, outcome, report, source):
-    _gap = f"{outcome.gap:.1%}" if outcome.gap is not None else "n/a"
-    _first = outcome.solver.time_to_first_solution_seconds
-    _verdict = (
-        "the independent audit agrees: no hard rule broken, same penalties"
-        if report.feasible and not audit_differences
-        else f"the audit disagrees: {report.hard_violations[:3]} {audit_differences[:3]}"
-    )
-    mo.md(
-        f"""
-        **{source}**: {outcome.status}, objective **{outcome.objective_value:,.0f}**
-        (bound {outcome.best_bound:,.0f}, gap {_gap}) in {outcome.runtime_seconds:.1f} s,
-        first roster after {_first or 0:.2f} s; {len(outcome.assignments)} assignments,
-        {sum(s.missing for s in outcome.shortages)} heads missing. Audit: {_verdict}.
-        """
-    )
+def summary(audit_differences, frames, mo, outcome, report, roster, source, uploaded_roster):
+    if outcome is None:
+        _broken = frames.hard_violations_frame(report.hard_violations)
+        _verdict = (
+            "no hard rule broken"
+            if report.feasible
+            else f"**{_broken.height} hard rule(s) broken**, listed below"
+        )
+        _summary = mo.md(
+            f"**{uploaded_roster[0]}**, a roster of **{source}** read from the file (not solved "
+            f"here): objective **{report.objective_value:,.0f}** by the independent audit, "
+            f"{len(roster)} assignments, {sum(s.missing for s in report.shortages)} heads "
+            f"missing; {_verdict}."
+        )
+        _parts = [_summary] if report.feasible else [_summary, mo.ui.table(_broken)]
+    else:
+        _gap = f"{outcome.gap:.1%}" if outcome.gap is not None else "n/a"
+        _first = outcome.solver.time_to_first_solution_seconds
+        _verdict = (
+            "the independent audit agrees: no hard rule broken, same penalties"
+            if report.feasible and not audit_differences
+            else f"the audit disagrees: {report.hard_violations[:3]} {audit_differences[:3]}"
+        )
+        _parts = [
+            mo.md(
+                f"""
+                **{source}**: {outcome.status}, objective **{outcome.objective_value:,.0f}**
+                (bound {outcome.best_bound:,.0f}, gap {_gap}); the first roster came
+                {_first or 0:.2f} s after the solve was asked for, this one after
+                {outcome.runtime_seconds:.1f} s (the model's build included);
+                {len(roster)} assignments, {sum(s.missing for s in outcome.shortages)} heads
+                missing. Audit: {_verdict}.
+                """
+            )
+        ]
+    mo.vstack(_parts)
     return
 
 
 @app.cell
-def tables(frames, outcome, variant):
-    assignments = frames.assignments_frame(variant, outcome.assignments)
-    coverage = frames.coverage_frame(variant, outcome.assignments, outcome.shortages)
-    shortages = frames.shortages_frame(outcome.shortages)
-    violations = frames.violations_frame(outcome.violations)
-    penalties = frames.penalty_by_family(outcome.violations)
-    progress = frames.progress_frame(outcome.progress)
+def tables(frames, outcome, report, roster, variant):
+    # Every figure below is the audit's (equal to the solver's when it solved).
+    assignments = frames.assignments_frame(variant, roster)
+    coverage = frames.coverage_frame(variant, roster, report.shortages)
+    shortages = frames.shortages_frame(report.shortages)
+    violations = frames.violations_frame(report.soft_constraint_violations, variant)
+    penalties = frames.penalty_by_family(report.soft_constraint_violations)
+    progress = frames.progress_frame([] if outcome is None else outcome.progress)
     return assignments, coverage, penalties, progress, shortages, violations
 
 
 @app.cell
-def roster_chart(assignments, charts):
-    roster_view = charts.roster_heatmap(assignments)
-    roster_view
-    return (roster_view,)
+def roster_chart(assignments, charts, mo):
+    roster_view = charts.pickable_roster_heatmap(
+        assignments, "Roster: click a cell to edit it or to mark that person sick"
+    )
+    roster_picker = mo.ui.altair_chart(roster_view, legend_selection=False)
+    roster_picker
+    return roster_picker, roster_view
+
+
+@app.cell
+def cell_picks(mo):
+    # What a click on the roster hands down: the cell to edit by hand, the cell of a sick
+    # call. Each is set by its button only, so a new click changes neither section.
+    get_edit_pick, set_edit_pick = mo.state(None)
+    get_sick_pick, set_sick_pick = mo.state(None)
+    return get_edit_pick, get_sick_pick, set_edit_pick, set_sick_pick
+
+
+@app.cell
+def cell_pick(mo, roster_picker, set_edit_pick, set_sick_pick):
+    _rows = roster_picker.value
+    picked_cell = None  # (employee_id, date) of the cell clicked
+    if _rows is not None and len(_rows) == 1:
+        _row = _rows.row(0, named=True)
+        picked_cell = (_row["employee_id"], _row["date"].isoformat())
+        _duty = f" ({_row['duty']})" if _row["duty"] else ""
+        _what = (
+            f"**{_row['employee']}** ({_row['employee_id']}) works **{_row['shift']}**{_duty} "
+            f"on {_row['date']}"
+        )
+    edit_this = mo.ui.button(
+        label="Edit this cell",
+        on_click=lambda _: set_edit_pick(picked_cell),
+        tooltip="Pre-fill the hand edit below with this cell",
+    )
+    mark_sick = mo.ui.button(
+        label="Mark sick",
+        on_click=lambda _: set_sick_pick(picked_cell),
+        tooltip="Pre-fill the sick call below with this person and date",
+    )
+    (
+        mo.hstack([mo.md(_what), edit_this, mark_sick], justify="start", align="center")
+        if picked_cell is not None
+        else mo.md(
+            "Click a cell of the roster to edit it or to mark that person sick "
+            "(a double click clears the choice)."
+        )
+    )
+    return edit_this, mark_sick, picked_cell
 
 
 @app.cell
@@ -259,10 +464,19 @@ def coverage_chart(charts, coverage):
 
 
 @app.cell
-def penalty_and_progress(charts, mo, penalties, progress):
+def penalty_and_progress(charts, mo, outcome, penalties, progress):
     penalty_view = charts.penalty_chart(penalties)
-    progress_view = charts.progress_chart(progress)
-    mo.hstack([penalty_view, progress_view], justify="start", gap=2)
+    progress_view = charts.progress_chart(progress) if outcome is not None else None
+    mo.hstack(
+        [
+            penalty_view,
+            progress_view
+            if progress_view is not None
+            else mo.md("No search progress: this roster was uploaded, not solved."),
+        ],
+        justify="start",
+        gap=2,
+    )
     return penalty_view, progress_view
 
 
@@ -272,20 +486,22 @@ def table_tabs(assignments, mo, shortages, violations):
         {
             f"Assignments ({assignments.height})": mo.ui.table(assignments, page_size=15),
             f"Shortages ({shortages.height})": mo.ui.table(shortages, page_size=15),
-            f"Violations ({violations.height})": mo.ui.table(violations, page_size=15),
+            f"Violations ({violations.height})": mo.ui.table(
+                violations, page_size=15, wrapped_columns=["what"]
+            ),
         }
     )
     return
 
 
 @app.cell
-def roster_downloads(mo, outcome, source, variant):
+def roster_downloads(mo, roster, source, variant):
     # The roster as files for a spreadsheet or a calendar (engine.export).
     from engine.export import FILE_TYPES as _TYPES
     from engine.export import export as _export
     from engine.export import file_name as _file_name
 
-    roster_files = {_fmt: _export(variant, outcome.assignments, _fmt) for _fmt in _TYPES}
+    roster_files = {_fmt: _export(variant, roster, _fmt) for _fmt in _TYPES}
     mo.hstack(
         [
             mo.download(
@@ -303,29 +519,38 @@ def roster_downloads(mo, outcome, source, variant):
 
 
 @app.cell
-def edit_controls(dt, mo, outcome, variant):
+def edit_controls(dt, get_edit_pick, mo, roster, variant):
     NO_CHANGE = "(nobody)"
-    edit_employee = mo.ui.dropdown(
-        [NO_CHANGE] + [e.id for e in variant.employees], value=NO_CHANGE, label="Employee"
-    )
     _period = variant.schedule_period
     _dates = [
         (_period.start_date + dt.timedelta(days=d)).isoformat()
         for d in range((_period.end_date - _period.start_date).days + 1)
     ]
-    edit_date = mo.ui.dropdown(_dates, value=_dates[0], label="Date")
+    # A cell picked on the roster ("Edit this cell") fills the controls in: that person,
+    # that date and the shift they work there now, to be changed.
+    _pick = get_edit_pick()
+    _ids = [e.id for e in variant.employees]
+    _who, _when = _pick if _pick and _pick[0] in _ids and _pick[1] in _dates else (None, None)
+    _now = next((a for a in roster if (a.employee_id, a.date.isoformat()) == _pick), None)
+    edit_employee = mo.ui.dropdown([NO_CHANGE, *_ids], value=_who or NO_CHANGE, label="Employee")
+    edit_date = mo.ui.dropdown(_dates, value=_when or _dates[0], label="Date")
     edit_shift = mo.ui.dropdown(
-        ["off"] + [s.id for s in variant.shifts], value="off", label="Shift"
+        ["off"] + [s.id for s in variant.shifts],
+        value=_now.shift_id if _now else "off",
+        label="Shift",
     )
     edit_duty = mo.ui.dropdown(
-        ["none"] + [k.id for k in variant.duties], value="none", label="Duty"
+        ["none"] + [k.id for k in variant.duties],
+        value=_now.duty_id if _now and _now.duty_id else "none",
+        label="Duty",
     )
     mo.vstack(
         [
             mo.md(
                 "## Move one person by hand\n"
-                f"Change one of the roster's {len(outcome.assignments)} assignments and the "
-                "audit prices the result, without solving again."
+                f"Change one of the roster's {len(roster)} assignments (or click a cell of "
+                "the roster and *Edit this cell*) and the audit prices the result, without "
+                "solving again."
             ),
             mo.hstack([edit_employee, edit_date, edit_shift, edit_duty], justify="start"),
         ]
@@ -334,50 +559,78 @@ def edit_controls(dt, mo, outcome, variant):
 
 
 @app.cell
-def hand_edit(NO_CHANGE, dt, edit_date, edit_duty, edit_employee, edit_shift, outcome, reassign):
+def hand_edit(NO_CHANGE, dt, edit_date, edit_duty, edit_employee, edit_shift, reassign, roster):
     # None until someone is moved: a roster, or none, that the comparison below can offer
-    # whether or not anyone was moved (a cell that stopped would stop it too).
-    edited = (
-        None
-        if edit_employee.value == NO_CHANGE
-        else reassign(
-            outcome.assignments,
+    # whether or not anyone was moved (a cell that stopped would stop it too). A "move"
+    # to what the cell already holds moves nobody.
+    edited = None
+    if edit_employee.value != NO_CHANGE:
+        edited = reassign(
+            roster,
             edit_employee.value,
             dt.date.fromisoformat(edit_date.value),
             None if edit_shift.value == "off" else edit_shift.value,
             None if edit_duty.value == "none" else edit_duty.value,
         )
-    )
+        edited = None if sorted(edited, key=str) == sorted(roster, key=str) else edited
     return (edited,)
 
 
 @app.cell
-def edit_verdict(edited, judge_edit, mo, outcome, pl, preference_weight, variant):
+def edit_verdict(
+    NO_CHANGE,
+    edit_date,
+    edit_employee,
+    edited,
+    judge_edit,
+    mo,
+    pl,
+    preference_weight,
+    roster,
+    variant,
+):
+    from engine.items import term_words
+
     mo.stop(
         edited is None,
-        mo.md("Pick an employee, a date and a shift to see what the audit says of the move."),
+        mo.md(
+            "Pick an employee, a date and a shift to see what the audit says of the move."
+            if edit_employee.value == NO_CHANGE
+            else f"Nothing moves yet: that is what {edit_employee.value} works on "
+            f"{edit_date.value} in the roster above. Pick another shift, or off."
+        ),
     )
-    verdict = judge_edit(
-        variant, outcome.assignments, edited, preference_weight=preference_weight.value
-    )
+    verdict = judge_edit(variant, roster, edited, preference_weight=preference_weight.value)
     broken = verdict.new_hard_violations
     changed = pl.DataFrame(
         [
-            {"term": c.name, "before": c.before, "after": c.after, "delta": c.delta}
+            {
+                "what": term_words(variant, c.name),
+                "before": c.before,
+                "after": c.after,
+                "delta": c.delta,
+                "name": c.name,
+            }
             for c in verdict.changed_terms
         ],
-        schema={"term": pl.String, "before": pl.Float64, "after": pl.Float64, "delta": pl.Float64},
+        schema={
+            "what": pl.String,
+            "before": pl.Float64,
+            "after": pl.Float64,
+            "delta": pl.Float64,
+            "name": pl.String,
+        },
     )
     headline = (
         f"**Breaks {len(broken)} hard rule(s):** "
-        + "; ".join(f"{v.code}: {v.message}" for v in broken[:5])
+        + "; ".join(f"{v.message} (`{v.field}`)" if v.field else v.message for v in broken[:5])
         if broken
         else "**Still feasible.**"
     )
     mo.vstack(
         [
             mo.md(f"{headline} Objective change: **{verdict.objective_delta:+,.0f}**."),
-            mo.ui.table(changed, selection=None)
+            mo.ui.table(changed, selection=None, wrapped_columns=["what"])
             if changed.height
             else mo.md("No soft term changes."),
         ]
@@ -386,26 +639,31 @@ def edit_verdict(edited, judge_edit, mo, outcome, pl, preference_weight, variant
 
 
 @app.cell
-def sick_controls(NO_CHANGE, dt, mo, variant):
-    sick_employee = mo.ui.dropdown(
-        [NO_CHANGE] + [e.id for e in variant.employees], value=NO_CHANGE, label="Sick employee"
-    )
+def sick_controls(NO_CHANGE, dt, get_sick_pick, mo, variant):
     _period = variant.schedule_period
     _dates = [
         (_period.start_date + dt.timedelta(days=d)).isoformat()
         for d in range((_period.end_date - _period.start_date).days + 1)
     ]
-    sick_date = mo.ui.dropdown(_dates, value=_dates[0], label="from")
+    # A cell picked on the roster ("Mark sick") fills in that person and that date.
+    _pick = get_sick_pick()
+    _ids = [e.id for e in variant.employees]
+    _who, _when = _pick if _pick and _pick[0] in _ids and _pick[1] in _dates else (None, None)
+    sick_employee = mo.ui.dropdown(
+        [NO_CHANGE, *_ids], value=_who or NO_CHANGE, label="Sick employee"
+    )
+    sick_date = mo.ui.dropdown(_dates, value=_when or _dates[0], label="from")
     sick_days = mo.ui.slider(1, 3, value=1, label="days", show_value=True)
     keep_past = mo.ui.checkbox(value=True, label="keep the days before as published")
     mo.vstack(
         [
             mo.md(
                 "## A sick call\n"
-                "Mark someone sick: the roster above is re-planned around the absence, moving "
-                "as few people as it can (500 per changed assignment on top of the "
-                "objective), and the employees who could take the slot they leave are ranked "
-                "by the audit. The re-plan uses the request's own weights."
+                "Mark someone sick (here, or click their cell on the roster and *Mark "
+                "sick*): the roster above, as published, is re-planned around the absence, "
+                "moving as few people as it can (500 per changed assignment on top of the "
+                "objective), and the employees who could take the slot they leave are "
+                "ranked by the audit. Every figure is at the request's own weights."
             ),
             mo.hstack([sick_employee, sick_date, sick_days, keep_past], justify="start"),
         ]
@@ -414,13 +672,16 @@ def sick_controls(NO_CHANGE, dt, mo, variant):
 
 
 @app.cell
-def sick_absence(NO_CHANGE, dt, mo, sick_date, sick_days, sick_employee, variant):
+def sick_absence(NO_CHANGE, dt, mo, roster, sick_date, sick_days, sick_employee, variant):
     from engine.planning import Absence
+    from engine.sick_call import left_cells
 
     # None until someone is marked sick; the cells below stop on it, but the comparison
-    # further down still offers the other rosters.
+    # further down still offers the other rosters. Nothing to re-plan either when the
+    # person is off on every sick date: no cell of theirs is left empty.
     absence = None
     sick_dates = []
+    sick_left = []
     if sick_employee.value != NO_CHANGE:
         _first = dt.date.fromisoformat(sick_date.value)
         sick_dates = [
@@ -429,12 +690,26 @@ def sick_absence(NO_CHANGE, dt, mo, sick_date, sick_days, sick_employee, variant
             if _first + dt.timedelta(days=i) <= variant.schedule_period.end_date
         ]
         absence = Absence(employee_id=sick_employee.value, dates=sick_dates)
-    (
-        mo.md("Pick a sick employee to re-plan the roster and see who could fill in.")
-        if absence is None
-        else None
+        sick_left = left_cells(roster, absence)
+    _span = (
+        " .. ".join(sorted({sick_dates[0].isoformat(), sick_dates[-1].isoformat()}))
+        if sick_dates
+        else ""
     )
-    return absence, sick_dates
+    if absence is None:
+        _said = mo.md("Pick a sick employee to re-plan the roster and see who could fill in.")
+    elif not sick_left:
+        _said = mo.callout(
+            mo.md(
+                f"**{absence.employee_id} does not work on {_span} in this roster: nothing "
+                "to re-plan.**"
+            ),
+            "info",
+        )
+    else:
+        _said = None
+    _said
+    return absence, sick_dates, sick_left
 
 
 @app.cell
@@ -444,19 +719,20 @@ def sick_replan(
     keep_past,
     mo,
     notebook_limits,
-    outcome,
+    roster,
     sick_dates,
+    sick_left,
     time_limit,
     variant,
 ):
     from engine.planning import ReplanRequest
     from engine.replan import replan
 
-    replanned = None  # nobody sick: nothing re-planned
-    if absence is not None:
+    replanned = None  # nobody sick, or nothing of theirs to re-plan
+    if absence is not None and sick_left:
         _ask = ReplanRequest(
             request=variant,
-            roster=list(outcome.assignments),
+            roster=list(roster),
             absences=[absence],
             pin_before=sick_dates[0] if keep_past.value else None,
         )
@@ -469,26 +745,30 @@ def sick_replan(
 
 
 @app.cell
-def sick_replan_view(audit, charts, frames, mo, outcome, replanned, variant):
-    mo.stop(replanned is None)  # nobody sick: the cell above says what to do
+def sick_replan_view(absence, audit, charts, frames, mo, replanned, roster, variant):
+    mo.stop(replanned is None)  # nobody sick, or nothing to re-plan: said above
     if replanned.solution is None:
         _error = replanned.error
-        _causes = (
-            "".join(f"\n- `{c.field}`: {c.message}" for c in _error.diagnosis.causes)
-            if _error is not None and _error.diagnosis is not None
-            else ""
+        _causes = _error.diagnosis.causes if _error and _error.diagnosis else []
+        _why = (
+            f" The first cause: **{_causes[0].message}** (`{_causes[0].field}`)."
+            + "".join(f"\n- {c.message} (`{c.field}`)" for c in _causes[1:])
+            if _causes
+            else f" {_error.message if _error else ''}"
         )
         mo.stop(
             True,
             mo.callout(
                 mo.md(
-                    f"**No re-planned roster** ({_error.code if _error else 'unknown'}).{_causes}"
+                    f"**No re-planned roster** keeps every hard rule with "
+                    f"{absence.employee_id} off ({_error.code if _error else 'unknown'})." + _why
                 ),
                 "warn",
             ),
         )
+    # Both objectives are the audit's, at the request's own weights.
+    published_report = audit(variant, roster)
     replan_report = audit(variant, replanned.solution.assignments)
-    published_objective = audit(variant, outcome.assignments).objective_value
     changes_table = frames.changes_frame(replanned.changes)
     replan_view = charts.replan_heatmap(
         frames.assignments_frame(variant, replanned.solution.assignments), changes_table
@@ -496,8 +776,10 @@ def sick_replan_view(audit, charts, frames, mo, outcome, replanned, variant):
     mo.vstack(
         [
             mo.md(
-                f"**{len(replanned.changes)} changed assignment(s)**; objective "
-                f"{published_objective:,.0f} → **{replan_report.objective_value:,.0f}** "
+                f"**{len(replanned.changes)} changed assignment(s)**; objective of the "
+                f"published roster → the re-planned one: "
+                f"{published_report.objective_value:,.0f} → "
+                f"**{replan_report.objective_value:,.0f}** "
                 f"({replanned.solution.metrics.status}), audit: "
                 f"{'no hard rule broken' if replan_report.feasible else 'hard rules broken'}. "
                 "Changed cells are outlined."
@@ -506,50 +788,52 @@ def sick_replan_view(audit, charts, frames, mo, outcome, replanned, variant):
             mo.ui.table(changes_table, selection=None),
         ]
     )
-    return changes_table, published_objective, replan_report, replan_view
+    return changes_table, published_report, replan_report, replan_view
 
 
 @app.cell
-def sick_recommend(absence, frames, mo, outcome, sick_dates, variant):
-    from engine.planning import RecommendRequest, Slot
-    from engine.recommend import recommend
+def sick_recommend(absence, frames, mo, replanned, roster, sick_left, variant):
+    from engine.sick_call import fills_of
 
-    mo.stop(absence is None)  # nobody sick
-    _left = sorted(
-        (a for a in outcome.assignments if a.employee_id == absence.employee_id),
-        key=lambda a: a.date,
-    )
-    _left = [a for a in _left if a.date in sick_dates]
-    mo.stop(
-        not _left,
-        mo.md(f"{absence.employee_id} is off on those dates: no slot to fill."),
-    )
-    left_slot = _left[0]
-    _roster = [
-        a
-        for a in outcome.assignments
-        if not (a.employee_id == absence.employee_id and a.date in sick_dates)
-    ]
-    recommendations = recommend(
-        RecommendRequest(
-            request=variant,
-            roster=_roster,
-            slot=Slot(date=left_slot.date, shift_id=left_slot.shift_id, duty_id=left_slot.duty_id),
-            absences=[absence],
-            top=5,
-        )
-    )
-    recommendations_table = frames.recommendations_frame(recommendations.recommendations)
+    mo.stop(not sick_left)  # nobody sick, or off on every sick date: said above
+    left_slot, recommendations = fills_of(variant, roster, absence, top=5)
+    recommendations_table = frames.recommendations_frame(recommendations.recommendations, variant)
     _duty = f" ({left_slot.duty_id})" if left_slot.duty_id else ""
+    _impossible = replanned is not None and replanned.solution is None
+    _breaks = all(not r.feasible for r in recommendations.recommendations)
+    _warning = (
+        [
+            mo.callout(
+                mo.md(
+                    f"No roster keeps every hard rule with {absence.employee_id} off (above), "
+                    "so none of these fills can stand without breaking one: each row says "
+                    "which (*hard_rules_broken*)."
+                    if _impossible
+                    else "Every fill breaks a hard rule: each row says which (*hard_rules_broken*)."
+                ),
+                "warn",
+            )
+        ]
+        if _impossible or _breaks
+        else []
+    )
     mo.vstack(
         [
             mo.md(
                 f"### Who could take {left_slot.shift_id}{_duty} on "
                 f"{left_slot.date.isoformat()}\n"
-                f"The top 5 of {recommendations.candidates} candidates, each priced by the "
-                "audit of the published roster with them in the slot (without re-solving)."
+                f"The top {recommendations_table.height} of {recommendations.candidates} "
+                f"candidates, without re-solving. Each *objective_delta* is the audit of the "
+                f"published roster with {absence.employee_id} out of the slot and the "
+                "candidate in it, minus the audit of the published roster; *hard_rules_broken* "
+                "lists what that roster breaks and the published one does not."
             ),
-            mo.ui.table(recommendations_table, selection=None),
+            *_warning,
+            mo.ui.table(
+                recommendations_table,
+                selection=None,
+                wrapped_columns=["hard_rules_broken", "terms_moved"],
+            ),
         ]
     )
     return left_slot, recommendations, recommendations_table
@@ -588,7 +872,7 @@ def short_explained(
     default_work_limit,
     mo,
     notebook_limits,
-    outcome,
+    roster,
     short_markers,
     shortage_picker,
     time_limit,
@@ -607,9 +891,7 @@ def short_explained(
         _marker = next(m for m in short_markers if (m.kind, m.date, m.field, m.duty_id) == _key)
         with mo.status.spinner(title=f"Explaining the shortages of {_marker.date.isoformat()}…"):
             short_answer = explain_shortages(
-                ExplainRequest(
-                    request=variant, roster=list(outcome.assignments), dates=[_marker.date]
-                ),
+                ExplainRequest(request=variant, roster=list(roster), dates=[_marker.date]),
                 notebook_limits(time_limit.value, default_work_limit),
             )
         explanation = next(e for e in short_answer.explanations if e.shortage == _marker)
@@ -703,18 +985,17 @@ def compare_source(mo):
 def compare_candidates(
     InvalidRequest,
     adopt_fill,
+    assignments_path,
     compare_upload,
     edited,
     explanation,
+    fit_faults,
     load_json,
     mo,
+    read_response,
     replanned_roster,
     variant,
 ):
-    from engine.audit import read_response
-    from engine.export import assignments_path
-    from engine.inquiry import fit_faults
-
     # Every roster made in the notebook so far; the dropdown starts on the first of them:
     # a fill switched on, then an upload, the re-plan, the hand edit.
     compare_rosters = {}
@@ -773,12 +1054,12 @@ def compare_picker(compare_rosters, mo):
 
 
 @app.cell
-def compared(compare_rosters, compare_with, frames, mo, outcome, variant):
+def compared(compare_rosters, compare_with, frames, mo, roster, variant):
     from engine.review import compare
 
     mo.stop(compare_with.value not in compare_rosters)  # nothing to compare: said above
     compare_name = compare_with.value
-    comparison = compare(variant, outcome.assignments, compare_rosters[compare_name])
+    comparison = compare(variant, roster, compare_rosters[compare_name])
     broken_added = frames.hard_violations_frame(comparison.hard_violations_added)
     _removed = len(comparison.hard_violations_removed)
     _headline = mo.md(
@@ -798,12 +1079,12 @@ def compared(compare_rosters, compare_with, frames, mo, outcome, variant):
 
 @app.cell
 def compare_cells_view(
-    charts, compare_name, compare_rosters, comparison, frames, mo, outcome, variant
+    charts, compare_name, compare_rosters, comparison, frames, mo, roster, variant
 ):
     compare_changes = frames.changes_frame(comparison.changes)
     _names = ("the roster above", compare_name)
     compare_cells = frames.compared_cells_frame(
-        frames.assignments_frame(variant, outcome.assignments),
+        frames.assignments_frame(variant, roster),
         frames.assignments_frame(variant, compare_rosters[compare_name]),
         compare_changes,
         _names,
@@ -840,8 +1121,8 @@ def compare_people(charts, comparison, frames, mo):
 
 
 @app.cell
-def compare_costs(comparison, frames, mo):
-    term_changes = frames.term_changes_frame(comparison.terms)
+def compare_costs(comparison, frames, mo, variant):
+    term_changes = frames.term_changes_frame(comparison.terms, variant)
     kpi_table = frames.kpis_frame(comparison.kpis_before, comparison.kpis_after)
 
     def _shown(value, sign=""):
@@ -857,7 +1138,12 @@ def compare_costs(comparison, frames, mo):
             mo.vstack(
                 [
                     mo.md("### The price, per soft term\nOnly the terms whose price changes."),
-                    mo.ui.table(term_changes, selection=None, format_mapping=_numbers)
+                    mo.ui.table(
+                        term_changes,
+                        selection=None,
+                        format_mapping=_numbers,
+                        wrapped_columns=["what"],
+                    )
                     if term_changes.height
                     else mo.md("No soft term changes its price."),
                 ]
@@ -900,7 +1186,7 @@ def next_source(mo):
 
 
 @app.cell
-def next_history(history_upload, mo, outcome, variant):
+def next_history(history_upload, mo, roster, variant):
     from pydantic import ValidationError
 
     from engine.history import History
@@ -915,8 +1201,8 @@ def next_history(history_upload, mo, outcome, variant):
         history_source = history_upload.name()
     else:  # the roster above, with its ledger: the counts through its last date
         history = History(
-            assignments=list(outcome.assignments),
-            ledger=ledger_after(variant, outcome.assignments, None),
+            assignments=list(roster),
+            ledger=ledger_after(variant, roster, None),
         )
         history_source = "the roster above"
     # The next period starts after this request's period and after all the history holds.

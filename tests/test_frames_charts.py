@@ -278,6 +278,23 @@ def test_family_of() -> None:
     assert frames.family_of("fairness:0") == "fairness"
 
 
+def test_violations_read_in_words_with_their_input_items(
+    short: tuple[SolveRequest, Solution],
+) -> None:
+    """Each soft term reads as docs/semantics.md words it, beside the JSON path of the
+    input item behind it (engine.items), not as its machine name alone."""
+    from engine.items import term_field, term_words
+
+    req, solution = short
+    violations = solution.metrics.soft_constraint_violations
+    table = frames.violations_frame(violations, req)
+    assert table["name"].to_list() == [v.name for v in violations]
+    assert table["what"].to_list() == [term_words(req, v.name, v.violated_by) for v in violations]
+    assert table["field"].to_list() == [term_field(req, v.name) for v in violations]
+    assert all(f.startswith("request.") for f in table["field"])
+    assert all(what != name for what, name in table.select("what", "name").iter_rows())
+
+
 def test_progress_frame_has_one_objective_row_per_roster(searched: SolveOutcome) -> None:
     progress = searched.progress
     frame = frames.progress_frame(progress)
@@ -430,12 +447,18 @@ def _check_penalty(spec: Json) -> None:
 
 
 def _check_progress(spec: Json) -> None:
-    assert spec["mark"]["type"] == "line"
-    assert spec["mark"]["interpolate"] == "step-after"
-    enc = spec["encoding"]
+    lines, label = spec["layer"]
+    assert lines["mark"]["type"] == "line"
+    assert lines["mark"]["interpolate"] == "step-after"
+    enc = lines["encoding"]
     assert enc["x"]["field"] == "seconds"
     assert (enc["y"]["field"], enc["y"]["scale"]["type"]) == ("value", "symlog")
     assert enc["color"]["field"] == "series"
+    # Labelled ticks at every scale: 0 and each 1, 3, 10, 30, ... up to the largest value.
+    ticks = enc["y"]["axis"]["values"]
+    assert ticks[:2] == [0.0, 1.0] and ticks == sorted(ticks)
+    assert label["mark"]["type"] == "text" and label["encoding"]["text"]["field"] == "label"
+    assert spec["title"]["subtitle"].startswith("final objective ")
 
 
 def _check_burden(spec: Json) -> None:
@@ -549,6 +572,26 @@ def test_a_bound_below_zero_is_drawn_at_zero() -> None:
     )
     bounds = frame.filter(pl.col("series") == "bound")["value"].to_list()
     assert bounds == [0.0, 0.0]
+
+
+def test_a_symlog_axis_has_a_labelled_tick_at_every_scale() -> None:
+    """A final objective of 30 beside a first roster of 10,590 can be read off the axis:
+    ticks at 10 and 30, not only 0 and 1,000; past five decades only powers of ten."""
+    assert charts.symlog_ticks(10_590) == [0, 1, 3, 10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000]
+    assert charts.symlog_ticks(0) == [0]
+    assert charts.symlog_ticks(30) == [0, 1, 3, 10, 30]
+    assert charts.symlog_ticks(1_392_500) == [0, *(10.0**k for k in range(8))]
+
+
+def test_the_final_objective_is_written_on_the_progress_chart() -> None:
+    from engine.search.progress import ProgressPoint
+
+    frame = frames.progress_frame(
+        [ProgressPoint(0.1, 10_590.0, float("-inf")), ProgressPoint(0.5, 30.0, 30.0)]
+    )
+    spec = charts.progress_chart(frame).to_dict()
+    assert spec["title"]["subtitle"] == "final objective 30"
+    assert 10.0 in spec["layer"][0]["encoding"]["y"]["axis"]["values"]
 
 
 def test_shift_colours_are_distinct_for_32_shifts() -> None:
@@ -755,9 +798,13 @@ def test_the_employee_changes_frame_has_a_row_per_employee_of_the_comparison(
 def test_the_term_changes_add_up_to_the_change_of_the_objective(
     compared: tuple[SolveRequest, CompareResponse],
 ) -> None:
-    _, comparison = compared
-    table = frames.term_changes_frame(comparison.terms)
-    assert table.columns == ["family", "name", "field", "before", "after", "delta"]
+    from engine.items import term_words
+
+    request, comparison = compared
+    table = frames.term_changes_frame(comparison.terms, request)
+    assert table.columns == ["family", "what", "field", "before", "after", "delta", "name"]
+    assert table["what"].to_list() == [term_words(request, t.name) for t in comparison.terms]
+    assert table["name"].to_list() == [t.name for t in comparison.terms]
     assert table.height == len(comparison.terms) > 0
     assert table["delta"].sum() == pytest.approx(comparison.objective_delta)
     assert (table["after"] - table["before"] - table["delta"]).abs().max() == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -233,3 +234,36 @@ def test_a_listener_that_fails_fails_the_solve_loudly() -> None:
     limits = SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1, on_progress=broken)
     with pytest.raises(ValueError, match="listener"):
         solve_problem(from_request(request), limits)
+
+
+SLOW_STEP_SECONDS = 0.2  # a delay sleep guarantees, however busy the machine
+
+
+def test_the_first_roster_counts_from_the_start_of_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``time_to_first_solution_seconds`` counts from the call's start (the contract): the
+    request's conversion and the model build are time the caller waited. Both are made
+    slower by a sleep here, a lower bound no load can lower, then run for real."""
+    import importlib
+
+    from engine.solve import solve
+
+    solving = importlib.import_module("engine.solve")  # the module, not the function
+
+    def slowly(step: Any) -> Any:
+        def delayed(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(SLOW_STEP_SECONDS)
+            return step(*args, **kwargs)
+
+        return delayed
+
+    monkeypatch.setattr(solving, "from_request", slowly(solving.from_request))
+    monkeypatch.setattr(solving, "build", slowly(solving.build))
+    limits = SolveLimits(time_limit_seconds=TIME_LIMIT_SECONDS, num_workers=1)
+    response = solve(parse_request(full_request_dict()), limits)
+    assert response.solution is not None and response.solution.metrics.solver is not None
+    metrics = response.solution.metrics
+    first = metrics.solver.time_to_first_solution_seconds
+    assert first is not None
+    assert 2 * SLOW_STEP_SECONDS <= first <= metrics.solver_runtime_seconds
