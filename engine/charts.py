@@ -279,13 +279,15 @@ def fairness_cost_chart(sweep: pl.DataFrame) -> alt.FacetChart:
 
 
 def probes_chart(probes: pl.DataFrame) -> alt.Chart:
-    """Diagnosis probes in order: what was relaxed, feasible or not, and how long."""
+    """Diagnosis probes in order: what was relaxed, feasible or not, and how long. Each
+    label is drawn whole (``labelLimit`` 0), however long: a cut label hides what a probe
+    switched off."""
     chart: alt.Chart = (
         alt.Chart(probes, title="Diagnosis probes")
         .mark_bar()
         .encode(
             x=alt.X("seconds:Q", title="seconds"),
-            y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=360)),
+            y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=0)),
             color=alt.Color(
                 "outcome:N",
                 scale=alt.Scale(

@@ -24,6 +24,7 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics, SolveRequest
 from engine.rules import parse_request
+from tests.audited import solved_and_audited
 
 pytestmark = pytest.mark.slow  # runs the notebooks whole
 
@@ -271,6 +272,35 @@ def test_infeasibility_names_the_planted_cause_and_relaxing_it_gives_a_roster(
     assert audit(relaxed, outcome.assignments).feasible
     if outcome.assignments:  # some planted requests need nobody at work once relaxed
         assert len(outcome.assignments) in [len(rows) for rows in rows_of(defs["relaxed_roster"])]
+
+
+def test_infeasibility_names_each_probes_employees_and_offers_the_relaxed_request() -> None:
+    # Two employees who share no hard rule, each fixed to work on a holiday: the diagnosis
+    # checks each apart, so each probe must say whose roster it re-solved.
+    example = "holiday_across_components"
+    defs = run("infeasibility", **INFEASIBILITY, default_example=example, default_request="")
+    probes = defs["probe_table"]
+    checks = probes.filter(pl.col("step") == "check")["label"].to_list()
+    assert [label.split(". ", 1)[1] for label in checks] == [
+        "employee e0: every rule on → still no roster",
+        "employee e1: every rule on → still no roster",
+    ]
+    families = probes.filter(pl.col("step") == "family")
+    for family, label in families.select("family", "label").rows():
+        assert f"every {family} rule off" in label
+    assert "every holiday rule (no assignment on a holiday)" in families["switched off"].to_list()
+    # The words beside the chart: one row per probe, whole; the chart's labels uncut.
+    words = defs["probe_words"]
+    assert words.columns == ["#", "employees", "switched off", "result", "seconds"]
+    assert words["#"].to_list() == list(range(1, probes.height + 1))
+    assert defs["probe_chart"].to_dict()["encoding"]["y"]["axis"]["labelLimit"] == 0
+    # The relaxed request downloads under the example's name, parses, and solves.
+    assert defs["relaxed_name"] == f"{example}-relaxed.json"
+    relaxed = parse_request(json.loads(defs["relaxed_json"]))
+    assert relaxed == defs["relaxed_request"]
+    assert relaxed.schedule_period.holidays == defs["request"].schedule_period.holidays[:1]
+    solution = solved_and_audited(relaxed)
+    assert len(solution.assignments) == len(defs["relaxed_outcome"].assignments) > 0
 
 
 def test_infeasibility_of_a_request_with_a_roster_explains_nothing() -> None:
