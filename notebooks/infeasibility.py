@@ -307,7 +307,7 @@ def relaxed_view(
                     ),
                     "warn",
                 ),
-                relaxed_download,
+                mo.hstack([relaxed_download], justify="start"),
             ]
         ),
     )
@@ -325,7 +325,7 @@ def relaxed_view(
                 ),
                 "success",
             ),
-            relaxed_download,
+            mo.hstack([relaxed_download], justify="start"),
             relaxed_roster,
         ]
     )
