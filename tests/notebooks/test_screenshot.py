@@ -251,6 +251,17 @@ def test_a_selected_shortage_is_explained_and_its_fill_compared_in_chromium(
 
 # ------------------------------------------------------------- fairness, infeasibility
 
+
+def drawn_chart(page: Any, chart: Any, name: str) -> bytes:
+    """A screenshot of ``chart`` once Vega has drawn it (not blank), or when time is up."""
+    deadline = time.monotonic() + CHART_TIMEOUT_MS / 1000
+    while True:
+        image: bytes = chart.screenshot(path=ARTIFACTS / name)
+        if len(image) > DRAWN_BYTES or time.monotonic() > deadline:
+            return image
+        page.wait_for_timeout(250)
+
+
 # The fairness notebook's first table (three rosters side by side) should show within
 # this many seconds of navigation with the default settings; the time is measured and
 # written beside the screenshots. Only the backstop is asserted, so a busy machine makes
@@ -273,6 +284,10 @@ def test_fairness_first_table_is_soon_and_every_solve_says_if_it_finished_in_chr
         caption = page.get_by_text("As the penalty weight rises").filter(visible=True).first
         caption.wait_for(timeout=CHART_TIMEOUT_MS)
         words = caption.inner_text()
+        cost = page.locator(".vega-embed").last  # the cost of fairness, below the caption
+        cost.locator("canvas").first.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
+        cost.scroll_into_view_if_needed()
+        drawn = drawn_chart(page, cost, "fairness-cost-chart.png")
         caption.scroll_into_view_if_needed()
         page.screenshot(path=ARTIFACTS / "fairness-sweep.png")
         page.screenshot(path=ARTIFACTS / "fairness.png", full_page=True)
@@ -291,6 +306,7 @@ def test_fairness_first_table_is_soon_and_every_solve_says_if_it_finished_in_chr
     assert shown_states >= 6  # the three scenarios and the three weights, each with its state
     assert "hollow marks" in words or "Every point is proven optimal" in words
     assert charts >= 2  # the burden charts, the cost of fairness
+    assert len(drawn) > DRAWN_BYTES
 
 
 def test_infeasibility_probes_name_their_employees_and_the_relaxed_request_downloads_in_chromium(
@@ -310,8 +326,9 @@ def test_infeasibility_probes_name_their_employees_and_the_relaxed_request_downl
         cells = page.get_by_text("every hard rule on, to see whether these employees")
         named = page.get_by_role("cell", name="employee e1", exact=True).count()
         chart = page.locator(".vega-embed").first
+        chart.locator("canvas").first.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
         chart.scroll_into_view_if_needed()
-        chart.screenshot(path=ARTIFACTS / "infeasibility-probes-chart.png")
+        drawn = drawn_chart(page, chart, "infeasibility-probes-chart.png")
         box = chart.bounding_box()
         checks = cells.count()
         page.screenshot(path=ARTIFACTS / "infeasibility.png", full_page=True)
@@ -325,6 +342,7 @@ def test_infeasibility_probes_name_their_employees_and_the_relaxed_request_downl
         download = download_info.value
         saved = tmp_path / download.suggested_filename
         download.save_as(saved)
+    assert len(drawn) > DRAWN_BYTES
     assert checks == 2  # one check per group of employees, each named
     assert named > 0
     assert box is not None and box["width"] > 600  # long labels drawn whole, not cut at 360 px
