@@ -314,19 +314,39 @@ def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:
     return chart
 
 
+SWEEP_COLOUR = "#4c78a8"
+SOLVE_STATES = ["proven optimal", "unfinished"]  # engine.tradeoff's: filled, hollow
+
+
 def fairness_cost_chart(sweep: pl.DataFrame) -> alt.FacetChart:
     """The cost of fairness per penalty weight: one panel per measure, own y scales.
 
-    ``sweep`` has columns penalty_weight, measure (e.g. "other terms", "excess"), value.
+    ``sweep`` has columns penalty_weight, measure (e.g. "other terms", "excess"), value,
+    solve (:data:`SOLVE_STATES`) and gap (percent, null without a bound). A proven-optimal
+    point is filled, an unfinished one hollow, and the legend says which is which: a
+    trade-off read off unfinished solves can run the wrong way.
     """
+    base = alt.Chart().encode(
+        x=alt.X("penalty_weight:O", title="fairness penalty_weight"),
+        y=alt.Y("value:Q", title=None),
+    )
+    line = base.mark_line(color=SWEEP_COLOUR)
+    points = base.mark_point(size=90, strokeWidth=2, color=SWEEP_COLOUR, opacity=1).encode(
+        fill=alt.Fill(
+            "solve:N",
+            scale=alt.Scale(domain=SOLVE_STATES, range=[SWEEP_COLOUR, "white"]),
+            legend=alt.Legend(title="solve", symbolStrokeColor=SWEEP_COLOUR),
+        ),
+        tooltip=[
+            "penalty_weight:O",
+            "measure:N",
+            "value:Q",
+            "solve:N",
+            alt.Tooltip("gap:Q", title="gap %"),
+        ],
+    )
     chart: alt.FacetChart = (
-        alt.Chart(sweep)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("penalty_weight:O", title="fairness penalty_weight"),
-            y=alt.Y("value:Q", title=None),
-            tooltip=["penalty_weight:O", "measure:N", "value:Q"],
-        )
+        alt.layer(line, points, data=sweep)
         .properties(width=420, height=120)
         .facet(row=alt.Row("measure:N", title=None))
         .resolve_scale(y="independent")
@@ -336,13 +356,15 @@ def fairness_cost_chart(sweep: pl.DataFrame) -> alt.FacetChart:
 
 
 def probes_chart(probes: pl.DataFrame) -> alt.Chart:
-    """Diagnosis probes in order: what was relaxed, feasible or not, and how long."""
+    """Diagnosis probes in order: what was relaxed, feasible or not, and how long. Each
+    label is drawn whole (``labelLimit`` 0), however long: a cut label hides what a probe
+    switched off."""
     chart: alt.Chart = (
         alt.Chart(probes, title="Diagnosis probes")
         .mark_bar()
         .encode(
             x=alt.X("seconds:Q", title="seconds"),
-            y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=360)),
+            y=alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=0)),
             color=alt.Color(
                 "outcome:N",
                 scale=alt.Scale(

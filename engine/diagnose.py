@@ -77,7 +77,9 @@ class Probe:
     deletion (items outside the candidate are not enforced either); the field for a
     single-field probe. Fields are JSON paths of the original request. ``family`` is the
     relaxed family, or the dropped item's family; ``started`` and ``seconds`` are wall
-    clock, from the start of the diagnosis and for this probe alone.
+    clock, from the start of the diagnosis and for this probe alone. ``employees`` are
+    the ids of the component the probe re-solved (each component is diagnosed apart, so
+    two checks of one request may disagree).
     """
 
     kind: ProbeKind
@@ -86,6 +88,7 @@ class Probe:
     outcome: ProbeOutcome
     seconds: float
     started: float = 0.0
+    employees: tuple[str, ...] = ()
 
 
 def _outcome(decided: bool | None) -> ProbeOutcome:
@@ -101,8 +104,10 @@ class _Prober:
         deadline: float,
         started: float,
         original_field: Callable[[str], str] = str,
+        employees: tuple[str, ...] = (),
     ) -> None:
         self.compiled = compiled
+        self.employees = employees  # ids of the component, for the probe log
         self.deadline = deadline
         self.started = started  # perf_counter() at the start of the diagnosis
         self.original_field = original_field
@@ -126,7 +131,9 @@ class _Prober:
         began: float,
     ) -> None:
         now = time.perf_counter()
-        probe = Probe(kind, relaxed, family, outcome, now - began, began - self.started)
+        probe = Probe(
+            kind, relaxed, family, outcome, now - began, began - self.started, self.employees
+        )
         with self._lock:  # family probes run in threads
             self.log.append(probe)
 
@@ -280,7 +287,8 @@ def diagnose_with_probes(
             break
         compiled = build(from_request(component.request, gated=True), skip=SOFT_ONLY_FAMILIES)
         compiled.model.clear_objective()  # type: ignore[no-untyped-call]
-        prober = _Prober(compiled, deadline, started, component.original_field)
+        who = tuple(employee.id for employee in component.request.employees)
+        prober = _Prober(compiled, deadline, started, component.original_field, who)
         probers.append(prober)
         groups = compiled.hard_groups
         if groups and prober.feasible(groups, "check") is not True:

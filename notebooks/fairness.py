@@ -22,15 +22,26 @@ def imports():
     from engine.rules import parse_request
     from engine.size import request_size, suggested_time_limit
     from engine.solve import solve_problem
+    from engine.tradeoff import (
+        SweepPoint,
+        gap_percent,
+        scenarios_note,
+        shared_most_burdened,
+        solve_state,
+        starting_burden,
+        sweep_caption,
+    )
     from engine.variants import with_fairness_group, without_fairness_group
 
     return (
         Path,
+        SweepPoint,
         alt,
         audit,
         charts,
         frames,
         from_request,
+        gap_percent,
         group_burden,
         json,
         mo,
@@ -39,8 +50,13 @@ def imports():
         parse_request,
         pl,
         request_size,
+        scenarios_note,
+        shared_most_burdened,
         solve_problem,
+        solve_state,
+        starting_burden,
         suggested_time_limit,
+        sweep_caption,
         with_fairness_group,
         without_fairness_group,
     )
@@ -55,7 +71,9 @@ def intro(mo):
     notebook counts who works them, compares each count with the fair share under the
     *equal* and *proportional* policies, and solves the same instance without the group,
     with each policy, and over a sweep of penalty weights: the cost of fairness is what
-    the other terms lose as the weight grows.
+    the other terms lose as the weight grows. Every solve says whether it finished
+    (*proven optimal*) or stopped at its time limit (*unfinished*, with its gap to the
+    proven bound): only finished solves show the true cost.
     """)
     return
 
@@ -70,7 +88,14 @@ def settings(mo):
     default_dataset = str(_cli.get("dataset") or "ward_24_7")
     default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
     default_work_limit = float(_cli.get("work-limit") or 0)
-    return default_dataset, default_time_limit, default_work_limit
+    # `--sweep-time-limit S`: each solve of the weight sweep (0: SWEEP_SECONDS or more).
+    default_sweep_time_limit = int(_cli.get("sweep-time-limit") or 0)
+    return (
+        default_dataset,
+        default_sweep_time_limit,
+        default_time_limit,
+        default_work_limit,
+    )
 
 
 @app.cell
@@ -126,9 +151,10 @@ def solver(
     solve_problem,
     time_limit,
 ):
-    def solve_roster(variant):
-        """Solve a variant and check its roster with the independent audit."""
-        limits = notebook_limits(time_limit.value, default_work_limit)
+    def solve_roster(variant, seconds=None):
+        """Solve a variant (within ``seconds``, else the slider's limit) and check its
+        roster with the independent audit."""
+        limits = notebook_limits(seconds or time_limit.value, default_work_limit)
         outcome = solve_problem(from_request(variant), limits)
         if not outcome.has_solution:
             return outcome  # the caller says why, and what to do
@@ -137,9 +163,9 @@ def solver(
             raise RuntimeError(f"the audit disagrees with the solver: {report}")
         return outcome
 
-    def no_roster_note(outcome, what):
+    def no_roster_note(outcome, what, seconds=None):
         """What to tell the user when a solve ended without a roster."""
-        advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
+        advice = no_roster_advice(outcome.status, outcome.message, seconds or time_limit.value)
         return mo.callout(mo.md(f"**No roster for {what}.** {advice}"), "warn")
 
     return no_roster_note, solve_roster
@@ -193,12 +219,16 @@ def burdens(group_burden, group_index, request, scenario_outcomes, scenario_requ
 
 
 @app.cell
-def scenario_table(mo, pl, scenario_burdens, scenario_outcomes):
+def scenario_table(
+    gap_percent, mo, pl, scenario_burdens, scenario_outcomes, scenarios_explained, solve_state
+):
     scenario_summary = pl.DataFrame(
         [
             {
                 "scenario": name,
                 "objective": scenario_outcomes[name].objective_value,
+                "status": solve_state(scenario_outcomes[name]),
+                "gap %": gap_percent(scenario_outcomes[name]),
                 "target shifts": b.total,
                 "excess": b.excess,
                 "gini": round(b.gini, 3),
@@ -206,12 +236,43 @@ def scenario_table(mo, pl, scenario_burdens, scenario_outcomes):
                 "min count": min((s.count for s in b.shares), default=0),
             }
             for name, b in scenario_burdens.items()
-        ]
+        ],
+        schema_overrides={"gap %": pl.Float64},
     )
     mo.vstack(
-        [mo.md("## Three rosters side by side"), mo.ui.table(scenario_summary, selection=None)]
+        [
+            mo.md("## Three rosters side by side"),
+            mo.ui.table(scenario_summary, selection=None),
+            mo.md(scenarios_explained),
+        ]
     )
     return (scenario_summary,)
+
+
+@app.cell
+def scenario_words(
+    gap_percent,
+    group_index,
+    request,
+    scenario_burdens,
+    scenario_outcomes,
+    scenarios_note,
+    shared_most_burdened,
+    solve_state,
+    starting_burden,
+):
+    # Why the three rosters differ as they do, from their figures: unfinished solves, and
+    # the employee who carries the most in each (checked against the roster the search
+    # starts from only when that employee carries the same in all three).
+    _states = {n: (solve_state(o), gap_percent(o)) for n, o in scenario_outcomes.items()}
+    _shared = shared_most_burdened(scenario_burdens)
+    _unfinished = any(state != "proven optimal" for state, _ in _states.values())
+    _start = None
+    if _shared is not None and _unfinished:
+        _start_burden = starting_burden(request, group_index)
+        _start = next(s.count for s in _start_burden.shares if s.employee_id == _shared[0])
+    scenarios_explained = scenarios_note(_states, _shared, _start)
+    return (scenarios_explained,)
 
 
 @app.cell
@@ -279,73 +340,127 @@ def roster_downloads(dataset, mo, scenario_outcomes, scenario_requests):
 
 
 @app.cell
-def sweep_controls(mo):
+def sweep_controls(default_sweep_time_limit, mo, time_limit):
+    # The sweep comes after the tables above, so its solves may take longer, to finish
+    # where that is affordable: each stops as soon as it is proven optimal.
+    _sweep_seconds = 10
     sweep_weights = mo.ui.multiselect(
         ["1", "5", "10", "25", "50", "100"],
         value=["1", "10", "100"],
         label="penalty_weight values to sweep",
     )
-    sweep_weights
-    return (sweep_weights,)
+    sweep_time_limit = mo.ui.slider(
+        1,
+        60,
+        value=default_sweep_time_limit or max(_sweep_seconds, time_limit.value),
+        label="Time limit per sweep solve (s)",
+        show_value=True,
+        debounce=True,
+    )
+    mo.hstack([sweep_weights, sweep_time_limit], justify="start")
+    return sweep_time_limit, sweep_weights
 
 
 @app.cell
 def sweep(
+    SweepPoint,
+    gap_percent,
     group_burden,
     group_index,
     mo,
     no_roster_note,
-    pl,
     request,
     solve_roster,
+    solve_state,
+    sweep_time_limit,
     sweep_weights,
-    time_limit,
     with_fairness_group,
 ):
-    sweep_rows = []
+    sweep_points = []
+    sweep_outcomes = {}
     _weights = sorted(int(w) for w in sweep_weights.value)
+    _seconds = sweep_time_limit.value
     mo.stop(not _weights, mo.md("Pick at least one penalty weight to sweep."))
     for _weight in mo.status.progress_bar(
         _weights,
-        title=f"Solving one roster per weight, up to {time_limit.value} s each…",
+        title=f"Solving one roster per weight, up to {_seconds} s each…",
         remove_on_exit=True,
     ):
         _variant = with_fairness_group(request, group_index, penalty_weight=_weight)
-        _outcome = solve_roster(_variant)
-        mo.stop(not _outcome.has_solution, no_roster_note(_outcome, f"weight {_weight}"))
+        _outcome = solve_roster(_variant, _seconds)
+        mo.stop(not _outcome.has_solution, no_roster_note(_outcome, f"weight {_weight}", _seconds))
         _fairness_penalty = sum(
             v.penalty for v in _outcome.violations if v.name == f"fairness:{group_index}"
         )
         _burden = group_burden(_variant, _outcome.assignments, group_index)
-        sweep_rows += [
-            {
-                "penalty_weight": _weight,
-                "measure": "other terms",
-                "value": _outcome.objective_value - _fairness_penalty,
-            },
-            {"penalty_weight": _weight, "measure": "excess", "value": float(_burden.excess)},
-            {"penalty_weight": _weight, "measure": "gini", "value": _burden.gini},
-        ]
-    sweep_frame = pl.DataFrame(
-        sweep_rows, schema={"penalty_weight": pl.Int64, "measure": pl.String, "value": pl.Float64}
-    )
-    return (sweep_frame,)
+        sweep_outcomes[_weight] = _outcome
+        sweep_points.append(
+            SweepPoint(
+                weight=_weight,
+                other=_outcome.objective_value - _fairness_penalty,
+                excess=_burden.excess,
+                gini=_burden.gini,
+                state=solve_state(_outcome),
+                gap=gap_percent(_outcome),
+            )
+        )
+    return sweep_outcomes, sweep_points
 
 
 @app.cell
-def sweep_chart(charts, mo, sweep_frame):
+def sweep_frames(pl, sweep_points):
+    # The chart's long frame (one row per weight and measure, each with its solve's state)
+    # and the table's wide one (one row per weight).
+    _measures = {"other terms": "other", "excess": "excess", "gini": "gini"}
+    sweep_frame = pl.DataFrame(
+        [
+            {
+                "penalty_weight": p.weight,
+                "measure": measure,
+                "value": float(getattr(p, field)),
+                "solve": p.state,
+                "gap": p.gap,
+            }
+            for p in sweep_points
+            for measure, field in _measures.items()
+        ],
+        schema={
+            "penalty_weight": pl.Int64,
+            "measure": pl.String,
+            "value": pl.Float64,
+            "solve": pl.String,
+            "gap": pl.Float64,
+        },
+    )
+    sweep_table = pl.DataFrame(
+        [
+            {
+                "penalty_weight": p.weight,
+                "other terms": p.other,
+                "excess": p.excess,
+                "gini": round(p.gini, 3),
+                "status": p.state,
+                "gap %": p.gap,
+            }
+            for p in sweep_points
+        ],
+        schema_overrides={"gap %": pl.Float64, "other terms": pl.Float64},
+    )
+    return sweep_frame, sweep_table
+
+
+@app.cell
+def sweep_chart(charts, mo, sweep_caption, sweep_frame, sweep_points, sweep_table):
     cost_view = charts.fairness_cost_chart(sweep_frame)
+    sweep_words = sweep_caption(sweep_points)
     mo.vstack(
         [
-            mo.md(
-                "## What fairness costs\n"
-                "As the penalty weight grows, the excess over fair shares falls and the other "
-                "terms (preferences, workload, coverage) pay for it."
-            ),
+            mo.md(f"## What fairness costs\n{sweep_words}"),
+            mo.ui.table(sweep_table, selection=None),
             cost_view,
         ]
     )
-    return (cost_view,)
+    return cost_view, sweep_words
 
 
 if __name__ == "__main__":

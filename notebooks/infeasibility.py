@@ -17,6 +17,7 @@ def imports():
     from engine.diagnose import DiagnosisLimits, diagnose_with_probes
     from engine.errors import InvalidRequest
     from engine.notebook_limits import notebook_limits, notebook_workers
+    from engine.probe_words import probe_frame
     from engine.problem import from_request
     from engine.relax import relax
     from engine.rules import load_json, parse_request
@@ -39,6 +40,7 @@ def imports():
         notebook_workers,
         parse_request,
         pl,
+        probe_frame,
         relax,
         solve_problem,
     )
@@ -187,55 +189,40 @@ def diagnosed(
 
 
 @app.cell
-def probe_frame(pl, probes):
-    # Each step of the diagnosis in plain words (engine.diagnose.Probe has the details).
-    _steps = {
-        "check": "every rule on",
-        "family": "one kind of rule off",
-        "core": "rules set aside so far off",
-        "deletion": "one rule left out of the suspects",
-        "single_field": "one rule off everywhere",
-    }
-    _outcomes = {"feasible": "a roster exists", "infeasible": "still no roster"}
-    probe_table = pl.DataFrame(
-        [
-            {
-                "order": i,
-                "step": p.kind,
-                "label": f"{i + 1:>3}. {_steps.get(p.kind, p.kind)}"
-                + (f": {', '.join(p.relaxed)}" if p.relaxed else "")
-                + f" → {_outcomes.get(p.outcome, 'undecided')}",
-                "family": p.family,
-                "outcome": p.outcome,
-                "seconds": p.seconds,
-            }
-            for i, p in enumerate(probes)
-        ],
-        schema={
-            "order": pl.Int64,
-            "step": pl.String,
-            "label": pl.String,
-            "family": pl.String,
-            "outcome": pl.String,
-            "seconds": pl.Float64,
-        },
-    )
+def probe_rows(probe_frame, probes, request):
+    # Each probe in words: the employees it re-solved (each group of employees sharing no
+    # hard rule is diagnosed apart), what it switched off, by the words of
+    # docs/semantics.md and the JSON path, and what came of it (engine.probe_words).
+    probe_table = probe_frame(probes, len(request.employees))
     return (probe_table,)
 
 
 @app.cell
-def probes_view(charts, diagnosis, mo, probe_table):
+def probes_view(charts, diagnosis, mo, pl, probe_table):
     probe_chart = charts.probes_chart(probe_table)
+    probe_words = probe_table.select(
+        (pl.col("order") + 1).alias("#"),
+        "employees",
+        "switched off",
+        "result",
+        pl.col("seconds").round(3),
+    )
     mo.vstack(
         [
             mo.md(
                 f"## {diagnosis.probes} probes, {probe_table['seconds'].sum():.2f} s of solving\n"
-                "Each bar is one re-solve: what it relaxed, and whether a roster then existed."
+                "Each bar is one re-solve of a group of employees that share hard rules (each "
+                "group is diagnosed apart): what it switched off, and whether a roster then "
+                "existed. The table names each rule in the words of the semantics and each "
+                "input item by its JSON path."
             ),
             probe_chart,
+            mo.ui.table(
+                probe_words, selection=None, wrapped_columns=["switched off"], page_size=50
+            ),
         ]
     )
-    return (probe_chart,)
+    return probe_chart, probe_words
 
 
 @app.cell
@@ -290,15 +277,38 @@ def relaxed(audit, cause_choice, diagnosis, mo, relax, relax_button, request, tr
 
 
 @app.cell
-def relaxed_view(cause, charts, frames, mo, relaxed_outcome, relaxed_report, relaxed_request):
+def relaxed_file(Path, mo, relaxed_request, source):
+    # The relaxed request as a file named after the request it came from, to solve it
+    # elsewhere (the command line, the service) or to relax another cause in it.
+    relaxed_json = relaxed_request.model_dump_json(indent=2, exclude_none=True).encode()
+    relaxed_name = f"{Path(source).stem}-relaxed.json"
+    relaxed_download = mo.download(
+        data=relaxed_json,
+        filename=relaxed_name,
+        mimetype="application/json",
+        label=f"Download the relaxed request ({relaxed_name})",
+    )
+    return relaxed_download, relaxed_json, relaxed_name
+
+
+@app.cell
+def relaxed_view(
+    cause, charts, frames, mo, relaxed_download, relaxed_outcome, relaxed_report, relaxed_request
+):
     mo.stop(
         not relaxed_outcome.has_solution,
-        mo.callout(
-            mo.md(
-                f"Relaxing `{cause.field}` is not enough: {relaxed_outcome.status}. "
-                "Relax another cause too (the conflicts may be independent)."
-            ),
-            "warn",
+        mo.vstack(
+            [
+                mo.callout(
+                    mo.md(
+                        f"Relaxing `{cause.field}` is not enough: {relaxed_outcome.status}. "
+                        "Relax another cause too (the conflicts may be independent): "
+                        "download the relaxed request and explain it in turn."
+                    ),
+                    "warn",
+                ),
+                mo.hstack([relaxed_download], justify="start"),
+            ]
         ),
     )
     relaxed_roster = charts.roster_heatmap(
@@ -315,6 +325,7 @@ def relaxed_view(cause, charts, frames, mo, relaxed_outcome, relaxed_report, rel
                 ),
                 "success",
             ),
+            mo.hstack([relaxed_download], justify="start"),
             relaxed_roster,
         ]
     )

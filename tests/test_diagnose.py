@@ -137,6 +137,9 @@ def test_probe_log_of_two_components_names_original_fields() -> None:
     diagnosis, log = diagnose_with_probes(parse(ACROSS_COMPONENTS.request), GENEROUS)
     assert len(log) == diagnosis.probes
     assert [p.kind for p in log].count("check") == 2  # one per component
+    # Each probe names the employees of its component: e0 and e1 share no hard rule.
+    assert [p.employees for p in log if p.kind == "check"] == [("e0",), ("e1",)]
+    assert {p.employees for p in log} == {("e0",), ("e1",)}
     relaxed = {field for p in log if p.kind in ("deletion", "single_field") for field in p.relaxed}
     assert "employees[1].fixed_assignments[0]" in relaxed  # e1's, not component-local [0]
 

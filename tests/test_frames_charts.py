@@ -354,12 +354,23 @@ def _sweep() -> pl.DataFrame:
         )
         burden = group_burden(variant, solution.assignments, 0)
         objective = solution.metrics.objective_value or 0.0
+        state = "proven optimal" if solution.metrics.status == "optimal" else "unfinished"
+        gap = solution.metrics.gap
+        solve = {"solve": state, "gap": None if gap is None else 100 * gap}
         rows += [
-            {"penalty_weight": weight, "measure": "other terms", "value": objective - fairness},
-            {"penalty_weight": weight, "measure": "excess", "value": float(burden.excess)},
+            {"penalty_weight": weight, "measure": "other terms", "value": objective - fairness}
+            | solve,
+            {"penalty_weight": weight, "measure": "excess", "value": float(burden.excess)} | solve,
         ]
     return pl.DataFrame(
-        rows, schema={"penalty_weight": pl.Int64, "measure": pl.String, "value": pl.Float64}
+        rows,
+        schema={
+            "penalty_weight": pl.Int64,
+            "measure": pl.String,
+            "value": pl.Float64,
+            "solve": pl.String,
+            "gap": pl.Float64,
+        },
     )
 
 
@@ -472,13 +483,20 @@ def _check_burden(spec: Json) -> None:
 def _check_fairness_cost(spec: Json) -> None:
     assert spec["facet"]["row"]["field"] == "measure"
     assert spec["resolve"]["scale"]["y"] == "independent"
-    inner = spec["spec"]
-    assert inner["mark"]["type"] == "line"
-    assert (inner["encoding"]["x"]["field"], inner["encoding"]["x"]["type"]) == (
-        "penalty_weight",
-        "ordinal",
-    )
-    assert inner["encoding"]["y"]["field"] == "value"
+    line, points = spec["spec"]["layer"]
+    assert (line["mark"]["type"], points["mark"]["type"]) == ("line", "point")
+    for layer in (line, points):
+        assert (layer["encoding"]["x"]["field"], layer["encoding"]["x"]["type"]) == (
+            "penalty_weight",
+            "ordinal",
+        )
+        assert layer["encoding"]["y"]["field"] == "value"
+    # A proven-optimal point is filled, an unfinished one hollow, with a legend.
+    fill = points["encoding"]["fill"]
+    assert fill["field"] == "solve"
+    assert fill["scale"]["domain"] == ["proven optimal", "unfinished"]
+    assert fill["scale"]["range"][1] == "white"
+    assert fill["legend"]["title"] == "solve"
 
 
 def _check_probes(spec: Json) -> None:

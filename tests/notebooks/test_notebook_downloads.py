@@ -36,6 +36,7 @@ def test_fairness_offers_each_scenarios_roster() -> None:
         "fairness",
         default_dataset="ward_24_7",
         default_time_limit=30,
+        default_sweep_time_limit=30,
         default_work_limit=WORK_LIMIT,
     )
     files = defs["scenario_files"]

@@ -24,6 +24,8 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Metrics, SolveRequest
 from engine.rules import parse_request
+from tests.audited import solved_and_audited
+from tests.model import conftest as small
 
 pytestmark = pytest.mark.slow  # runs the notebooks whole
 
@@ -197,6 +199,7 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
         "fairness",
         default_dataset="ward_24_7",
         default_time_limit=30,  # the slider's maximum: a backstop behind the work limit
+        default_sweep_time_limit=30,
         default_work_limit=WORK_LIMIT,
     )
     burdens = defs["scenario_burdens"]
@@ -226,6 +229,11 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     assert set(sweep["measure"]) == {"other terms", "excess", "gini"}
     assert sorted(set(sweep["penalty_weight"])) == [1, 10, 100]
     assert_chart_has(defs["cost_view"], sweep)
+    # After a fixed amount of work no solve on ward_24_7 is proven optimal, and the view
+    # says so: in the tables, the chart's marks and both captions.
+    caption = assert_caption_follows(defs)
+    assert "None of these 3 solves finished" in caption
+    assert "Unfinished rosters" in defs["scenarios_explained"]
 
 
 def test_fairness_without_a_roster_stops_before_any_table_or_chart() -> None:
@@ -233,11 +241,73 @@ def test_fairness_without_a_roster_stops_before_any_table_or_chart() -> None:
         "fairness",
         default_dataset="ward_24_7",
         default_time_limit=30,
+        default_sweep_time_limit=30,
         default_work_limit=WORK_LIMIT,
         request=infeasible("ward_24_7"),
     )
     for name in ("scenario_burdens", "scenario_summary", "burden_views", "share_frame"):
         assert name not in defs, name
+
+
+def solve_words(outcome: Any) -> tuple[str, float | None]:
+    """The state and gap % a table must show for a solve: the solver's own answer."""
+    state = "proven optimal" if outcome.status == "optimal" else "unfinished"
+    return state, None if outcome.gap is None else round(100 * outcome.gap, 1)
+
+
+def assert_caption_follows(defs: Mapping[str, Any]) -> str:
+    """Each table row's state and gap are its solve's; the chart's marks carry them; the
+    caption's direction is the figures' own, and it says when a solve is unfinished."""
+    summary, outcomes = defs["scenario_summary"], defs["scenario_outcomes"]
+    shown = list(zip(summary["status"], summary["gap %"], strict=True))
+    assert shown == [solve_words(outcomes[name]) for name in summary["scenario"]]
+    table, sweep_outcomes = defs["sweep_table"], defs["sweep_outcomes"]
+    shown = list(zip(table["status"], table["gap %"], strict=True))
+    assert shown == [solve_words(sweep_outcomes[w]) for w in table["penalty_weight"]]
+    marks = defs["sweep_frame"].unique(["penalty_weight", "solve"]).sort("penalty_weight")
+    assert marks["solve"].to_list() == table["status"].to_list()
+    caption, other = defs["sweep_words"], table["other terms"].to_list()
+    first, last = f"{other[0]:,.0f}", f"{other[-1]:,.0f}"
+    if other == sorted(other, reverse=True) and other[0] > other[-1]:
+        assert f"fall from {first} to {last}" in caption
+    elif other == sorted(other) and other[0] < other[-1]:
+        assert f"rise from {first} to {last}" in caption
+    elif len(set(other)) == 1:
+        assert f"stay at {first}" in caption
+    else:
+        assert "go " + " → ".join(f"{v:,.0f}" for v in other) in caption
+    unfinished = "unfinished" in table["status"].to_list()
+    assert ("hollow marks" in caption) == unfinished
+    assert ("Every point is proven optimal" in caption) == (not unfinished)
+    return str(caption)
+
+
+def test_fairness_of_finished_solves_shows_the_price_of_fairness() -> None:
+    # A wishes for both nights, which equal shares split. At weight 1 and 10 A works both
+    # (excess 1, nothing else to pay); at 150 B works both nights beside A, a head over the
+    # maximum of 1 each night (10 each), cheaper than A's unmet wish (100).
+    wishes = [{"type": "preferred_shift", "date": small.date(d), "shift_id": "N"} for d in (0, 1)]
+    data = small.request(
+        2,
+        [small.shift("N", 2, 1, 1, hours=small.NIGHT_HOURS)],
+        [small.employee("A", ["N"], preferences=wishes), small.employee("B", ["N"])],
+        fairness_groups=[{"target_shift_ids": ["N"], "policy": "equal"}],
+    )
+    defs = run(
+        "fairness",
+        default_dataset="ward_24_7",
+        default_time_limit=30,
+        default_sweep_time_limit=30,
+        default_work_limit=EXACT_WORK_LIMIT,
+        request=parse_request(data),
+        sweep_weights=SimpleNamespace(value=["1", "10", "150"]),
+        sweep_time_limit=SimpleNamespace(value=30),
+    )
+    caption = assert_caption_follows(defs)
+    assert defs["sweep_table"]["other terms"].to_list() == [0.0, 0.0, 20.0]
+    assert defs["sweep_table"]["excess"].to_list() == [1, 1, 0]
+    assert "Every point is proven optimal" in caption
+    assert defs["scenarios_explained"].startswith("Every roster is proven optimal")
 
 
 # --------------------------------------------------------------------- infeasibility
@@ -271,6 +341,35 @@ def test_infeasibility_names_the_planted_cause_and_relaxing_it_gives_a_roster(
     assert audit(relaxed, outcome.assignments).feasible
     if outcome.assignments:  # some planted requests need nobody at work once relaxed
         assert len(outcome.assignments) in [len(rows) for rows in rows_of(defs["relaxed_roster"])]
+
+
+def test_infeasibility_names_each_probes_employees_and_offers_the_relaxed_request() -> None:
+    # Two employees who share no hard rule, each fixed to work on a holiday: the diagnosis
+    # checks each apart, so each probe must say whose roster it re-solved.
+    example = "holiday_across_components"
+    defs = run("infeasibility", **INFEASIBILITY, default_example=example, default_request="")
+    probes = defs["probe_table"]
+    checks = probes.filter(pl.col("step") == "check")["label"].to_list()
+    assert [label.split(". ", 1)[1] for label in checks] == [
+        "employee e0: every rule on → still no roster",
+        "employee e1: every rule on → still no roster",
+    ]
+    families = probes.filter(pl.col("step") == "family")
+    for family, label in families.select("family", "label").rows():
+        assert f"every {family} rule off" in label
+    assert "every holiday rule (no assignment on a holiday)" in families["switched off"].to_list()
+    # The words beside the chart: one row per probe, whole; the chart's labels uncut.
+    words = defs["probe_words"]
+    assert words.columns == ["#", "employees", "switched off", "result", "seconds"]
+    assert words["#"].to_list() == list(range(1, probes.height + 1))
+    assert defs["probe_chart"].to_dict()["encoding"]["y"]["axis"]["labelLimit"] == 0
+    # The relaxed request downloads under the example's name, parses, and solves.
+    assert defs["relaxed_name"] == f"{example}-relaxed.json"
+    relaxed = parse_request(json.loads(defs["relaxed_json"]))
+    assert relaxed == defs["relaxed_request"]
+    assert relaxed.schedule_period.holidays == defs["request"].schedule_period.holidays[:1]
+    solution = solved_and_audited(relaxed)
+    assert len(solution.assignments) == len(defs["relaxed_outcome"].assignments) > 0
 
 
 def test_infeasibility_of_a_request_with_a_roster_explains_nothing() -> None:

@@ -26,6 +26,8 @@ import httpx
 import pytest
 from playwright.sync_api import sync_playwright
 
+from engine.rules import parse_request
+from tests.audited import solved_and_audited
 from tests.bento.processes import free_port, stop
 from tests.notebooks.test_notebooks import short_staffed_data
 
@@ -92,14 +94,7 @@ PAGES = [
         role="switch",
         chart=ROSTER,
     ),
-    Page("fairness", ("--time-limit", "30", "--work-limit", "0.5"), "What fairness costs", 2),
-    Page(
-        "infeasibility",
-        ("--example", "fixed_assignment", "--budget", "60", *EXACT),
-        "the planted cause is ranked first",
-        1,
-        click=("Relax it and solve again", "gives a roster"),
-    ),
+    # fairness and infeasibility: each has a test of its own below, one page load each.
 ]
 
 
@@ -514,3 +509,105 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     assert delta == audit(variant, filled).objective_value - before.objective_value
     assert seen.uploaded_objective == before.objective_value
     assert "nothing to re-plan" in seen.day_off_said
+
+
+# ------------------------------------------------------------- fairness, infeasibility
+
+
+def drawn_chart(page: Any, chart: Any, name: str) -> bytes:
+    """A screenshot of ``chart`` once Vega has drawn it (not blank), or when time is up."""
+    deadline = time.monotonic() + CHART_TIMEOUT_MS / 1000
+    while True:
+        image: bytes = chart.screenshot(path=ARTIFACTS / name)
+        if len(image) > DRAWN_BYTES or time.monotonic() > deadline:
+            return image
+        page.wait_for_timeout(250)
+
+
+# The fairness notebook's first table (three rosters side by side) should show within
+# this many seconds of navigation with the default settings; the time is measured and
+# written beside the screenshots. Only the backstop is asserted, so a busy machine makes
+# the test slower, never red.
+FIRST_TABLE_TARGET_SECONDS = 15
+FIRST_TABLE_BACKSTOP_SECONDS = 90
+
+
+@pytest.mark.multi_worker  # the settings a person gets: asserts what holds for any roster
+def test_fairness_first_table_is_soon_and_every_solve_says_if_it_finished_in_chromium() -> None:
+    """The default view as a person opens it (two workers, the size's time limit): the
+    first table's time from navigation, its status and gap columns, and the sweep's
+    caption, chart and table (the sweep shortened, which the first table never waits for)."""
+    page_spec = Page("fairness", ("--sweep-time-limit", "1"), "Three rosters side by side", 2)
+    with serving(page_spec) as url, opened(page_spec, url) as page:
+        first_table = page.evaluate("performance.now()") / 1000  # since navigation began
+        page.screenshot(path=ARTIFACTS / "fairness-first-table.png", full_page=True)
+        headers = page.locator("th").filter(visible=True).all_inner_texts()
+        states = page.get_by_text("unfinished").or_(page.get_by_text("proven optimal"))
+        caption = page.get_by_text("As the penalty weight rises").filter(visible=True).first
+        caption.wait_for(timeout=CHART_TIMEOUT_MS)
+        words = caption.inner_text()
+        cost = page.locator(".vega-embed").last  # the cost of fairness, below the caption
+        cost.locator("canvas").first.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
+        cost.scroll_into_view_if_needed()
+        drawn = drawn_chart(page, cost, "fairness-cost-chart.png")
+        caption.scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / "fairness-sweep.png")
+        page.screenshot(path=ARTIFACTS / "fairness.png", full_page=True)
+        charts = page.locator(".vega-embed").count()
+        shown_states = states.count()
+    report = {
+        "first_table_seconds": round(first_table, 2),
+        "target_seconds": FIRST_TABLE_TARGET_SECONDS,
+        "backstop_seconds": FIRST_TABLE_BACKSTOP_SECONDS,
+        "settings": "defaults (ward_24_7, the size's time limit, two workers)",
+    }
+    (ARTIFACTS / "fairness-first-view.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"fairness: first table {first_table:.1f} s after navigation")
+    assert first_table < FIRST_TABLE_BACKSTOP_SECONDS
+    assert {"status", "gap %"} <= {h.split("\n")[0].strip() for h in headers}  # name, dtype
+    assert shown_states >= 6  # the three scenarios and the three weights, each with its state
+    assert "hollow marks" in words or "Every point is proven optimal" in words
+    assert charts >= 2  # the burden charts, the cost of fairness
+    assert len(drawn) > DRAWN_BYTES
+
+
+def test_infeasibility_probes_name_their_employees_and_the_relaxed_request_downloads_in_chromium(
+    tmp_path: Path,
+) -> None:
+    """Two employees who share no hard rule, each fixed on a holiday: every probe's row
+    names whose roster it re-solved and what it switched off, the chart's labels are drawn
+    whole, and the relaxed request downloads, parses and has a roster the audit accepts."""
+    example = "holiday_across_components"
+    page_spec = Page(
+        "infeasibility",
+        ("--example", example, "--budget", "60", *EXACT),
+        "the planted cause is ranked first",
+        1,
+    )
+    with serving(page_spec) as url, opened(page_spec, url) as page:
+        cells = page.get_by_text("every hard rule on, to see whether these employees")
+        named = page.get_by_role("cell", name="employee e1", exact=True).count()
+        chart = page.locator(".vega-embed").first
+        chart.locator("canvas").first.wait_for(state="visible", timeout=CHART_TIMEOUT_MS)
+        chart.scroll_into_view_if_needed()
+        drawn = drawn_chart(page, chart, "infeasibility-probes-chart.png")
+        box = chart.bounding_box()
+        checks = cells.count()
+        page.screenshot(path=ARTIFACTS / "infeasibility.png", full_page=True)
+        page.get_by_role("button", name="Relax it and solve again").click()
+        button = page.get_by_text(f"Download the relaxed request ({example}").first
+        button.wait_for(timeout=CHART_TIMEOUT_MS)
+        button.scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / "infeasibility-after-click.png")
+        with page.expect_download(timeout=CHART_TIMEOUT_MS) as download_info:
+            button.click()
+        download = download_info.value
+        saved = tmp_path / download.suggested_filename
+        download.save_as(saved)
+    assert len(drawn) > DRAWN_BYTES
+    assert checks == 2  # one check per group of employees, each named
+    assert named > 0
+    assert box is not None and box["width"] > 600  # long labels drawn whole, not cut at 360 px
+    assert download.suggested_filename == f"{example}-relaxed.json"
+    relaxed = parse_request(json.loads(saved.read_bytes()))
+    assert solved_and_audited(relaxed).assignments
