@@ -308,6 +308,9 @@ class SolverInfo(_Model):
     # Who proved best_bound: "cp_sat" (the full model), "decomposition" (the Lagrangian
     # bound of the per-employee decomposition) or "capacity" (staff against demand).
     bound_source: Literal["cp_sat", "decomposition", "capacity"] | None = None
+    # True when the caller asked the search to stop (a queued job's client, with
+    # DELETE /solve/jobs/{id}) before it ended: the roster is the best found by then.
+    stopped_on_request: bool | None = None
 
 
 class Metrics(_Model):

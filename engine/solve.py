@@ -413,6 +413,7 @@ def _solver_info(
         warm_start=limits.warm_start,
         cp_sat_status=status_name,
         time_to_first_solution_seconds=progress.first_solution_seconds,
+        stopped_on_request=True if requested(limits.stop) else None,
         solutions_found=progress.solutions,
         bound_source=progress.bound_source,
     )

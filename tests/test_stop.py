@@ -16,7 +16,8 @@ from engine.audit import audit, compare_with_metrics
 from engine.rules import parse_request
 from engine.solve import ProgressPoint, SolveLimits, solve
 from engine.synthetic import synthetic_request
-from tests.audited import BACKSTOP_SECONDS
+from tests.audited import BACKSTOP_SECONDS, EXACT
+from tests.factories import minimal_request_dict
 
 pytestmark = pytest.mark.slow  # solves stopped mid-search
 
@@ -51,6 +52,7 @@ def test_a_stop_after_the_first_roster_returns_an_audited_roster(workers: int) -
     metrics = response.solution.metrics
     assert metrics.status in ("feasible", "optimal")
     assert metrics.solver is not None and metrics.solver.solutions_found >= 1
+    assert metrics.solver.stopped_on_request is True  # the answer says it was stopped
     report = audit(request, response.solution.assignments)
     assert report.hard_violations == []
     assert compare_with_metrics(report, metrics, response.solution.shortages) == []
@@ -67,3 +69,10 @@ def test_a_stop_before_the_search_gives_cancelled(warm_start: bool) -> None:
     assert (response.status, response.solution) == ("failed", None)
     assert response.error is not None and response.error.code == "cancelled"
     assert response.error.diagnosis is None
+
+
+def test_a_solve_nobody_stopped_says_nothing_of_a_stop() -> None:
+    response = solve(parse_request(minimal_request_dict()), EXACT)
+    assert response.solution is not None and response.solution.metrics.solver is not None
+    assert response.solution.metrics.solver.stopped_on_request is None
+    assert "stopped_on_request" not in response.model_dump_json(exclude_none=True)
