@@ -7,8 +7,10 @@ charts' embedded data and the tables. Every roster a notebook shows is audited h
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import importlib.util
+import io
 import json
 import subprocess
 import sys
@@ -234,6 +236,17 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     caption = assert_caption_follows(defs)
     assert "None of these 3 solves finished" in caption
     assert "Unfinished rosters" in defs["scenarios_explained"]
+    assert_scenario_files(defs)
+
+
+def assert_scenario_files(defs: Mapping[str, Any]) -> None:
+    """Each scenario's roster is offered as CSV and XLSX files holding that roster."""
+    files = defs["scenario_files"]
+    assert list(files) == list(defs["scenario_outcomes"])
+    for name, outcome in defs["scenario_outcomes"].items():
+        rows = list(csv.DictReader(io.StringIO(files[name]["csv"].decode())))
+        assert len(rows) == len(outcome.assignments) > 0
+        assert files[name]["xlsx"][:2] == b"PK"  # a zip container
 
 
 def test_fairness_without_a_roster_stops_before_any_table_or_chart() -> None:
