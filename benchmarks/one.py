@@ -131,6 +131,11 @@ def run_one(instance: Instance, method: str, time_limit: float, workers: int) ->
         "workers": 1 if method == "greedy" else workers,
         "cores": available_cores(),
     }
+    if method == "timefold":  # its own model, priced the same way (benchmarks/timefold_model)
+        from benchmarks.timefold_model.measure import measured
+
+        fields, progress = measured(request, time_limit)
+        return {"run": {**record, **fields}, "progress": progress}
     if method != "greedy":  # greedy builds no model
         stats, build_seconds = _stats(request, method)
         record.update(
