@@ -133,8 +133,9 @@ def run_one(instance: Instance, method: str, time_limit: float, workers: int) ->
     }
     if method == "timefold":  # its own model, priced the same way (benchmarks/timefold_model)
         from benchmarks.timefold_model.measure import measured
+        from benchmarks.timefold_model.outcome import Limit
 
-        fields, progress = measured(request, time_limit)
+        fields, progress = measured(request, Limit(seconds=time_limit))
         return {"run": {**record, **fields}, "progress": progress}
     if method != "greedy":  # greedy builds no model
         stats, build_seconds = _stats(request, method)

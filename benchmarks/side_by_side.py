@@ -94,7 +94,8 @@ def read(path: Path) -> pl.DataFrame:
     return pl.read_csv(path, schema=SCHEMA)
 
 
-def _append(path: Path, row: dict[str, Any]) -> None:
+def append(path: Path, row: dict[str, Any]) -> None:
+    """Adds one run to the file (its header first when the file is new)."""
     frame = pl.DataFrame([{k: row.get(k) for k in SCHEMA}], schema=SCHEMA, orient="row")
     new = not path.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,37 +119,49 @@ def _session(path: Path, settings: dict[str, Any]) -> None:
     sidecar.write_text(json.dumps(sessions, indent=1) + "\n")
 
 
+def pending(
+    selected: list[Instance], done: pl.DataFrame, again: bool = False
+) -> list[tuple[Instance, str]]:
+    """The (instance, method label) pairs still to run: those the results lack, or all."""
+    ran = {(r["instance"], r["method"]) for r in done.iter_rows(named=True)}
+    return [
+        (instance, label)
+        for instance in selected
+        for label in instance.methods
+        if again or (instance.name, label) not in ran
+    ]
+
+
+def _row(instance: Instance, label: str, run: dict[str, Any], commit: str | None) -> dict[str, Any]:
+    """A child's record with what makes it a row of the appended file."""
+    load = load_average()
+    return {
+        **run,
+        "method": label,
+        "sweep": instance.name.rsplit("-s", 1)[0],
+        "seed": instance.source["synthetic"]["seed"],
+        "commit": commit,
+        "finished_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "load_1m": load[0] if load else None,
+    }
+
+
 def run(selected: list[Instance], path: Path, workers: int, again: bool) -> int:
-    """Runs every (instance, method) not yet in the file; how many ran."""
-    done = {(r["instance"], r["method"]) for r in read(path).iter_rows(named=True)}
+    """Runs every (instance, method) still pending, appending each row; how many ran."""
+    todo = pending(selected, read(path), again)
     commit = git_revision()["commit"]
-    ran = 0
-    for instance in selected:
-        seed = instance.source["synthetic"]["seed"]
-        for label in instance.methods:
-            if (instance.name, label) in done and not again:
-                continue
-            method, limit = instance.run_of(label)
-            started = time.perf_counter()
-            row = run_in_child(instance, method, limit, workers)["run"]
-            load = load_average()
-            row.update(
-                method=label,
-                sweep=instance.name.rsplit("-s", 1)[0],
-                seed=seed,
-                commit=commit,
-                finished_utc=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                load_1m=load[0] if load else None,
-            )
-            _append(path, row)
-            ran += 1
-            print(
-                f"{instance.name:>14} {label:<13} {row.get('audit')!s:<16} "
-                f"objective {row.get('objective')} first {row.get('first_feasible_seconds')} "
-                f"({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
-    return ran
+    for instance, label in todo:
+        method, limit = instance.run_of(label)
+        started = time.perf_counter()
+        row = _row(instance, label, run_in_child(instance, method, limit, workers)["run"], commit)
+        append(path, row)
+        print(
+            f"{instance.name:>14} {label:<13} {row.get('audit')!s:<16} "
+            f"objective {row.get('objective')} first {row.get('first_feasible_seconds')} "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    return len(todo)
 
 
 def _numbers(text: str) -> list[int]:

@@ -92,12 +92,24 @@ def _sizes(rows: list[Row]) -> list[tuple[str, int]]:
     return sorted({(r["sweep"], r["size"]) for r in rows}, key=lambda s: s[1])
 
 
+def _limit(method: str) -> tuple[str, float]:
+    solver, _, seconds = method.partition("@")
+    return solver, float(seconds or 0)
+
+
+def _present(rows: list[Row]) -> list[tuple[str, str]]:
+    """Every (engine@x, timefold@y) pair of methods the rows hold."""
+    methods = sorted({r["method"] for r in rows}, key=_limit)
+    engines = [m for m in methods if m.startswith("engine")]
+    return [(e, t) for e in engines for t in methods if t.startswith("timefold")]
+
+
 def ratio_table(rows: list[Row]) -> list[str]:
     lines = [
         "| size | pair | seeds | median ratio | worst ratio | not clean (engine / Timefold) |",
         "|---|---|---|---|---|---|",
     ]
-    for engine, timefold in PAIRS:
+    for engine, timefold in _present(rows):
         by_size = pairs(rows, engine, timefold)
         for sweep, size in _sizes(rows):
             found = by_size.get(sweep, [])
@@ -121,9 +133,7 @@ def method_table(rows: list[Row]) -> list[str]:
         "| median peak memory (MB) |",
         "|---|---|---|---|---|---|---|",
     ]
-    methods = sorted(
-        {r["method"] for r in rows}, key=lambda m: (m.split("@")[0], float(m.split("@")[1]))
-    )
+    methods = sorted({r["method"] for r in rows}, key=_limit)
     for sweep, size in _sizes(rows):
         for method in methods:
             runs = [r for r in rows if r["sweep"] == sweep and r["method"] == method]

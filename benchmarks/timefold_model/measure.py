@@ -26,16 +26,13 @@ def _verdict(hard_violations: int, differences: int) -> str:
     return "metrics_mismatch" if differences else "clean"
 
 
-def measured(
-    request: SolveRequest, time_limit: float
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Solves with Timefold for ``time_limit`` seconds; the row's fields and progress points."""
+def measured(request: SolveRequest, limit: Limit) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Solves with Timefold until ``limit``; the row's fields and progress points."""
     from benchmarks.timefold_model.run import solve  # starts the JVM
 
     started = time.perf_counter()
     model = translate(request)
     build = time.perf_counter() - started
-    limit = Limit(seconds=time_limit)
     run = solve(model, limit)
     priced = price(request, run, limit)
     report, differences = priced.report, priced.agreement.differences
