@@ -78,12 +78,14 @@ def summary(priced: Priced, score: str, jvm_seconds: float) -> str:
     ]
     for term in agreement.terms:
         if term.timefold or term.audit:
-            mark = "" if term.agrees else "  <- differs"
+            mark = "" if term.agrees or not agreement.soft_compared else "  <- differs"
             lines.append(
                 f"  {term.name:<28} timefold {term.timefold:>10}  audit {term.audit:>10g}{mark}"
             )
     for violation in report.hard_violations[:10]:
         lines.append(f"  hard: {violation.code}: {violation.message}")
+    if not agreement.soft_compared:
+        lines.append("  (soft terms not compared: the roster has someone twice on a date)")
     verdict = "agrees with" if agreement.agrees else "differs from"
     lines.append(f"Timefold's score {verdict} the audit")
     return "\n".join(lines)

@@ -15,6 +15,7 @@ included, as the engine's is.
 
 from __future__ import annotations
 
+import functools
 import time
 from importlib.metadata import version
 from typing import Any
@@ -31,6 +32,7 @@ from timefold.solver.config import (
 from benchmarks.timefold_model.constraints import roster_constraints
 from benchmarks.timefold_model.domain import Roster, Slot, to_roster
 from benchmarks.timefold_model.outcome import Improvement, Limit, TimefoldRun
+from benchmarks.timefold_model.terms import HARD
 from benchmarks.timefold_model.translate import ModelInput
 from engine.contract import Assignment
 
@@ -56,7 +58,8 @@ def _config() -> SolverConfig:
     )
 
 
-def _assignments(model: ModelInput, roster: Roster) -> list[Assignment]:
+def assignments(model: ModelInput, roster: Roster) -> list[Assignment]:
+    """The roster's filled slots as v1 assignments."""
     return [
         Assignment(employee_id=slot.person.id, date=model.dates[slot.day], shift_id=slot.shift_id)
         for slot in roster.slots
@@ -65,12 +68,35 @@ def _assignments(model: ModelInput, roster: Roster) -> list[Assignment]:
 
 
 def _by_constraint(factory: Any, roster: Roster) -> dict[str, int]:
+    """Minus each constraint's share of the roster's score, by constraint name."""
     analysis = SolutionManager.create(factory).analyze(roster)
     totals = {}
     for constraint in analysis.constraint_analyses:
         score = constraint.score
         totals[constraint.constraint_name] = -(score.hard_score + score.soft_score)
     return totals
+
+
+@functools.cache
+def _scoring_factory() -> Any:
+    return SolverFactory.create(_config())
+
+
+def scored(model: ModelInput, roster: Roster) -> TimefoldRun:
+    """Timefold's score of a roster as it stands, no solve: how the pricing is tested."""
+    constraints = _by_constraint(_scoring_factory(), roster)
+    hard = sum(v for k, v in constraints.items() if k in HARD)
+    soft = sum(v for k, v in constraints.items() if k not in HARD)
+    return TimefoldRun(
+        assignments=assignments(model, roster),
+        score=f"{-hard}hard/{-soft}soft",
+        hard=hard,
+        soft=soft,
+        constraints=constraints,
+        setup_seconds=0.0,
+        wall_seconds=0.0,
+        version=version("timefold"),
+    )
 
 
 def _listen(solver: Any, called: float, improvements: list[Improvement]) -> None:
@@ -112,7 +138,7 @@ def solve(model: ModelInput, limit: Limit) -> TimefoldRun:
     wall = time.perf_counter() - called
     score = best.score
     return TimefoldRun(
-        assignments=_assignments(model, best),
+        assignments=assignments(model, best),
         score=str(score),
         hard=-score.hard_score,
         soft=-score.soft_score,

@@ -248,6 +248,19 @@ def test_a_term_or_a_verdict_that_differs_is_named() -> None:
     assert agreement(_run_matching(sums, hard=0), report).differences == ["hard verdict"]
 
 
+def test_someone_twice_on_a_date_leaves_the_soft_terms_out_not_the_verdict() -> None:
+    """The audit reads a date's shifts as a set, the model counts slots: they may differ
+    on such a roster, whose hard verdict they still share."""
+    request = core()
+    roster = _roster(request)
+    roster.append(roster[0])
+    report = audit(request, roster)
+    sums = _sums(request, roster)
+    off = agreement(_run_matching({**sums, "shift_transition:require": 999}, 3), report)
+    assert not off.soft_compared and off.agrees
+    assert agreement(_run_matching(sums, hard=0), report).differences == ["hard verdict"]
+
+
 def test_the_response_carries_the_audit_figures_and_the_first_roster_time() -> None:
     request = core()
     roster = _roster(request)

@@ -3,8 +3,8 @@
 Skipped where the optional ``timefold`` extra or Java is missing. Each solve stops after
 a count of score calculations, with Timefold's fixed default seed: the same roster on
 any machine, however busy. What is asserted holds for any roster anyway: the audit is
-the judge, and Timefold's score must agree with it. One process runs both solves, the
-command and a measured run, so the JVM starts once.
+the judge, and Timefold's score must agree with it. One process runs the command, a
+measured run and the scoring of random rosters, so the JVM starts once.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 CALCULATIONS = 5_000
+ROSTERS = 30
+SHAPES = [(6, 2, 0, 9), (8, 3, 0, 16), (5, 3, 0, 35), (10, 4, 0, 31)]
 TIMEOUT_SECONDS = 180
 
 BOTH = """
@@ -45,7 +47,42 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     code = main(["timefold", clean, "--calculations", calculations])
 request = parse_request(json.load(open(broken)))
 row, _ = measured(request, Limit(calculations=int(calculations)))
-print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "row": row}))
+print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "row": row,
+                  "random": random_rosters()}))
+"""
+
+RANDOM_ROSTERS = """
+import random
+from benchmarks.timefold_model.domain import to_roster
+from benchmarks.timefold_model.pricing import agreement
+from benchmarks.timefold_model.run import scored
+from benchmarks.timefold_model.translate import translate
+from engine.audit import audit
+from engine.synthetic import synthetic_request
+
+def random_rosters():
+    found = []
+    for seed in range(ROSTERS):
+        rng = random.Random(seed)
+        body = synthetic_request(*rng.choice(SHAPES), seed=seed, mix="core")
+        if seed % 3 == 0:
+            body["constraints"]["max_consecutive_working_days"] = rng.choice([1, 2, 3])
+        request = parse_request(body)
+        model = translate(request)
+        roster = to_roster(model)
+        fill, taken = rng.random(), {(s.person.id, s.day) for s in roster.slots if s.person}
+        for slot in roster.slots:
+            person = rng.choice(roster.people)
+            if slot.pinned or rng.random() > fill or (person.id, slot.day) in taken:
+                continue
+            taken.add((person.id, slot.day))
+            slot.person = person
+        run = scored(model, roster)
+        report = audit(request, run.assignments)
+        found.append({"seed": seed, "hard": len(report.hard_violations), "objective":
+                      report.objective_value, "soft": run.soft,
+                      "differences": agreement(run, report).differences})
+    return found
 """
 
 
@@ -62,8 +99,9 @@ def solved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     clean, broken = folder / "clean.json", folder / "broken.json"
     clean.write_text(json.dumps(core_body()))
     broken.write_text(json.dumps(holiday_body()))
+    script = RANDOM_ROSTERS.replace("ROSTERS", str(ROSTERS)).replace("SHAPES", str(SHAPES))
     done = subprocess.run(
-        [sys.executable, "-c", BOTH, str(clean), str(broken), str(CALCULATIONS)],
+        [sys.executable, "-c", script + BOTH, str(clean), str(broken), str(CALCULATIONS)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -99,3 +137,16 @@ def test_a_roster_that_must_break_a_rule_is_measured_with_the_same_verdict(
     assert row["first_feasible_seconds"] is None
     assert row["cp_sat_status"].startswith("timefold -")
     assert row["variables"] == 2 * 6 * 2 + 1  # two slots per shift and open date, one pinned
+
+
+def test_timefold_scores_random_rosters_as_the_audit_prices_them(solved: dict[str, Any]) -> None:
+    """Rosters of generated requests filled at random, hard rules broken or not (nobody
+    twice on a date): the same hard verdict, each soft constraint the sum of the audit's
+    terms, and on a clean roster the soft score minus the audit's objective."""
+    rosters = solved["random"]
+    assert len(rosters) == ROSTERS
+    assert [r for r in rosters if r["differences"]] == []
+    assert any(r["hard"] for r in rosters) and any(not r["hard"] for r in rosters)
+    for roster in rosters:
+        if not roster["hard"]:
+            assert roster["soft"] == roster["objective"]
