@@ -34,7 +34,7 @@ import polars as pl
 
 from benchmarks.command_help import docstring_help
 from benchmarks.frames import RUN_SCHEMA
-from benchmarks.machine import git_revision, load_average, machine_info
+from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.runner import RESULTS, run_in_child
 from benchmarks.side_by_side_report import markdown
 from benchmarks.suite import Instance, load_suite
@@ -101,6 +101,12 @@ def append(path: Path, row: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         frame.write_csv(handle, include_header=new)
+
+
+def _relative(path: Path) -> str:
+    """A path inside the repository as a repository path (the sidecar is shared)."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path.name
 
 
 def _session(path: Path, settings: dict[str, Any]) -> None:
@@ -195,7 +201,8 @@ def main(argv: list[str]) -> int:
             selected = instances(args.sizes.split(","), _numbers(args.seeds), methods)
         except ValueError as error:
             parser.error(str(error))
-        _session(args.out, {k: str(v) for k, v in vars(args).items()})
+        settings = {k: str(v) for k, v in vars(args).items() if k not in ("out", "report")}
+        _session(args.out, {**settings, "out": _relative(args.out)})
         run(selected, args.out, args.workers, args.again)
     if not args.out.exists():
         parser.error(f"no results yet in {args.out}")

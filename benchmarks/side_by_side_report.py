@@ -83,9 +83,9 @@ def _figure(values: list[float], pick: Any) -> str:
     return "-" if not values else f"{pick(values):.2f}"
 
 
-def _median(rows: list[Row], column: str) -> str:
+def _median(rows: list[Row], column: str, digits: int = 1) -> str:
     values = [r[column] for r in rows if r[column] is not None]
-    return "-" if not values else f"{statistics.median(values):.1f}"
+    return "-" if not values else f"{statistics.median(values):,.{digits}f}"
 
 
 def _sizes(rows: list[Row]) -> list[tuple[str, int]]:
@@ -109,10 +109,9 @@ def ratio_table(rows: list[Row]) -> list[str]:
         "| size | pair | seeds | median ratio | worst ratio | not clean (engine / Timefold) |",
         "|---|---|---|---|---|---|",
     ]
-    for engine, timefold in _present(rows):
-        by_size = pairs(rows, engine, timefold)
-        for sweep, size in _sizes(rows):
-            found = by_size.get(sweep, [])
+    for sweep, size in _sizes(rows):
+        for engine, timefold in _present(rows):
+            found = pairs(rows, engine, timefold).get(sweep, [])
             if not found:
                 continue
             ratios = _ratios(found)
@@ -142,7 +141,7 @@ def method_table(rows: list[Row]) -> list[str]:
             clean = [r for r in runs if _clean(r)]
             lines.append(
                 f"| {sweep} ({size:,}) | {method} | {len(runs)} | {len(clean)} | "
-                f"{_median(clean, 'objective')} | {_median(runs, 'first_feasible_seconds')} | "
+                f"{_median(clean, 'objective', 0)} | {_median(runs, 'first_feasible_seconds', 2)} | "
                 f"{_median(runs, 'peak_memory_mb')} |"
             )
     return lines
