@@ -20,6 +20,9 @@ parsed request:
 
 Progress objectives are CP-SAT's own values, slack included; the final ``objective`` is
 the roster priced with every slack tight, so the last trace point can sit above it.
+
+Method ``timefold`` is measured by :mod:`benchmarks.timefold_model.measure` on its own
+model, with its own clocks (the JVM started first, and not counted).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ its minimum. Worked dates are counted distinct, as the audit counts dates, not s
 
 from __future__ import annotations
 
+from typing import Any
+
 from timefold.solver.score import (
     Constraint,
     ConstraintCollectors,
@@ -93,7 +95,7 @@ def consecutive_days(factory: ConstraintFactory) -> list[Constraint]:
     ]
 
 
-def _forbidden(factory: ConstraintFactory, hard: bool):  # type: ignore[no-untyped-def]
+def _forbidden(factory: ConstraintFactory, hard: bool) -> Any:
     """Pairs (transition, slot on ``from``) followed by ``to`` the next date."""
     return (
         factory.for_each(Transition)
@@ -108,7 +110,7 @@ def _forbidden(factory: ConstraintFactory, hard: bool):  # type: ignore[no-untyp
     )
 
 
-def _unfollowed(factory: ConstraintFactory, hard: bool):  # type: ignore[no-untyped-def]
+def _unfollowed(factory: ConstraintFactory, hard: bool) -> Any:
     """Pairs (transition, slot on ``from`` before the last date) not followed by ``to``."""
     return (
         factory.for_each(Transition)
@@ -180,7 +182,7 @@ def working_days(factory: ConstraintFactory) -> list[Constraint]:
     ]
 
 
-def _worked(kind: str):  # type: ignore[no-untyped-def]
+def _worked(kind: str) -> list[Any]:
     """Joiners of a preference and the slots of its person on its date (and shift)."""
     joiners = [
         Joiners.equal(lambda p: p.person, lambda s: s.person),
@@ -192,7 +194,7 @@ def _worked(kind: str):  # type: ignore[no-untyped-def]
 
 
 def preferences(factory: ConstraintFactory) -> list[Constraint]:
-    def wishes(kind: str):  # type: ignore[no-untyped-def]
+    def wishes(kind: str) -> Any:
         return factory.for_each(Preference).filter(lambda p: p.kind == kind)
 
     return [
