@@ -9,8 +9,8 @@ beside the audit's, constraint by constraint.
 Exit codes: 0 for a roster that keeps every hard rule and whose score agrees with the
 audit; 1 for a roster that breaks a hard rule, or whose score disagrees; 2 for input the
 model cannot take: an invalid request (every fault with its JSON path), a request with a
-family the model lacks (each named), or no Timefold installed (``make bench-timefold``
-installs it).
+family the model lacks (each named), or no Timefold installed or no JVM to run it on
+(``make bench-timefold`` installs it).
 
 ``--time-limit`` counts the whole call, the model's setup included, as the engine's time
 limit does (the request's ``options.solver_timeout_seconds`` when left out); the JVM's
@@ -112,6 +112,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from benchmarks.timefold_model.run import solve
     except ImportError:
         return _refused(err, INSTALL_HINT, [])
+    except Exception as exc:  # JPype found no Java runtime, or the JVM would not start
+        return _refused(err, f"Timefold's JVM did not start: {exc}", [INSTALL_HINT])
     jvm_seconds = time.perf_counter() - started
     limit = _limit(args, request)
     timefold_run = solve(model, limit)
