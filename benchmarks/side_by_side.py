@@ -15,7 +15,7 @@ stopped and started again: a (request, method) the file already holds is skipped
 beside it as ``.md`` at the end, or alone with ``--report``. The machine and the
 settings of each session are appended to the ``.json`` beside it.
 
-The full side-by-side (about four hours on 2 cores, most of it the 300 s Timefold runs):
+The full side-by-side (four to five hours on 2 cores, most of it the 300 s Timefold runs):
 
     python -m benchmarks side-by-side --seeds 0,1,2 --engine 10,30 --timefold 10,30,300
 """
