@@ -13,7 +13,7 @@ as soon as it ends, with the seed, the size's name and the commit, so a long run
 stopped and started again: a (request, method) the file already holds is skipped unless
 ``--again``. The summary (``benchmarks.side_by_side_report``) is printed and written
 beside it as ``.md`` at the end, or alone with ``--report``. The machine and the
-settings of each session are appended to the ``.json`` beside it.
+settings of each invocation are appended to the ``.json`` beside it.
 
 The full side-by-side (four to five hours on 2 cores, most of it the 300 s Timefold runs):
 
@@ -109,11 +109,11 @@ def _relative(path: Path) -> str:
     return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path.name
 
 
-def _session(path: Path, settings: dict[str, Any]) -> None:
-    """Appends this session's settings, machine and revision to the sidecar."""
+def _note_invocation(path: Path, settings: dict[str, Any]) -> None:
+    """Appends this invocation's settings, machine and revision to the sidecar."""
     sidecar = path.with_suffix(".json")
-    sessions = json.loads(sidecar.read_text()) if sidecar.exists() else []
-    sessions.append(
+    invocations = json.loads(sidecar.read_text()) if sidecar.exists() else []
+    invocations.append(
         {
             "started_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "settings": settings,
@@ -122,7 +122,7 @@ def _session(path: Path, settings: dict[str, Any]) -> None:
             "git": git_revision(),
         }
     )
-    sidecar.write_text(json.dumps(sessions, indent=1) + "\n")
+    sidecar.write_text(json.dumps(invocations, indent=1) + "\n")
 
 
 def pending(
@@ -202,7 +202,7 @@ def main(argv: list[str]) -> int:
         except ValueError as error:
             parser.error(str(error))
         settings = {k: str(v) for k, v in vars(args).items() if k not in ("out", "report")}
-        _session(args.out, {**settings, "out": _relative(args.out)})
+        _note_invocation(args.out, {**settings, "out": _relative(args.out)})
         run(selected, args.out, args.workers, args.again)
     if not args.out.exists():
         parser.error(f"no results yet in {args.out}")
