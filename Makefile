@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: help venv test test-fast lint typecheck serve consumer bento stack notebook notebook-app \
-        lock clean bench bench-full bench-curtois bench-scaling bench-search
+        lock clean bench bench-full bench-curtois bench-scaling bench-search bench-timefold
 .DEFAULT_GOAL := help
 
 $(STAMP): requirements.lock pyproject.toml
@@ -113,6 +113,21 @@ bench-scaling: $(STAMP)
 ## sweep at three seeds (about 40 min on 2 cores).
 bench-search: $(STAMP)
 	$(BIN)/python -m benchmarks run --suite search --workers 2
+
+TIMEFOLD_STAMP := $(VENV)/.timefold-installed
+
+$(TIMEFOLD_STAMP): $(STAMP) requirements-timefold.lock
+	@command -v java >/dev/null || { echo "Timefold Solver needs a Java 17 runtime" \
+	    "(apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet -r requirements-timefold.lock
+	touch $(TIMEFOLD_STAMP)
+
+## The engine beside Timefold Solver (the optional timefold extra, installed first; needs
+## Java 17): SIZES, SEEDS, ENGINE and TIMEFOLD (time limits) narrow it. Resumable: runs
+## already in benchmarks/results/timefold-side-by-side.csv are skipped (hours in full).
+bench-timefold: $(TIMEFOLD_STAMP)
+	$(BIN)/python -m benchmarks side-by-side $(if $(SIZES),--sizes $(SIZES)) \
+	    --seeds $${SEEDS:-0,1,2} --engine $${ENGINE:-10,30} --timefold $${TIMEFOLD:-10,30,300}
 
 ## Remove the virtual environment and the tools' caches.
 clean:

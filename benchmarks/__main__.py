@@ -124,6 +124,14 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
     "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
     "inrc2": ("INRC-II instances planned week by week, priced", _forward("inrc2")),
+    "timefold": (
+        "Timefold Solver on one request, priced by the audit",
+        _forward("timefold_model.command"),
+    ),
+    "side-by-side": (
+        "the engine and Timefold Solver on the same requests",
+        _forward("side_by_side"),
+    ),
 }
 
 

@@ -35,7 +35,7 @@ from engine.synthetic import synthetic_request
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = Path(__file__).resolve().parent / "suites"
-METHODS = ("engine", "plain", "greedy")
+METHODS = ("engine", "plain", "greedy", "timefold")
 
 
 def parse_method(label: str) -> tuple[str, float | None]:

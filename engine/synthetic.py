@@ -24,7 +24,8 @@ What makes the requests realistic rather than random:
 
 ``mix`` chooses the constraint families on top of demand (see :data:`MIXES`):
 ``coverage`` is demand alone, ``workload``, ``sequences``, ``teams`` and ``fairness``
-each add one area, and ``all`` has every family the contract defines (named as in
+each add one area, ``core`` has the families most rostering tools share (for a
+side-by-side with one of them), and ``all`` has every family the contract defines (named as in
 :data:`engine.model.registry.FAMILIES`). Each family draws
 from its own random stream, so the same seed gives the same demand in every mix and a
 mix differs from another only by its families.
@@ -65,12 +66,30 @@ TEAMS = frozenset(
     {"skill_levels", "skill_support", "employee_pairings", "manager_demand", "cross_shift_demands"}
 )
 FAIRNESS = frozenset({"fairness_groups", "preferences"})
+#: What most rostering tools model: demand, the calendar, fixed assignments, worked days
+#: per week and month, the consecutive-days cap, transitions and preferences. No duties'
+#: rules (skills), manager or cross-shift demand, pairings, hours, shift counts or
+#: fairness: a side-by-side with another solver that lacks those can take it whole.
+CORE = (
+    frozenset(
+        {
+            "holidays",
+            "available_weekdays",
+            "fixed_assignments",
+            "working_days_per_week",
+            "working_days_per_month",
+            "preferences",
+        }
+    )
+    | SEQUENCES
+)
 MIXES: dict[str, frozenset[str]] = {
     "coverage": frozenset(),
     "workload": WORKLOAD,
     "sequences": SEQUENCES,
     "teams": TEAMS,
     "fairness": FAIRNESS,
+    "core": CORE,
     "all": WORKLOAD | SEQUENCES | TEAMS | FAIRNESS,
 }
 

@@ -232,6 +232,8 @@ def test_mistakes_are_one_line_errors_not_tracebacks(args: tuple[str, ...], mess
         "load",
         "replanning",
         "seam",
+        "side_by_side",
+        "timefold_model.command",
     ],
 )
 def test_a_command_read_from_its_docstring_says_whole_sentences_in_plain_text(
