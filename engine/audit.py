@@ -21,8 +21,11 @@ Readings chosen where the page leaves room:
   once and then left out of every other rule: it cannot be placed on the calendar or
   priced. All other assignments count as listed, even those that break a hard rule (an
   employee listed twice on one date counts twice for heads, shift counts and hours).
-- ``one_shift_per_date`` is reported once per assignment beyond the first of that
-  employee and date, each naming its own ``roster[i]``: each is one to take out.
+- ``one_shift_per_date`` is reported once per employee and date listed more than once,
+  however many times: its message gives the count and the distinct shifts with their
+  multiplicities (the first :data:`LISTED_SHIFTS`, then how many more), its ``field`` the
+  ``roster[i]`` of the second assignment of that cell. A finding per extra assignment,
+  each listing them all, would grow with the square of the duplicates.
 - Heads, managers and duty holders count assignments on ``(shift, date)``.
 - A fixed assignment dated outside the period is not part of this roster and is ignored.
 - A ``preferred_shift`` whose date is outside the period, or whose shift is unknown, is
@@ -132,6 +135,8 @@ HARD_CODES: Final[tuple[str, ...]] = get_args(HardCode)
 WEEKDAY_NAMES: Final = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SHORTAGE_KINDS: Final = ("staffing", "manager", "duty", "cross_shift")
 MINUTES_PER_DAY: Final = 24 * 60
+#: The distinct shifts a one_shift_per_date message names; any more are only counted.
+LISTED_SHIFTS: Final = 10
 _TOLERANCE: Final = 1e-6
 
 
@@ -552,22 +557,35 @@ def _check_references(
     return known
 
 
+def _listed_shifts(listed: Sequence[Assignment]) -> str:
+    """The distinct shifts of a cell in roster order, each with its multiplicity when
+    above one; past :data:`LISTED_SHIFTS` the rest are counted, so the words stay short."""
+    tally = Counter(a.shift_id for a in listed)
+    named = [f"{s} x{n:,}" if n > 1 else s for s, n in list(tally.items())[:LISTED_SHIFTS]]
+    if len(tally) > LISTED_SHIFTS:
+        named.append(f"and {len(tally) - LISTED_SHIFTS:,} more")
+    return ", ".join(named)
+
+
 def _check_one_shift_per_date(ctx: _Context, out: _Findings) -> None:
-    """An employee works at most one shift per date."""
+    """An employee works at most one shift per date: one finding per cell listed twice
+    or more, whatever the count, so the report grows with the roster, not its square.
+
+    ``field`` is the ``roster[i]`` of the cell's second assignment; the others beyond
+    the first are in the message's count.
+    """
     counts = Counter((a.employee_id, a.date) for a in ctx.scoped_assignments)
     for (employee_id, day), count in sorted(counts.items(), key=lambda item: item[0]):
         if count > 1:
             listed = ctx.of_on(employee_id, day)
-            shifts = ", ".join(a.shift_id for a in listed)
-            # one finding per assignment beyond the first: each is one to take out
-            for at in ctx.roster_fields(listed)[1:]:
-                out.broken(
-                    "one_shift_per_date",
-                    f"{employee_id} has {count} assignments on {day.isoformat()} ({shifts})",
-                    employee_id,
-                    day,
-                    at=at,
-                )
+            out.broken(
+                "one_shift_per_date",
+                f"{employee_id} has {count:,} assignments on {day.isoformat()} "
+                f"({_listed_shifts(listed)}): at most one shift per date",
+                employee_id,
+                day,
+                at=ctx.roster_fields(listed[:2])[1],
+            )
 
 
 def _check_assignable_shift(ctx: _Context, out: _Findings) -> None:
@@ -647,13 +665,16 @@ def _check_fixed_assignments(ctx: _Context, out: _Findings) -> None:
     """Each fixed assignment inside the period is worked, with its duty when named."""
     period = ctx.request.schedule_period
     for employee in ctx.scoped_employees:
+        cells: dict[dt.date, set[tuple[str, str | None]]] = {}  # read once per date
         for j, fixed in enumerate(employee.fixed_assignments):
             if not period.start_date <= fixed.date <= period.end_date:
                 continue
+            if fixed.date not in cells:
+                on_date = ctx.of_on(employee.id, fixed.date)
+                cells[fixed.date] = {(a.shift_id, a.duty_id) for a in on_date}
             worked = any(
-                a.shift_id == fixed.shift_id
-                and (fixed.duty_id is None or a.duty_id == fixed.duty_id)
-                for a in ctx.of_on(employee.id, fixed.date)
+                shift_id == fixed.shift_id and fixed.duty_id in (None, duty_id)
+                for shift_id, duty_id in cells[fixed.date]
             )
             if not worked:
                 duty = f" with duty {fixed.duty_id}" if fixed.duty_id is not None else ""
@@ -671,9 +692,10 @@ def _check_fixed_assignments(ctx: _Context, out: _Findings) -> None:
 def _check_shift_count_limits(ctx: _Context, out: _Findings) -> None:
     """Per employee and shift, the count over the whole period lies in [min, max]."""
     for employee in ctx.scoped_employees:
+        counts = Counter(a.shift_id for a in ctx.of(employee.id))
         for j, limit in enumerate(employee.shift_count_limits):
             at = ctx.employee_field(employee.id, f".shift_count_limits[{j}]")
-            count = sum(1 for a in ctx.of(employee.id) if a.shift_id == limit.shift_id)
+            count = counts.get(limit.shift_id, 0)
             if limit.min is not None and count < limit.min:
                 out.broken(
                     "shift_count_limit",
@@ -864,11 +886,16 @@ def _unique(ids: Sequence[str]) -> list[str]:
 
 def _pairings(ctx: _Context, out: _Findings) -> None:
     """exclude: at most one listed employee per (shift, date). require: missing partners."""
-    for index, pairing in enumerate(ctx.request.constraints.employee_pairings):
+    pairings = ctx.request.constraints.employee_pairings
+    if not pairings:
+        return
+    # who works each occupied cell, read once for all pairings
+    cells = [(key, {a.employee_id for a in ctx.on(*key)}) for key in ctx.occupied()]
+    for index, pairing in enumerate(pairings):
         members = _unique(pairing.employee_ids)
         missing = 0
-        for shift_id, day in ctx.occupied():
-            present = [m for m in members if any(a.employee_id == m for a in ctx.on(shift_id, day))]
+        for (shift_id, day), working in cells:
+            present = [m for m in members if m in working]
             if pairing.rule == "exclude" and len(present) > 1:
                 out.broken(
                     "pairing_exclude",
@@ -1023,6 +1050,7 @@ def _missing(
 def _cross_shift_demand(ctx: _Context, out: _Findings) -> None:
     """Heads on one date over several shifts, optionally only duty holders or managers."""
     total_missing = 0
+    counted: dict[tuple[str, dt.date, str | None, bool], int] = {}  # demands may repeat a cell
     for index, demand in enumerate(ctx.request.constraints.cross_shift_demands):
         if demand.date not in ctx.dates or demand.date in ctx.holidays:
             continue
@@ -1030,12 +1058,15 @@ def _cross_shift_demand(ctx: _Context, out: _Findings) -> None:
             continue
         heads = 0
         for shift_id in _unique(demand.shift_ids):
-            for a in ctx.on(shift_id, demand.date):
-                if demand.duty_id is not None and a.duty_id != demand.duty_id:
-                    continue
-                if demand.managers_only and not ctx.employees[a.employee_id].is_manager:
-                    continue
-                heads += 1
+            key = (shift_id, demand.date, demand.duty_id, demand.managers_only)
+            if key not in counted:
+                counted[key] = sum(
+                    1
+                    for a in ctx.on(shift_id, demand.date)
+                    if (demand.duty_id is None or a.duty_id == demand.duty_id)
+                    and (not demand.managers_only or ctx.employees[a.employee_id].is_manager)
+                )
+            heads += counted[key]
         if demand.min is not None and heads < demand.min:
             missing = demand.min - heads
             total_missing += missing
@@ -1107,8 +1138,11 @@ def _fairness(ctx: _Context, out: _Findings) -> None:
 def _preferences(ctx: _Context, out: _Findings) -> None:
     """Priced as written, even on holidays or for shifts the employee can never work."""
     for employee in ctx.scoped_employees:
+        worked: dict[dt.date, set[str]] = {}  # several preferences may name one date
         for pref in employee.preferences:
-            worked_shifts = ctx.shifts_of_on(employee.id, pref.date)
+            if pref.date not in worked:
+                worked[pref.date] = ctx.shifts_of_on(employee.id, pref.date)
+            worked_shifts = worked[pref.date]
             day = pref.date.isoformat()
             if pref.type == "day_off":
                 name = f"preference:day_off:{employee.id}:{day}"

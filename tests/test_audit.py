@@ -562,13 +562,16 @@ def test_every_hard_violation_names_an_existing_item(code: str) -> None:
         assert found["employee_id"] == report.hard_violations[0].employee_id
 
 
-def test_one_shift_per_date_names_every_assignment_beyond_the_first() -> None:
+def test_one_shift_per_date_is_one_finding_per_cell_naming_its_second_assignment() -> None:
     roster = [a("e1", day(0), "D"), a("e1", day(1), "D"), a("e1", day(0), "N")]
     roster.append(roster[0])  # the same object listed twice is two assignments
     report = audit(request([employee("e1")]), roster)
-    assert [(v.code, v.field) for v in report.hard_violations] == [
-        ("one_shift_per_date", "roster[2]"),
-        ("one_shift_per_date", "roster[3]"),
+    assert [(v.code, v.field, v.message) for v in report.hard_violations] == [
+        (
+            "one_shift_per_date",
+            "roster[2]",
+            "e1 has 3 assignments on 2026-03-02 (D x2, N): at most one shift per date",
+        )
     ]
 
 
