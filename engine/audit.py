@@ -68,7 +68,7 @@ from engine.contract import (
     SolveRequest,
 )
 from engine.errors import FieldError, InvalidRequest, dotted
-from engine.history import SEAM_DAYS, History
+from engine.history import History
 from engine.rules import ErrorCode, parse_model
 
 _Item = TypeVar("_Item", bound=BaseModel)
@@ -299,9 +299,8 @@ class _Context:
         self.before, self._earlier, self._past = [], {}, {}
         if self.history is not None:
             cells = self.history.assignments
-            first = self.history.start_date or min((a.date for a in cells), default=None)
-            if first is not None:  # a year back at most (SEAM_DAYS)
-                first = max(first, period.start_date - dt.timedelta(days=SEAM_DAYS))
+            first = self.history.read_from(period.start_date)  # a year back at most
+            if first is not None and first < period.start_date:
                 self.before = _period_dates(first, period.start_date - dt.timedelta(days=1))
             self._earlier = {(a.employee_id, a.date): a.shift_id for a in cells}
             self._past = _past_counts(self.history)

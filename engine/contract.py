@@ -12,6 +12,10 @@ and booleans are strict: ``"1"``, ``1.0`` or ``"yes"`` are rejected, not coerced
 ids are compared in Unicode normalisation form C: ``"é"`` sent precomposed and sent as
 ``e`` plus a combining accent are one id (one shift, one reference), as a reader sees it.
 
+Every date sent lies in :data:`MIN_DATE` .. :data:`MAX_DATE` (years 1900 through 2199),
+so the calendar arithmetic around a period (a year of history before it, the day after
+it) never leaves the dates Python can represent.
+
 Every integer has an upper bound (docs/semantics.md, "Bounds of numbers"): counts at most
 :data:`MAX_COUNT`, penalty weights at most :data:`MAX_PENALTY_WEIGHT`. The solver works
 in 64-bit integers and refuses a model whose objective could overflow them, so without
@@ -26,9 +30,21 @@ import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictBool
+from pydantic_core import PydanticCustomError
 
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TIME_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+#: The first and last date of the contract. Every date field is bounded to these years,
+#: so that the arithmetic around a period (the 366 days of history read before it, the
+#: day before and after it) always has room on both sides.
+MIN_DATE = dt.date(1900, 1, 1)
+MAX_DATE = dt.date(2199, 12, 31)
+#: The pydantic error type of a date outside MIN_DATE..MAX_DATE (code out_of_range).
+DATE_OUT_OF_RANGE = "date_out_of_range"
+#: The most days one period may have: a year plus a margin. A longer horizon is planned
+#: period by period, each with the history of the ones before it (engine.history).
+MAX_PERIOD_DAYS = 400
 
 MAX_SHIFTS = 12
 MAX_DUTIES = 15
@@ -51,14 +67,24 @@ WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
 def _parse_date(value: Any) -> Any:
+    """A date sent as YYYY-MM-DD inside MIN_DATE..MAX_DATE. A ``datetime.date`` is one
+    built in Python (the engine's own answers are): it is taken as it is, and the
+    arithmetic around a period guards itself against the ends of the calendar."""
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value
     if not isinstance(value, str) or not DATE_PATTERN.match(value):
         raise ValueError("must be a calendar date YYYY-MM-DD")
     try:
-        return dt.date.fromisoformat(value)
+        day = dt.date.fromisoformat(value)
     except ValueError as exc:
         raise ValueError(f"not a valid calendar date: {exc}") from None
+    if not MIN_DATE <= day <= MAX_DATE:
+        raise PydanticCustomError(
+            DATE_OUT_OF_RANGE,
+            "{date} is outside the dates this service plans, {first} .. {last}",
+            {"date": day.isoformat(), "first": MIN_DATE.isoformat(), "last": MAX_DATE.isoformat()},
+        )
+    return day
 
 
 def _nfc(value: Any) -> Any:
@@ -88,7 +114,13 @@ Date = Annotated[
     dt.date,
     BeforeValidator(_parse_date),
     PlainSerializer(lambda d: d.isoformat(), return_type=str),
-    Field(json_schema_extra={"type": "string", "pattern": DATE_PATTERN.pattern}),
+    Field(
+        json_schema_extra={
+            "type": "string",
+            "pattern": DATE_PATTERN.pattern,
+            "description": f"A date YYYY-MM-DD, {MIN_DATE.isoformat()} .. {MAX_DATE.isoformat()}",
+        }
+    ),
 ]
 Time = Annotated[str, BeforeValidator(_check_time), Field(pattern=TIME_PATTERN.pattern)]
 Id = Annotated[str, Field(min_length=1, max_length=128), BeforeValidator(_nfc)]

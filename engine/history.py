@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from engine.contract import Assignment, Date, Id, NonNegativeInt, SolveRequest
+from engine.contract import Assignment, Date, Id, SolveRequest, _distinct_nfc_keys
 from engine.contract import _Model as _ContractModel
 from engine.errors import FieldError
 from engine.rules import ErrorCode
@@ -37,16 +37,29 @@ Path = tuple[str | int, ...]
 #: keeps a history of many years as cheap as a month's. Fairness counts every cell.
 SEAM_DAYS = 366
 
+#: Upper bound of a ledger's day, shift and preference counts: 270 years of one a day.
+#: Fairness adds an employee's past counts of a group's shifts (at most 12 shifts x
+#: 50 employees x this, 6 x 10^7) and multiplies them by the group's weights (under
+#: 10^6 in all), so its largest term stays below 10^14: far inside the solver's 64-bit
+#: arithmetic and the 2^53 a JSON number keeps exactly. A plan's ledger stops at it.
+MAX_LEDGER_COUNT = 100_000
+#: Upper bound of a ledger's minutes: every counted day a whole day (1,440 minutes) long.
+MAX_LEDGER_MINUTES = MAX_LEDGER_COUNT * 24 * 60
+LedgerCount = Annotated[int, Field(ge=0, le=MAX_LEDGER_COUNT, strict=True)]
+LedgerMinutes = Annotated[int, Field(ge=0, le=MAX_LEDGER_MINUTES, strict=True)]
+
 
 class LedgerEntry(_ContractModel):
     """One employee's running counts over every period planned so far."""
 
     employee_id: Id
-    shift_counts: dict[Id, NonNegativeInt] = Field(default_factory=dict)
-    days_worked: NonNegativeInt = 0
-    minutes_worked: NonNegativeInt = 0
-    preferences_granted: NonNegativeInt = 0
-    preferences_refused: NonNegativeInt = 0
+    shift_counts: Annotated[dict[Id, LedgerCount], BeforeValidator(_distinct_nfc_keys)] = Field(
+        default_factory=dict
+    )
+    days_worked: LedgerCount = 0
+    minutes_worked: LedgerMinutes = 0
+    preferences_granted: LedgerCount = 0
+    preferences_refused: LedgerCount = 0
 
 
 class Ledger(_ContractModel):
@@ -88,11 +101,13 @@ class History(_ContractModel):
 
     def read_from(self, start: dt.date) -> dt.date | None:
         """The first date the seam rules read before a period starting on ``start``: the
-        history's first, or ``SEAM_DAYS`` before the start when it goes back further."""
+        history's first, or ``SEAM_DAYS`` before the start when it goes back further
+        (never before the first date Python has, whatever ``start`` is)."""
         first = self.covered_from()
         if first is None:
             return None
-        return max(first, start - dt.timedelta(days=SEAM_DAYS))
+        back = min(SEAM_DAYS, (start - dt.date.min).days)
+        return max(first, start - dt.timedelta(days=back))
 
 
 # --------------------------------------------------------------------------- checks

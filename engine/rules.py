@@ -11,8 +11,10 @@ plus the reference and consistency rules below) run only on a request that passe
 field rules: they need typed values to compare.
 
 Rules measured against the period (demand lengths, dates inside the period) are skipped
-while ``start_date > end_date``: the period is then undefined and every such check would
-fail, burying the one real fault under noise.
+while ``start_date > end_date`` or the period is longer than :data:`MAX_PERIOD_DAYS`: the
+period is then undefined (or refused) and every such check would fail, burying the one
+real fault under noise. A period too long is refused before its arrays are validated at
+all (:func:`parse_model`), so a body full of demand ranges costs its dates' reading only.
 
 A fixed assignment to a shift outside the employee's ``assignable_shift_ids`` (or on a
 holiday, or on an unavailable weekday) is *not* an error here: the request is well formed,
@@ -30,12 +32,15 @@ from enum import StrEnum
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from engine.contract import (
+    DATE_OUT_OF_RANGE,
+    MAX_PERIOD_DAYS,
     AvoidedShiftPreference,
     CrossShiftDemand,
+    Date,
     Employee,
     FixedAssignment,
     PreferredShiftPreference,
@@ -61,7 +66,7 @@ class ErrorCode(StrEnum):
     TOO_LONG = "too_long"  # string longer than allowed (ids 128, names 200)
     TOO_FEW_ITEMS = "too_few_items"  # array or map with fewer items than allowed
     TOO_MANY_ITEMS = "too_many_items"  # array with more items than allowed
-    OUT_OF_RANGE = "out_of_range"  # number outside its bounds
+    OUT_OF_RANGE = "out_of_range"  # number or date outside its bounds; a period too long
     INVALID_ENUM = "invalid_enum"  # value not among the allowed literals (incl. preference type)
     INVALID_FORMAT = "invalid_format"  # date not YYYY-MM-DD / not a calendar date; time not HH:MM
     INVALID_VALUE = "invalid_value"  # any other field-level fault
@@ -105,6 +110,7 @@ _PYDANTIC_CODES: Mapping[str, ErrorCode] = {
     "greater_than_equal": ErrorCode.OUT_OF_RANGE,
     "less_than": ErrorCode.OUT_OF_RANGE,
     "less_than_equal": ErrorCode.OUT_OF_RANGE,
+    DATE_OUT_OF_RANGE: ErrorCode.OUT_OF_RANGE,
     "literal_error": ErrorCode.INVALID_ENUM,
     "union_tag_invalid": ErrorCode.INVALID_ENUM,
     "value_error": ErrorCode.INVALID_FORMAT,
@@ -228,12 +234,62 @@ def load_json(text: str | bytes, source: str = "the request") -> Any:
         ) from None
 
 
+_DATE: TypeAdapter[dt.date] = TypeAdapter(Date)
+_REQUEST_FIELD = "request"  # where an operation's body holds its SolveRequest
+
+
+def _period_too_long(path: Path, days: int) -> FieldError:
+    return _fault(
+        path,
+        ErrorCode.OUT_OF_RANGE,
+        f"the period has {days:,} days; at most {MAX_PERIOD_DAYS} are planned at once. "
+        "Plan a longer horizon period by period, each with the history of the ones "
+        "before it (POST /solve/plan, history)",
+    )
+
+
+def _raw_date(period: Mapping[str, Any], name: str) -> dt.date | None:
+    try:
+        return _DATE.validate_python(period.get(name))
+    except ValidationError:
+        return None
+
+
+def _raw_period_fault(data: object, at: Path) -> FieldError | None:
+    """The fault of a period too long, read from the raw body's two dates alone (None
+    when it is not, or when a date is malformed: the field rules then report it)."""
+    period = data.get("schedule_period") if isinstance(data, dict) else None
+    if not isinstance(period, dict):
+        return None
+    start, end = _raw_date(period, "start_date"), _raw_date(period, "end_date")
+    if start is None or end is None or (end - start).days + 1 <= MAX_PERIOD_DAYS:
+        return None
+    return _period_too_long((*at, "schedule_period", "end_date"), (end - start).days + 1)
+
+
+def _request_at(model: type[BaseModel], data: object, at: Path) -> tuple[object, Path] | None:
+    """The SolveRequest inside ``data`` (itself, or its ``request``) and its path."""
+    if model is SolveRequest:
+        return data, at
+    field = model.model_fields.get(_REQUEST_FIELD)
+    if field is not None and field.annotation is SolveRequest and isinstance(data, dict):
+        return data.get(_REQUEST_FIELD), (*at, _REQUEST_FIELD)
+    return None
+
+
 def parse_model(model: type[ModelT], data: object, at: Path = ()) -> ModelT:
     """Validate a JSON-like value into one contract model, or raise InvalidRequest.
 
-    Field rules only. Each fault's path starts with ``at``, the place of ``data`` in the
-    document it was read from (``("solution", "assignments", 3)``).
+    Field rules only, except one: a period longer than :data:`MAX_PERIOD_DAYS` in the
+    request (``data`` itself, or the ``request`` of an operation's body) is refused from
+    its two dates before anything is validated, with the fault :func:`check` reports.
+    Each fault's path starts with ``at``, the place of ``data`` in the document it was
+    read from (``("solution", "assignments", 3)``).
     """
+    inner = _request_at(model, data, at)
+    fault = None if inner is None else _raw_period_fault(*inner)
+    if fault is not None:
+        raise InvalidRequest([fault])
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -270,7 +326,9 @@ class _Index:
 
     @property
     def period_valid(self) -> bool:
-        return self.days > 0
+        """Whether the rules measured against the period apply: it runs forwards and is
+        not longer than the ceiling."""
+        return 0 < self.days <= MAX_PERIOD_DAYS
 
     @classmethod
     def of(cls, request: SolveRequest) -> _Index:
@@ -339,15 +397,17 @@ def _demand(path: Path, ranges: Sequence[Range], index: _Index) -> Iterator[Fiel
 
 
 def _period(request: SolveRequest, index: _Index) -> Iterator[FieldError]:
-    """Rule 3, the time zone, and holidays inside the period."""
+    """Rule 3, the period's ceiling, the time zone, and holidays inside the period."""
     period = request.schedule_period
-    if not index.period_valid:
+    if index.days <= 0:
         yield _fault(
             ("schedule_period", "start_date"),
             ErrorCode.PERIOD_START_AFTER_END,
             f"start_date {period.start_date.isoformat()} is after "
             f"end_date {period.end_date.isoformat()}",
         )
+    elif index.days > MAX_PERIOD_DAYS:
+        yield _period_too_long(("schedule_period", "end_date"), index.days)
     if not _is_timezone(period.timezone):
         yield _fault(
             ("schedule_period", "timezone"),

@@ -4,8 +4,8 @@
 :class:`engine.problem.Seam` per employee, the counters each rule family reads at the
 start of the period; :func:`history_ledger` is the ledger a history hands on (its own,
 or its cells counted), and :func:`ledger_after` adds a roster's counts to it for the
-next period. docs/semantics.md, "Planning across periods", says what each counter
-means to each rule.
+next period, each count stopping at its bound (engine.history, MAX_LEDGER_COUNT).
+docs/semantics.md, "Planning across periods", says what each counter means to each rule.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from engine.contract import Assignment, SolveRequest
-from engine.history import History, Ledger, LedgerEntry
+from engine.history import MAX_LEDGER_COUNT, MAX_LEDGER_MINUTES, History, Ledger, LedgerEntry
 from engine.horizon import Horizon, shift_minutes
 from engine.problem import NO_SEAM, Problem, Seam
 
@@ -88,11 +88,15 @@ def _seam(
 # ----------------------------------------------------------------------- the ledger
 
 
-def history_ledger(request: SolveRequest, history: History) -> Ledger:
+def history_ledger(request: SolveRequest, history: History) -> Ledger | None:
     """The ledger ``history`` hands to ``request``'s period: its own, or else its cells
-    counted, through the day before the period."""
+    counted, through the day before the period; None when no date comes before the
+    period (it starts on the first date Python has)."""
     if history.ledger is not None:
         return history.ledger
+    start = request.schedule_period.start_date
+    if start == dt.date.min:
+        return None
     minutes = _minutes(request)
     entries = []
     for employee_id, counts in sorted(past_counts(history).items()):
@@ -100,23 +104,24 @@ def history_ledger(request: SolveRequest, history: History) -> Ledger:
         entries.append(
             LedgerEntry(
                 employee_id=employee_id,
-                shift_counts=dict(sorted(counts.items())),
-                days_worked=len(worked),
-                minutes_worked=sum(minutes.get(a.shift_id, 0) for a in worked),
+                shift_counts={s: _capped(n) for s, n in sorted(counts.items())},
+                days_worked=_capped(len(worked)),
+                minutes_worked=_capped(
+                    sum(minutes.get(a.shift_id, 0) for a in worked), MAX_LEDGER_MINUTES
+                ),
             )
         )
-    through = request.schedule_period.start_date - dt.timedelta(days=1)
-    return Ledger(through=through, employees=entries)
+    return Ledger(through=start - dt.timedelta(days=1), employees=entries)
 
 
 def ledger_after(
     request: SolveRequest, roster: Sequence[Assignment], history: History | None
 ) -> Ledger:
-    """The ledger to hand to the next period: the past counts plus this roster's."""
+    """The ledger to hand to the next period: the past counts plus this roster's, each
+    stopping at its bound so that the next period accepts it as it stands."""
     minutes = _minutes(request)
-    entries: dict[str, LedgerEntry] = {}
-    if history is not None:
-        entries = {e.employee_id: e for e in history_ledger(request, history).employees}
+    past = None if history is None else history_ledger(request, history)
+    entries = {} if past is None else {e.employee_id: e for e in past.employees}
     shifts_on = {(a.employee_id, a.date): a.shift_id for a in roster}
     for employee in request.employees:
         mine = [a for a in roster if a.employee_id == employee.id]
@@ -127,18 +132,26 @@ def ledger_after(
         old = entries.get(employee.id, LedgerEntry(employee_id=employee.id))
         counts = Counter(old.shift_counts)
         counts.update(a.shift_id for a in mine)
+        refused = len(employee.preferences) - granted
         entries[employee.id] = LedgerEntry(
             employee_id=employee.id,
-            shift_counts=dict(sorted(counts.items())),
-            days_worked=old.days_worked + len(mine),
-            minutes_worked=old.minutes_worked + sum(minutes[a.shift_id] for a in mine),
-            preferences_granted=old.preferences_granted + granted,
-            preferences_refused=old.preferences_refused + len(employee.preferences) - granted,
+            shift_counts={s: _capped(n) for s, n in sorted(counts.items())},
+            days_worked=_capped(old.days_worked + len(mine)),
+            minutes_worked=_capped(
+                old.minutes_worked + sum(minutes[a.shift_id] for a in mine), MAX_LEDGER_MINUTES
+            ),
+            preferences_granted=_capped(old.preferences_granted + granted),
+            preferences_refused=_capped(old.preferences_refused + refused),
         )
     return Ledger(
         through=request.schedule_period.end_date,
         employees=[entries[key] for key in sorted(entries)],
     )
+
+
+def _capped(count: int, bound: int = MAX_LEDGER_COUNT) -> int:
+    """A running count, stopping at its bound (reached after centuries of daily work)."""
+    return min(count, bound)
 
 
 def _minutes(request: SolveRequest) -> dict[str, int]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.contract import SolveRequest
+from engine.contract import MAX_DATE, MIN_DATE, SolveRequest
 from engine.errors import InvalidRequest
 from engine.rules import parse_request
 from tests.factories import (
@@ -173,6 +173,39 @@ def test_dates_are_calendar_dates_yyyy_mm_dd(path: tuple[str | int, ...], value:
 @pytest.mark.parametrize("value", [20260302, None, ["2026-03-02"]])
 def test_dates_must_be_strings(path: tuple[str | int, ...], value: Any) -> None:
     only_fault(path, value, "invalid_format")
+
+
+@pytest.mark.parametrize("path", [*DATE_PATHS, (*PERIOD, "end_date")])
+@pytest.mark.parametrize("value", ["1899-12-31", "2200-01-01", "0001-01-01", "9999-12-31"])
+def test_dates_outside_1900_to_2199_are_out_of_range(
+    path: tuple[str | int, ...], value: str
+) -> None:
+    only_fault(path, value, "out_of_range")
+
+
+def test_a_date_out_of_range_says_which_dates_are_planned() -> None:
+    data = replaced(full_request_dict(), (*PERIOD, "start_date"), "0001-01-02")
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(data)
+    (error,) = caught.value.errors
+    assert error.message == "0001-01-02 is outside the dates this service plans, " + (
+        f"{MIN_DATE.isoformat()} .. {MAX_DATE.isoformat()}"
+    )
+
+
+@pytest.mark.parametrize(("start", "end"), [(MIN_DATE, "1900-01-07"), ("2199-12-25", MAX_DATE)])
+def test_the_first_and_last_dates_are_accepted(start: Any, end: Any) -> None:
+    data = minimal_request_dict()
+    data["schedule_period"] |= {"start_date": str(start), "end_date": str(end)}
+    period = parse_request(data).schedule_period
+    assert (str(period.start_date), str(period.end_date)) == (str(start), str(end))
+
+
+def test_the_schema_of_a_date_keeps_its_pattern_and_names_the_range() -> None:
+    schema = SolveRequest.model_json_schema()["$defs"]["SchedulePeriod"]["properties"]
+    assert schema["start_date"]["type"] == "string"
+    assert schema["start_date"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+    assert "1900-01-01 .. 2199-12-31" in schema["start_date"]["description"]
 
 
 @pytest.mark.parametrize("field", ["start_time", "end_time"])

@@ -18,7 +18,7 @@ import pytest
 from engine.audit import audit, compare_with_metrics
 from engine.contract import Assignment, SolveRequest
 from engine.errors import InvalidRequest
-from engine.history import History, Ledger
+from engine.history import MAX_LEDGER_COUNT, MAX_LEDGER_MINUTES, History, Ledger, LedgerEntry
 from engine.periods import join, split
 from engine.plan import plan
 from engine.planning import PlanRequest, PlanResponse, parse_plan
@@ -27,7 +27,7 @@ from engine.rules import parse_request
 from engine.seam import history_ledger, ledger_after, with_history
 from engine.synthetic import synthetic_request
 from tests.audited import EXACT, work_limited
-from tests.factories import employee_dict, minimal_request_dict
+from tests.factories import employee_dict, full_request_dict, minimal_request_dict
 from tests.test_cli import run_text as run
 
 START = dt.date(2026, 3, 2)  # a Monday, the minimal request's first date
@@ -40,6 +40,15 @@ def day(index: int) -> str:
 
 def _cell(employee: str, day: dt.date, shift: str = "day") -> dict[str, str]:
     return {"employee_id": employee, "date": day.isoformat(), "shift_id": shift}
+
+
+ENTRY0: tuple[str | int, ...] = ("history", "ledger", "employees", 0)
+
+
+def _ledger_of(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history of a ledger alone, through the day before START, of e1's ``entry``."""
+    through = (START - dt.timedelta(days=1)).isoformat()
+    return {"ledger": {"through": through, "employees": [{"employee_id": "e1", **entry}]}}
 
 
 def _before(days: int) -> list[dt.date]:
@@ -269,6 +278,38 @@ def test_a_previous_answer_is_a_history_as_it_stands(tmp_path: Path) -> None:
             ("history",),
             "invalid_value",
         ),
+        ({"start_date": "1899-12-31"}, ("history", "start_date"), "out_of_range"),
+        (
+            {"assignments": [{"employee_id": "e1", "date": "1899-12-31", "shift_id": "day"}]},
+            ("history", "assignments", 0, "date"),
+            "out_of_range",
+        ),
+        (
+            {"ledger": {"through": "1899-12-31", "employees": []}},
+            ("history", "ledger", "through"),
+            "out_of_range",
+        ),
+        (
+            _ledger_of({"shift_counts": {"caf\u00e9": 1, "cafe\u0301": 2}}),
+            (*ENTRY0, "shift_counts"),
+            "invalid_format",
+        ),
+        (
+            _ledger_of({"shift_counts": {"day": MAX_LEDGER_COUNT + 1}}),
+            (*ENTRY0, "shift_counts", "day"),
+            "out_of_range",
+        ),
+        (_ledger_of({"days_worked": 10**30}), (*ENTRY0, "days_worked"), "out_of_range"),
+        (
+            _ledger_of({"minutes_worked": MAX_LEDGER_MINUTES + 1}),
+            (*ENTRY0, "minutes_worked"),
+            "out_of_range",
+        ),
+        (
+            _ledger_of({"preferences_refused": MAX_LEDGER_COUNT + 1}),
+            (*ENTRY0, "preferences_refused"),
+            "out_of_range",
+        ),
     ],
 )
 def test_a_history_that_contradicts_the_request_is_refused_with_its_path(
@@ -351,6 +392,7 @@ def test_a_history_hands_on_its_own_ledger_or_its_cells_counted() -> None:
         for day, shift in zip(_before(3), ("day", "night", "night"), strict=True)
     ]
     counted = history_ledger(request, History(assignments=cells))
+    assert counted is not None
     assert counted.through == START - dt.timedelta(days=1)
     (entry,) = counted.employees
     assert entry.employee_id == "e1" and entry.shift_counts == {"day": 1, "night": 2}
@@ -361,3 +403,48 @@ def test_a_history_hands_on_its_own_ledger_or_its_cells_counted() -> None:
     # What a plan hands on starts from the same counts.
     after = ledger_after(request, [], History(assignments=cells))
     assert {e.employee_id: e for e in after.employees}["e1"] == entry
+
+
+def test_a_ledger_at_its_bounds_is_accepted_and_a_plan_hands_it_on_capped() -> None:
+    full = {
+        "shift_counts": {"day": MAX_LEDGER_COUNT},
+        "days_worked": MAX_LEDGER_COUNT,
+        "minutes_worked": MAX_LEDGER_MINUTES,
+        "preferences_granted": MAX_LEDGER_COUNT,
+        "preferences_refused": MAX_LEDGER_COUNT,
+    }
+    ask = parse_plan({"request": full_request_dict(), "history": _ledger_of(full)})
+    roster = [
+        Assignment(employee_id="e1", date=START + dt.timedelta(days=i), shift_id="day")
+        for i in range(3)
+    ]  # e1 also has three preferences: every count would pass its bound
+    ledger = ledger_after(ask.request, roster, ask.history)
+    assert {e.employee_id: e for e in ledger.employees}["e1"] == LedgerEntry(
+        employee_id="e1", **full
+    )
+    assert Ledger.model_validate(ledger.model_dump(mode="json")) == ledger  # the next takes it
+
+
+def _at(request: SolveRequest, start: dt.date) -> SolveRequest:
+    """``request`` moved, in Python and unchecked, to the 7 days from ``start``."""
+    period = request.schedule_period.model_copy(
+        update={"start_date": start, "end_date": start + dt.timedelta(days=6)}
+    )
+    return request.model_copy(update={"schedule_period": period})
+
+
+@pytest.mark.parametrize("offset", [0, 1, 300])
+def test_the_seam_never_reads_before_the_first_date_python_has(offset: int) -> None:
+    """A period built in Python near the calendar's start: no OverflowError anywhere."""
+    start = dt.date.min + dt.timedelta(days=offset)
+    request = _at(parse_request(minimal_request_dict()), start)
+    history = History(start_date=dt.date.min)
+    assert history.read_from(start) == dt.date.min
+    assert with_history(from_request(request), request, history).horizon.covered_before == offset
+    assert audit(request, [], history=history).hard_violations == []
+    assert ledger_after(request, [], history).through == start + dt.timedelta(days=6)
+
+
+def test_no_ledger_comes_before_the_first_date_python_has() -> None:
+    request = _at(parse_request(minimal_request_dict()), dt.date.min)
+    assert history_ledger(request, History()) is None

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.contract import SolveRequest
+from engine import request_body as build
+from engine.contract import MAX_PERIOD_DAYS, SolveRequest
 from engine.errors import InvalidRequest
+from engine.inquiry import parse_audit, parse_compare, parse_explain, parse_why
+from engine.planning import parse_plan, parse_recommend, parse_replan
 from engine.rules import ErrorCode, check, load_json, parse_request
 from tests.factories import (
     DELETE,
+    START_DATE,
     demand,
     faults,
     full_request_dict,
@@ -230,6 +235,83 @@ def test_pairing_employees_exist_and_are_not_repeated() -> None:
         ((*path, 1), "unknown_employee_id"),
         ((*path, 2), "duplicate_reference"),
         ((*path, 4), "duplicate_reference"),
+    }
+
+
+# ------------------------------------------------------------------ the period's ceiling
+
+END: Path = ("schedule_period", "end_date")
+
+
+def lasting(days: int) -> dict[str, Any]:
+    """The minimal request over ``days`` days from its start, its demand one per day."""
+    data = minimal_request_dict()
+    data["schedule_period"]["end_date"] = build.day(START_DATE, days - 1)
+    for shift in data["shifts"]:
+        shift["staffing_demand"] = demand(days=days)
+    data["duties"][0]["staffing_demand_by_shift"]["day"] = demand(0, 1, days=days)
+    return data
+
+
+def test_a_period_of_the_ceiling_is_accepted() -> None:
+    assert faults(lasting(MAX_PERIOD_DAYS)) == set()
+
+
+def test_a_period_longer_than_the_ceiling_is_one_fault_at_its_end_date() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(lasting(MAX_PERIOD_DAYS + 1))
+    (error,) = caught.value.errors
+    assert (error.path, error.code) == (END, "out_of_range")
+    assert "has 401 days; at most 400" in error.message
+    assert "period by period" in error.message and "POST /solve/plan" in error.message
+
+
+def test_a_period_too_long_skips_the_rules_measured_against_it() -> None:
+    """As for an inverted period: demand lengths and dates are not measured against it."""
+    data = full_request_dict()
+    data["schedule_period"]["end_date"] = build.day(START_DATE, MAX_PERIOD_DAYS)
+    data["schedule_period"]["holidays"] = ["2026-01-01"]
+    request = SolveRequest.model_validate(data)
+    assert [(f.path, f.code) for f in check(request)] == [(END, "out_of_range")]
+
+
+def test_a_period_too_long_is_refused_before_its_arrays_are_read() -> None:
+    """A body of many demand ranges costs the reading of its two dates, nothing more."""
+    data = lasting(MAX_PERIOD_DAYS + 1)
+    data["shifts"][0]["staffing_demand"] = ["not a range"] * (MAX_PERIOD_DAYS + 1)
+    data["unknown"] = True
+    assert faults(data) == {(END, "out_of_range")}
+
+
+@pytest.mark.parametrize(
+    "parse",
+    [
+        parse_audit,
+        parse_compare,
+        parse_explain,
+        parse_why,
+        parse_plan,
+        parse_replan,
+        parse_recommend,
+    ],
+)
+def test_every_operation_refuses_the_long_period_of_its_request(
+    parse: Callable[[object], object],
+) -> None:
+    long = lasting(MAX_PERIOD_DAYS + 1)
+    long["shifts"][0]["staffing_demand"] = [None] * (MAX_PERIOD_DAYS + 1)
+    with pytest.raises(InvalidRequest) as caught:
+        parse({"request": long, "roster": "not a roster"})
+    assert [(e.path, e.code) for e in caught.value.errors] == [(("request", *END), "out_of_range")]
+
+
+def test_malformed_dates_are_left_to_the_field_rules() -> None:
+    data = lasting(MAX_PERIOD_DAYS + 1)
+    data["schedule_period"]["start_date"] = "1899-12-31"
+    data["unknown"] = True
+    assert faults(data) == {
+        (("schedule_period", "start_date"), "out_of_range"),
+        (("unknown",), "unknown_field"),
     }
 
 
