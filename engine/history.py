@@ -37,11 +37,12 @@ Path = tuple[str | int, ...]
 #: keeps a history of many years as cheap as a month's. Fairness counts every cell.
 SEAM_DAYS = 366
 
-#: Upper bound of a ledger's day, shift and preference counts: 270 years of one a day.
-#: Fairness adds an employee's past counts of a group's shifts (at most 12 shifts x
-#: 50 employees x this, 6 x 10^7) and multiplies them by the group's weights (under
-#: 10^6 in all), so its largest term stays below 10^14: far inside the solver's 64-bit
-#: arithmetic and the 2^53 a JSON number keeps exactly. A plan's ledger stops at it.
+#: Upper bound of a ledger's day, shift and preference counts: 270 years of one a day,
+#: more than any working life. Fairness adds the past counts of a group's shifts (at
+#: most 12 shifts x 50 employees x this, 6 x 10^7) and multiplies them by the group's
+#: weights (under 10^6 in all), so each of its rows stays below 10^14: inside the
+#: solver's 64-bit arithmetic and the 2^53 a JSON number keeps exactly. A plan's ledger
+#: stops at it, so the next period accepts the ledger as it stands.
 MAX_LEDGER_COUNT = 100_000
 #: Upper bound of a ledger's minutes: every counted day a whole day (1,440 minutes) long.
 MAX_LEDGER_MINUTES = MAX_LEDGER_COUNT * 24 * 60
