@@ -120,6 +120,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         _forward("replanning"),
     ),
     "inquiry": ("audit, compare and explain a roster: latency and checks", _forward("inquiry")),
+    "abuse": ("an outside abuse probe of the served app, against its targets", _forward("abuse")),
     "seam": ("two periods, alone and with a history: the seam", _forward("seam")),
     "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
     "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
