@@ -180,14 +180,14 @@ def run_audit(args: argparse.Namespace) -> Json:
         "dataset": _shown(Path(args.dataset)),
         "roster": made,
         "edited": {
-            "cells_changed": len(compare(request, roster, edited).changes),
+            "cells_changed": compare(request, roster, edited).totals.changes,
             "objective": review_edited.objective_value,
-            "hard_violations": len(review_edited.hard_violations),
-            "shortages": len(review_edited.shortages),
+            "hard_violations": review_edited.totals.hard_violations,
+            "shortages": review_edited.totals.shortages,
         },
         "findings": {
-            "soft_terms": len(review.soft_constraint_violations),
-            "shortages": len(review.shortages),
+            "soft_terms": review.totals.soft_constraint_violations,
+            "shortages": review.totals.shortages,
             "employees": len(review.employees),
         },
         "ms": ms,
@@ -553,7 +553,7 @@ def compare_one(path: Path, args: argparse.Namespace) -> Json:
     return {
         "dataset": _shown(path),
         "cells": len(before),
-        "changes": len(answer.changes),
+        "changes": answer.totals.changes,
         "objective_delta": answer.objective_delta,
         "cells_agree": cells_agree,
         "objective_agrees": objective_agrees,

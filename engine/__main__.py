@@ -225,11 +225,12 @@ def _compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) 
     answer = compare(request, before, after, history=history)
     _print(answer.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
+        totals = answer.totals  # the lists hold at most listed_limit items each
         err.write(
-            f"{len(answer.changes)} cells differ for {len(answer.employees)} employees; "
+            f"{totals.changes} cells differ for {len(answer.employees)} employees; "
             f"objective {answer.objective_before:g} -> {answer.objective_after:g} "
             f"({answer.objective_delta:+g}); hard violations "
-            f"+{len(answer.hard_violations_added)} -{len(answer.hard_violations_removed)}\n"
+            f"+{totals.hard_violations_added} -{totals.hard_violations_removed}\n"
         )
     return EXIT_OK
 

@@ -12,8 +12,8 @@ and date; a roster of another request is one fault (``roster_of_another_request`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal
 
 from pydantic import Field
 
@@ -45,6 +45,19 @@ from engine.rules import ErrorCode, parse_model
 
 Path = tuple[str | int, ...]
 
+#: The most items each long list of an audit or a comparison answer holds. A longer list
+#: keeps its first items, in its order, and the answer's ``totals`` give its full length:
+#: the answer stays a few megabytes whatever the roster, while the objective, the
+#: figures and the KPIs are still computed from every finding.
+MAX_LISTED_FINDINGS: Final = 1_000
+
+
+def _lengths(data: Mapping[str, Any], lists: Sequence[str]) -> dict[str, int]:
+    """The length of each of ``lists`` in ``data``: the totals of an answer built
+    without any (its lists are then whole)."""
+    return {name: len(data.get(name, ())) for name in lists}
+
+
 # --------------------------------------------------------------------------- audit
 
 
@@ -69,12 +82,27 @@ class AuditedShortage(Shortage):
     field: str
 
 
+class AuditTotals(_ContractModel):
+    """How many items each list of an audit answer has in full, listed or not."""
+
+    hard_violations: int
+    soft_constraint_violations: int
+    shortages: int
+
+
+def _audit_totals(data: dict[str, Any]) -> AuditTotals:
+    return AuditTotals(**_lengths(data, tuple(AuditTotals.model_fields)))
+
+
 class AuditResponse(_ContractModel):
     """What a roster breaks and costs, who carries what, and the plan's KPIs.
 
     ``hard_violations``, ``soft_constraint_violations``, ``objective_value`` and
     ``shortages`` are the independent audit's (engine.audit), the figures and KPIs
-    engine.figures's.
+    engine.figures's. Each of the three lists holds at most ``listed_limit`` items (its
+    first, in its order); ``totals`` gives each one's full length and ``truncated`` says
+    whether any was cut. ``feasible``, the objective, the figures and the KPIs are
+    computed from the whole audit, listed or not.
     """
 
     feasible: bool  # no hard rule broken (shortages and soft terms do not count)
@@ -84,6 +112,9 @@ class AuditResponse(_ContractModel):
     shortages: list[AuditedShortage]
     employees: list[EmployeeFigures]
     kpis: Kpis
+    listed_limit: int = MAX_LISTED_FINDINGS  # the most items each list above holds
+    totals: AuditTotals = Field(default_factory=_audit_totals)  # each list's full length
+    truncated: bool = False  # some list holds fewer items than its total
 
 
 # ------------------------------------------------------------------------- compare
@@ -108,8 +139,28 @@ class TermCostChange(_ContractModel):
     delta: float  # after - before
 
 
+class CompareTotals(_ContractModel):
+    """How many items each long list of a comparison has in full, listed or not."""
+
+    changes: int
+    terms: int
+    hard_violations_added: int
+    hard_violations_removed: int
+
+
+def _compare_totals(data: dict[str, Any]) -> CompareTotals:
+    return CompareTotals(**_lengths(data, tuple(CompareTotals.model_fields)))
+
+
 class CompareResponse(_ContractModel):
-    """What differs between ``before`` and ``after``: every delta is after - before."""
+    """What differs between ``before`` and ``after``: every delta is after - before.
+
+    ``changes``, ``terms``, ``hard_violations_added`` and ``hard_violations_removed``
+    each hold at most ``listed_limit`` items (their first, in their order); ``totals``
+    gives each one's full length and ``truncated`` says whether any was cut. The
+    objectives and the KPIs are computed from both whole rosters, listed or not;
+    ``employees`` (one per employee at most) is always whole.
+    """
 
     changes: list[Change]  # every (employee, date) cell that differs
     employees: list[EmployeeChange]  # employees with a changed figure or cell
@@ -121,6 +172,9 @@ class CompareResponse(_ContractModel):
     hard_violations_removed: list[HardViolation]  # broken before and not after
     kpis_before: Kpis
     kpis_after: Kpis
+    listed_limit: int = MAX_LISTED_FINDINGS  # the most items each long list holds
+    totals: CompareTotals = Field(default_factory=_compare_totals)  # their full lengths
+    truncated: bool = False  # some list holds fewer items than its total
 
 
 # ------------------------------------------------------------------------- explain

@@ -5,28 +5,45 @@ a roster, so a hand-edited roster, one from another tool and one from the solver
 judged alike. The audit adds what a manager reads next to the price: the input item
 behind every finding (engine.items), the figures of each employee and the plan's KPIs
 (engine.figures). A comparison is two audits and a plain diff of the cells.
+
+Both answers list at most :data:`engine.inquiry.MAX_LISTED_FINDINGS` items per long list
+and give each list's full length beside it: a free, anonymous answer stays a few
+megabytes whatever the roster. The cap is applied here, to the answers only: the audit
+itself (engine.audit) stays complete for the solver, the re-planner and every figure
+computed below.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from engine.audit import AuditReport, HardViolation, audit
-from engine.contract import Assignment, SolveRequest
+from engine.contract import Assignment, Shortage, SolveRequest
 from engine.figures import employee_changes, employee_figures, kpis
 from engine.history import History
 from engine.inquiry import (
+    MAX_LISTED_FINDINGS,
     AuditedShortage,
     AuditedTerm,
     AuditRequest,
     AuditResponse,
+    AuditTotals,
     CompareRequest,
     CompareResponse,
+    CompareTotals,
     TermCostChange,
 )
 from engine.items import shortage_field, term_field, term_words
 from engine.planning import roster_changes
+
+_Item = TypeVar("_Item")
+
+
+def _listed(items: Sequence[_Item]) -> list[_Item]:
+    """The first :data:`MAX_LISTED_FINDINGS` of ``items``, in their order."""
+    return list(items[:MAX_LISTED_FINDINGS])
 
 
 def audit_roster(ask: AuditRequest) -> AuditResponse:
@@ -38,31 +55,43 @@ def audit_roster(ask: AuditRequest) -> AuditResponse:
 def explained(
     request: SolveRequest, roster: Sequence[Assignment], report: AuditReport
 ) -> AuditResponse:
-    """An audit report with the input items, the words, the figures and the KPIs."""
+    """An audit report with the input items, the words, the figures and the KPIs; the
+    lists capped, the figures and KPIs from the whole report."""
     figures = employee_figures(request, roster)
+    totals = AuditTotals(
+        hard_violations=len(report.hard_violations),
+        soft_constraint_violations=len(report.soft_constraint_violations),
+        shortages=len(report.shortages),
+    )
     return AuditResponse(
         feasible=report.feasible,
         objective_value=report.objective_value,
-        hard_violations=report.hard_violations,
+        hard_violations=_listed(report.hard_violations),
         soft_constraint_violations=[
             AuditedTerm(
                 **dict(v),
                 field=term_field(request, v.name),
                 words=term_words(request, v.name, v.violated_by),
             )
-            for v in report.soft_constraint_violations
+            for v in _listed(report.soft_constraint_violations)
         ],
-        shortages=audited_shortages(request, report),
+        shortages=_with_fields(request, _listed(report.shortages)),
         employees=figures,
         kpis=kpis(request, roster, report.shortages, figures),
+        listed_limit=MAX_LISTED_FINDINGS,
+        totals=totals,
+        truncated=max(totals.model_dump().values()) > MAX_LISTED_FINDINGS,
     )
 
 
 def audited_shortages(request: SolveRequest, report: AuditReport) -> list[AuditedShortage]:
     """The report's shortage markers, each with its demand item."""
+    return _with_fields(request, report.shortages)
+
+
+def _with_fields(request: SolveRequest, markers: Sequence[Shortage]) -> list[AuditedShortage]:
     return [
-        AuditedShortage(**dict(marker), field=shortage_field(request, marker))
-        for marker in report.shortages
+        AuditedShortage(**dict(marker), field=shortage_field(request, marker)) for marker in markers
     ]
 
 
@@ -98,17 +127,28 @@ def compare(
     ]
     figures_before = employee_figures(request, before)
     figures_after = employee_figures(request, after)
+    added = _missing_from(new.hard_violations, old.hard_violations)
+    removed = _missing_from(old.hard_violations, new.hard_violations)
+    totals = CompareTotals(
+        changes=len(changes),
+        terms=len(terms),
+        hard_violations_added=len(added),
+        hard_violations_removed=len(removed),
+    )
     return CompareResponse(
-        changes=changes,
+        changes=_listed(changes),
         employees=employee_changes(figures_before, figures_after, cells),
-        terms=terms,
+        terms=_listed(terms),
         objective_before=old.objective_value,
         objective_after=new.objective_value,
         objective_delta=new.objective_value - old.objective_value,
-        hard_violations_added=_missing_from(new.hard_violations, old.hard_violations),
-        hard_violations_removed=_missing_from(old.hard_violations, new.hard_violations),
+        hard_violations_added=_listed(added),
+        hard_violations_removed=_listed(removed),
         kpis_before=kpis(request, before, old.shortages, figures_before),
         kpis_after=kpis(request, after, new.shortages, figures_after),
+        listed_limit=MAX_LISTED_FINDINGS,
+        totals=totals,
+        truncated=max(totals.model_dump().values()) > MAX_LISTED_FINDINGS,
     )
 
 

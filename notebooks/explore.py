@@ -1061,13 +1061,14 @@ def compared(compare_rosters, compare_with, frames, mo, roster, variant):
     compare_name = compare_with.value
     comparison = compare(variant, roster, compare_rosters[compare_name])
     broken_added = frames.hard_violations_frame(comparison.hard_violations_added)
-    _removed = len(comparison.hard_violations_removed)
+    _totals = comparison.totals  # the lists hold the first listed_limit items of each
     _headline = mo.md(
-        f"**The roster above → {compare_name}**: {len(comparison.changes)} cell(s) "
+        f"**The roster above → {compare_name}**: {_totals.changes} cell(s) "
         f"differ for {len(comparison.employees)} employee(s); objective "
         f"{comparison.objective_before:,.0f} → {comparison.objective_after:,.0f} "
         f"(**{comparison.objective_delta:+,.0f}**); hard rules: "
-        f"{broken_added.height} newly broken, {_removed} no longer broken."
+        f"{_totals.hard_violations_added} newly broken, "
+        f"{_totals.hard_violations_removed} no longer broken."
     )
     (
         mo.vstack([_headline, mo.ui.table(broken_added, selection=None)])
@@ -1078,10 +1079,11 @@ def compared(compare_rosters, compare_with, frames, mo, roster, variant):
 
 
 @app.cell
-def compare_cells_view(
-    charts, compare_name, compare_rosters, comparison, frames, mo, roster, variant
-):
-    compare_changes = frames.changes_frame(comparison.changes)
+def compare_cells_view(charts, compare_name, compare_rosters, frames, mo, roster, variant):
+    from engine.planning import roster_changes as _roster_changes
+
+    # every changed cell outlined, also past the comparison's listed_limit
+    compare_changes = frames.changes_frame(_roster_changes(roster, compare_rosters[compare_name]))
     _names = ("the roster above", compare_name)
     compare_cells = frames.compared_cells_frame(
         frames.assignments_frame(variant, roster),

@@ -1,8 +1,10 @@
-"""An audit's answer grows at most linearly with the roster it judges.
+"""An audit's and a comparison's answer grows at most linearly with its input, and is capped.
 
 An employee listed many times on one date is one finding for that cell, however many
 times, and each rule reads a cell's assignments once, so duplicates cannot make the
-answer grow with their square. Sizes here are structural (bytes of JSON), never timings.
+answer grow with their square. Past MAX_LISTED_FINDINGS items a list of the answer is
+cut, and its full length given beside it. Sizes here are structural (bytes of JSON,
+lengths of lists), never timings.
 """
 
 from __future__ import annotations
@@ -10,12 +12,23 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
+
+from engine import review
 from engine.audit import LISTED_SHIFTS, ChangeEvaluator, audit
 from engine.contract import Assignment, SolveRequest
-from engine.inquiry import parse_audit
-from engine.review import audit_roster
+from engine.figures import employee_figures, kpis
+from engine.inquiry import (
+    MAX_LISTED_FINDINGS,
+    AuditTotals,
+    CompareResponse,
+    CompareTotals,
+    parse_audit,
+)
+from engine.planning import roster_changes
+from engine.review import audit_roster, compare, explained
 from engine.rules import parse_request
-from tests.factories import START_DATE, minimal_request_dict, shift_dict
+from tests.factories import START_DATE, full_request_dict, minimal_request_dict, shift_dict
 
 MONDAY = dt.date.fromisoformat(START_DATE)
 #: How much a doubled roster of duplicates may grow its answer: linear, with slack.
@@ -99,3 +112,126 @@ def test_a_one_cell_edit_of_a_duplicated_cell_clears_its_one_finding() -> None:
     after = audit(ask, [only, roster[3]])
     assert effect.hard_violations == []
     assert effect.objective_delta == after.objective_value - audit(ask, roster).objective_value
+
+
+# ------------------------------------------------------------------------------ the cap
+
+HOLIDAY = "2026-03-08"  # full_request_dict's holiday, a Sunday e1 is not available on
+#: e1 on the holiday this many times: two findings per assignment (holiday, weekday).
+OVER_THE_CAP = MAX_LISTED_FINDINGS // 2 + 1
+
+
+def on_the_holiday(times: int) -> list[Assignment]:
+    return [Assignment.model_validate(cell("day", date=HOLIDAY))] * times
+
+
+def test_an_audit_past_the_cap_lists_the_first_findings_and_counts_them_all() -> None:
+    ask = parse_request(full_request_dict())
+    roster = on_the_holiday(OVER_THE_CAP)
+    report = audit(ask, roster)
+    assert len(report.hard_violations) > 2 * OVER_THE_CAP > MAX_LISTED_FINDINGS
+    answer = explained(ask, roster, report)
+    assert answer.hard_violations == report.hard_violations[:MAX_LISTED_FINDINGS]
+    assert answer.listed_limit == MAX_LISTED_FINDINGS and answer.truncated
+    assert answer.totals == AuditTotals(
+        hard_violations=len(report.hard_violations),
+        soft_constraint_violations=len(report.soft_constraint_violations),
+        shortages=len(report.shortages),
+    )
+    # the price and the KPIs are the whole audit's
+    assert answer.objective_value == report.objective_value and not answer.feasible
+    assert answer.kpis == kpis(ask, roster, report.shortages, employee_figures(ask, roster))
+
+
+def test_an_audit_under_the_cap_is_whole_and_says_so() -> None:
+    ask = parse_request(full_request_dict())
+    answer = explained(ask, on_the_holiday(2), audit(ask, on_the_holiday(2)))
+    assert not answer.truncated
+    assert answer.totals == AuditTotals(
+        hard_violations=len(answer.hard_violations),
+        soft_constraint_violations=len(answer.soft_constraint_violations),
+        shortages=len(answer.shortages),
+    )
+    assert answer.model_dump()["totals"]["hard_violations"] == len(answer.hard_violations) > 4
+
+
+def test_every_list_of_an_audit_is_cut_at_the_cap_in_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = parse_request(full_request_dict())
+    roster = on_the_holiday(3)
+    report = audit(ask, roster)
+    cap = 2
+    monkeypatch.setattr(review, "MAX_LISTED_FINDINGS", cap)
+    answer = explained(ask, roster, report)
+    assert [v.code for v in answer.hard_violations] == [
+        v.code for v in report.hard_violations[:cap]
+    ]
+    assert [v.name for v in answer.soft_constraint_violations] == [
+        v.name for v in report.soft_constraint_violations[:cap]
+    ]
+    assert [(m.date, m.shift_id) for m in answer.shortages] == [
+        (m.date, m.shift_id) for m in report.shortages[:cap]
+    ]
+    assert (answer.listed_limit, answer.truncated) == (cap, True)
+    assert answer.totals.soft_constraint_violations == len(report.soft_constraint_violations)
+    assert answer.totals.shortages == len(report.shortages) > cap
+
+
+def test_a_comparison_past_the_cap_lists_the_first_and_counts_them_all() -> None:
+    ask = parse_request(full_request_dict())
+    after = on_the_holiday(OVER_THE_CAP)
+    whole = audit(ask, after).hard_violations
+    answer = compare(ask, [], after)
+    # the empty roster already misses its fixed assignment: not added
+    [fixed] = audit(ask, []).hard_violations
+    whole = [v for v in whole if v != fixed]
+    assert answer.hard_violations_added == whole[:MAX_LISTED_FINDINGS]
+    assert answer.truncated and answer.listed_limit == MAX_LISTED_FINDINGS
+    assert answer.totals.hard_violations_added == len(whole) > MAX_LISTED_FINDINGS
+    assert answer.totals.changes == len(answer.changes) == 1  # one cell, listed many times
+    assert answer.objective_after == audit(ask, after).objective_value
+
+
+def test_a_comparison_under_the_cap_is_whole_and_says_so() -> None:
+    ask = parse_request(full_request_dict())
+    answer = compare(ask, on_the_holiday(1), on_the_holiday(3))
+    assert not answer.truncated
+    assert answer.totals == CompareTotals(
+        changes=len(answer.changes),
+        terms=len(answer.terms),
+        hard_violations_added=len(answer.hard_violations_added),
+        hard_violations_removed=len(answer.hard_violations_removed),
+    )
+
+
+def test_every_list_of_a_comparison_is_cut_at_the_cap_in_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = parse_request(full_request_dict())
+    before = [Assignment.model_validate(cell("night", e, START_DATE)) for e in ("e1", "e2")]
+    before += on_the_holiday(3)
+    after = [Assignment.model_validate(cell("day", e, "2026-03-03")) for e in ("e1", "e2", "e3")]
+    after += [Assignment.model_validate(cell("day", "e2", HOLIDAY))] * 2
+    whole = compare(ask, before, after)
+    cap = 1
+    monkeypatch.setattr(review, "MAX_LISTED_FINDINGS", cap)
+    answer = compare(ask, before, after)
+    assert answer.changes == whole.changes[:cap] == roster_changes(before, after)[:cap]
+    assert answer.terms == whole.terms[:cap]
+    assert answer.hard_violations_added == whole.hard_violations_added[:cap]
+    assert answer.hard_violations_removed == whole.hard_violations_removed[:cap]
+    assert answer.totals == whole.totals
+    assert min(answer.totals.model_dump().values()) > cap and answer.truncated
+    assert answer.employees == whole.employees  # at most one per employee: never cut
+
+
+def test_an_answer_read_without_totals_takes_its_lists_as_whole() -> None:
+    # An answer written before the cap existed still reads, with honest totals.
+    ask = parse_request(full_request_dict())
+    answer = compare(ask, [], on_the_holiday(2)).model_dump(mode="json")
+    for added in ("listed_limit", "totals", "truncated"):
+        del answer[added]
+    read = CompareResponse.model_validate(answer)
+    assert read.totals.hard_violations_added == len(read.hard_violations_added)
+    assert not read.truncated

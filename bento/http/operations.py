@@ -417,8 +417,10 @@ AUDIT = Operation(
         "its item and its meaning in words, the shortages with their demand items, the "
         "objective, per employee the shifts, hours, nights, weekends and preferences "
         "granted, and the plan's KPIs (coverage, preferences granted, spread of hours, "
-        "nights and weekends). The body is {request, roster, history?}. Free and open, "
-        "like validation.",
+        "nights and weekends). The body is {request, roster, history?}. Each list holds "
+        "at most listed_limit (1,000) findings, the first; totals gives every list's full "
+        "length and truncated says whether one was cut (the objective and KPIs count "
+        "them all). Free and open, like validation.",
         notes=FREE_NOTES,
     ),
     tool=Tool(
@@ -452,7 +454,10 @@ COMPARE = Operation(
         "employee the change in shifts, hours, nights, weekends and preferences granted, "
         "per soft term the change in cost, the objective before and after, the hard "
         "violations added and removed, and the KPIs of both. Every delta is after - "
-        "before; both rosters are priced by the independent audit. Free and open.",
+        "before; both rosters are priced by the independent audit. The changes, terms "
+        "and violations added and removed list at most listed_limit (1,000) items each, "
+        "the first; totals gives their full lengths and truncated says whether one was "
+        "cut. Free and open.",
         notes=FREE_NOTES,
     ),
     tool=Tool(
