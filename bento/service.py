@@ -16,7 +16,9 @@ read from them (``bento.ops.gauges``), BentoML's request metrics are labelled by
 raw path (``bento.ops.route_labels``), and the service's own log lines become structured
 (``bento.ops.logs``) when a worker starts. A path that nothing serves gets a readable 404
 instead of Starlette's bare one (``bento.http.not_found``), as a middleware, since a
-catch-all route at the root would take BentoML's own routes.
+catch-all route at the root would take BentoML's own routes; another one points the
+slash redirects Starlette writes to ``PUBLIC_URL`` (``bento.http.redirects``), as every
+absolute link of the service is written from it, never from the request's Host.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.http.api import create_app
 from bento.http.front import serve_front_page
 from bento.http.not_found import ReadableNotFound
+from bento.http.redirects import PublicRedirects
 from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.ops import logs
 from bento.ops.gauges import StateGauges
@@ -44,7 +47,9 @@ TRAFFIC_TIMEOUT_SECONDS = 900
 
 settings = Settings.from_env()
 public_api = create_app(settings)
-mcp_app = serve_front_page(create_mcp_app(create_mcp_server(public_api, settings.public_url)))
+mcp_app = serve_front_page(
+    create_mcp_app(create_mcp_server(public_api, settings.public_url)), settings.public_url
+)
 dashboard_app = create_dashboard_app(
     public_api,
     settings.dashboard_secret,
@@ -90,6 +95,9 @@ class ShiftScheduler:
         return content + state_gauges.text()
 
 
-# A path no part of the site serves answers where to go, not a bare "Not Found".
+# A path no part of the site serves answers where to go, not a bare "Not Found"; the
+# redirects Starlette writes itself point to PUBLIC_URL, not to the request's Host.
 # (bentoml.service made the class a Service; its decorators' types keep the class.)
-cast("bentoml.Service[ShiftScheduler]", ShiftScheduler).add_asgi_middleware(ReadableNotFound)
+bento_service = cast("bentoml.Service[ShiftScheduler]", ShiftScheduler)
+bento_service.add_asgi_middleware(ReadableNotFound, public_url=settings.public_url)
+bento_service.add_asgi_middleware(PublicRedirects, public_url=settings.public_url)

@@ -64,7 +64,7 @@ from bento.http.errors import (
     Unauthorized,
 )
 from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer
-from bento.http.problems import API_ROOT, server_root
+from bento.http.problems import API_ROOT, public_request_url, server_root
 from bento.solving.outcome import delivered_response
 from bento.store import PaymentState, Store, StoreUnavailable
 from engine.errors import InvalidRequest
@@ -127,7 +127,7 @@ def payment_required(request: Request, data: Any) -> PaymentRequired:
             x402.settings.checked()
             accepts.append(x402.accepts_entry(units, docs))
             headers.append(("WWW-Authenticate", f"X402 {REALM}"))
-            required = x402.payment_required_header(units, str(request.url), None)
+            required = x402.payment_required_header(units, public_request_url(request), None)
             headers.append((PAYMENT_REQUIRED_HEADER, required))
         if mpp is not None:
             mpp.settings.checked()
@@ -192,7 +192,7 @@ class PaymentPayer:
             )
         if not claimed:
             raise payment.refused(ALREADY_USED, units)
-        settle_with_ = settle_with(self.header.value, units, str(request.url))
+        settle_with_ = settle_with(self.header.value, units, public_request_url(request))
         bill = PaymentBill(request, _Claim(key, holder, lease, settle_with_), payment, units)
         try:
             await payment.verify()
@@ -280,7 +280,7 @@ class _X402Payment:
 
     def price(self, units: int) -> tuple[str, str]:
         self.gateway.settings.checked()
-        resource = str(self.request.url)
+        resource = public_request_url(self.request)
         self.requirements = self.gateway.requirements(units, resource, self.payload.x402_version)
         self.gateway.check(self.payload, self.requirements)
         return self.gateway.replay_key(self.payload), self.requirements.get_amount()
@@ -457,7 +457,7 @@ def _x402_refused(
     if gateway is not None:
         try:
             gateway.settings.checked()
-            required = gateway.payment_required_header(units, str(request.url), message)
+            required = gateway.payment_required_header(units, public_request_url(request), message)
             headers.append((PAYMENT_REQUIRED_HEADER, required))
         except PaymentMisconfigured:
             pass

@@ -50,7 +50,14 @@ from bento.http.not_found import api_not_found
 from bento.http.openapi import openapi_document
 from bento.http.operations import OPERATIONS
 from bento.http.pipeline import account_for, endpoint
-from bento.http.problems import API_ROOT, render, request_id, server_root, service_error
+from bento.http.problems import (
+    API_ROOT,
+    record_public_url,
+    render,
+    request_id,
+    server_root,
+    service_error,
+)
 from bento.ops.demo import announce_demo
 from bento.ops.logs import bound_request_id
 from bento.runtime import open_queue, open_runtime
@@ -236,6 +243,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Exception: internal_error,
         },
     )
+    record_public_url(app, settings.public_url)  # links: from PUBLIC_URL, never from Host
     app.state.x402 = X402Gateway(settings.x402) if settings.x402 else None
     app.state.mpp = MppGateway(settings.mpp) if settings.mpp else None
     app.add_middleware(_RequestIdMiddleware)

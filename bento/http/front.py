@@ -59,10 +59,13 @@ async def front_page(request: Request) -> Response:
     return TEMPLATES.TemplateResponse(request, "front.html", page_context(request))
 
 
-def serve_front_page(root_app: Starlette) -> Starlette:
+def serve_front_page(root_app: Starlette, public_url: str | None = None) -> Starlette:
     """Add the front page to the app mounted at the site's root. BentoML matches a root
     mount's own routes before its generic index page, and only those, so its /metrics
-    and /readyz stay its own."""
+    and /readyz stay its own. ``public_url`` (``Settings.public_url``) is what its links
+    start from; None: the one the API app recorded."""
+    if public_url:
+        root_app.state.public_url = public_url
     root_app.router.routes.append(Route("/", front_page, methods=["GET"]))
     return root_app
 

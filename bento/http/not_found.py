@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -73,10 +74,16 @@ def _is_bare(message: dict[str, Any]) -> bool:
 
 class ReadableNotFound:
     """ASGI middleware: Starlette's bare 404 becomes :func:`site_not_found`; every other
-    answer passes as it is."""
+    answer passes as it is.
 
-    def __init__(self, app: Any) -> None:
+    Its requests' app is BentoML's outer one, which knows nothing of the service, so
+    the answer is the middleware's own (the request's app is this middleware) and its
+    links start from ``public_url`` (``Settings.public_url``) when given, else from
+    the value the API app recorded (:func:`bento.http.problems.public_url`)."""
+
+    def __init__(self, app: Any, public_url: str | None = None) -> None:
         self.app = app
+        self.state = State({"public_url": public_url} if public_url else {})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -88,7 +95,7 @@ class ReadableNotFound:
             nonlocal replaced
             if message["type"] == "http.response.start" and _is_bare(message):
                 replaced = True
-                await site_not_found(Request(scope))(scope, receive, send)
+                await site_not_found(Request({**scope, "app": self}))(scope, receive, send)
             elif not replaced:  # the bare body is dropped
                 await send(message)
 

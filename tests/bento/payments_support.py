@@ -156,6 +156,7 @@ def paid_app(
         cp_sat_workers=1,
         diagnosis_budget_seconds=60,  # small diagnoses end on their own long before
         errors_base="https://api.test/v1/public/errors",
+        public_url="https://api.test",  # the client's base: its links name this host
         x402=x402,
         mpp=mpp,
     )

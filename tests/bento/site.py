@@ -28,6 +28,7 @@ from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.http.api import create_app
 from bento.http.front import serve_front_page
 from bento.http.not_found import ReadableNotFound
+from bento.http.redirects import PublicRedirects
 from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.settings import Settings
 from tests.bento.processes import free_port
@@ -58,7 +59,9 @@ def site_app(
     sign_up_limiter: SignUpLimiter | None = None,
 ) -> Starlette:
     public_api = create_app(settings)
-    mcp_app = serve_front_page(create_mcp_app(create_mcp_server(public_api, settings.public_url)))
+    mcp_app = serve_front_page(
+        create_mcp_app(create_mcp_server(public_api, settings.public_url)), settings.public_url
+    )
     dashboard = create_dashboard_app(
         public_api,
         settings.dashboard_secret or DASHBOARD_SECRET,
@@ -84,7 +87,10 @@ def site_app(
             PassiveMount("/v1/public", public_api),
             PassiveMount("/", mcp_app),
         ],
-        middleware=[Middleware(ReadableNotFound)],  # as the Bento adds it
+        middleware=[  # as the Bento adds them
+            Middleware(ReadableNotFound, public_url=settings.public_url),
+            Middleware(PublicRedirects, public_url=settings.public_url),
+        ],
         lifespan=lifespan,
     )
 

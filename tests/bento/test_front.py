@@ -63,13 +63,14 @@ def test_an_unknown_error_type_is_a_not_found_problem(client: TestClient) -> Non
 
 
 def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
+    """Its absolute addresses start from the public URL, whatever the Host header."""
     from starlette.applications import Starlette
-    from starlette.routing import Route
 
-    from bento.http.front import front_page
+    from bento.http.front import serve_front_page
 
-    with TestClient(Starlette(routes=[Route("/", front_page)])) as front:
-        page = front.get("/")
+    app = serve_front_page(Starlette(), "https://rosters.example.org")
+    with TestClient(app) as front:
+        page = front.get("/", headers={"Host": "evil.example"})
     assert page.status_code == 200
     for link in (
         'href="/v1/public/openapi.json"',
@@ -77,10 +78,11 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
         'href="/dashboard/"',
         'href="/dashboard/sign-up"',
         'href="/dashboard/static/style.css"',
-        "http://testserver/mcp",
-        "http://testserver/v1/public/solve",
+        "https://rosters.example.org/mcp",
+        "https://rosters.example.org/v1/public/solve",
     ):
         assert link in page.text
+    assert "evil.example" not in page.text
 
 
 def test_the_api_root_lists_the_operations_and_the_reference(client: TestClient) -> None:

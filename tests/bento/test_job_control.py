@@ -224,7 +224,8 @@ def test_the_202_links_the_job_its_progress_and_its_stop(tmp_path: Path) -> None
     """A client follows the headers alone: Location polls the job, rel="monitor" its
     progress, the stop relation (DELETE) cancels it. No consumer runs, so it stays
     queued; the API is mounted at /v1/public, as in the service."""
-    app = create_app(settings_for(tmp_path, jobs_consumer=False))
+    public = "https://rosters.example.org"  # the stop relation is absolute: from PUBLIC_URL
+    app = create_app(settings_for(tmp_path, jobs_consumer=False, public_url=public))
     with TestClient(app, root_path="/v1/public") as client:
         key = fresh_key(client.app.state.store, free=20)  # type: ignore[attr-defined]
         answer = client.post(
@@ -234,7 +235,7 @@ def test_the_202_links_the_job_its_progress_and_its_stop(tmp_path: Path) -> None
         job_id = answer.json()["job_id"]
         assert answer.headers["location"] == f"/v1/public/solve/jobs/{job_id}"
         links = {link["rel"]: link["url"] for link in answer.links.values()}
-        stop_rel = "http://testserver/v1/public/openapi.json#stop_solve_job"
+        stop_rel = f"{public}/v1/public/openapi.json#stop_solve_job"
         assert links == {
             "monitor": f"/v1/public/solve/jobs/{job_id}/progress",
             stop_rel: answer.headers["location"],

@@ -157,7 +157,8 @@ def test_served_payments_offer_and_take_x402_and_mpp(server: str, payment_standi
     challenges = offer.headers.get_list("www-authenticate")
     assert [value.split(" ")[0] for value in challenges] == ["Bearer", "X402", "Payment"]
     required = decoded(offer.headers["payment-required"])
-    assert required["resource"]["url"] == f"{server}/solve"
+    public = f"http://localhost:{httpx.URL(server).port}"  # PUBLIC_URL unset: localhost:$PORT
+    assert required["resource"]["url"] == f"{public}/v1/public/solve"  # never the Host sent
 
     paid = httpx.post(
         f"{server}/solve",
@@ -168,7 +169,7 @@ def test_served_payments_offer_and_take_x402_and_mpp(server: str, payment_standi
     assert_audited_roster(paid)
     assert decoded(paid.headers["x-payment-response"])["success"] is True
     verify = payment_standin.calls("/verify")[0]["body"]
-    assert verify["paymentRequirements"]["resource"] == f"{server}/solve"
+    assert verify["paymentRequirements"]["resource"] == f"{public}/v1/public/solve"
 
     payment_id = payment_standin.add_payment(MPP_PRICE_MINOR)
     credential = mpp_credential(payment_challenge(offer), payment_id)
@@ -265,7 +266,8 @@ def test_served_front_page_is_the_products_own(server: str) -> None:
     assert front.status_code == 200
     assert front.headers["content-type"].startswith("text/html")
     assert "Machine Learning Service" not in front.text
-    for link in ("/v1/public/openapi.json", "/dashboard/", "/v1/public/errors/", f"{root}/mcp"):
+    public = f"http://localhost:{httpx.URL(root).port}"  # PUBLIC_URL unset: localhost:$PORT
+    for link in ("/v1/public/openapi.json", "/dashboard/", "/v1/public/errors/", f"{public}/mcp"):
         assert link in front.text
     assert httpx.get(f"{root}/readyz", timeout=30).status_code == 200
     assert httpx.get(f"{root}/metrics", timeout=30).status_code == 200
