@@ -403,6 +403,9 @@ def serve_with_state(
             JOBS_DB_PATH=str(home / "jobs.db"),
             BENTOML_HOME=str(home / "bentoml"),
             BENTOML_DO_NOT_TRACK="true",
+            # A benchmark's own server measures the service, not its rate limits.
+            ANONYMOUS_RATE_LIMIT="off",
+            KEY_RATE_LIMIT="off",
         )
         bentoml = Path(sys.executable).parent / "bentoml"
         log_file = log_path or home / "serve.log"

@@ -32,6 +32,7 @@ from bento.dashboard.security import SignInLimiter, SignUpLimiter
 from bento.http.api import create_app
 from bento.http.front import serve_front_page
 from bento.http.not_found import ReadableNotFound
+from bento.http.rate_limits import LimitedByAddress
 from bento.http.redirects import PublicRedirects
 from bento.mcp.server import create_mcp_app, create_mcp_server
 from bento.ops import logs
@@ -61,6 +62,14 @@ dashboard_app = create_dashboard_app(
 # and leave the gauges out.
 readiness = Readiness(lambda: check_app(public_api))
 state_gauges = StateGauges(lambda: (public_api.state.store, public_api.state.jobs.huey))
+# OAuth client registration (the MCP library's route) is free and anonymous: limited per
+# client address like the API's free operations.
+mcp_app.add_middleware(
+    LimitedByAddress,
+    limits_of=lambda: getattr(public_api.state, "rate_limits", None),
+    routes=frozenset({("POST", "/register")}),
+    what="OAuth client registration",
+)
 cancel_request_timers()
 label_requests_by_route(
     RouteLabels(

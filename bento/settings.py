@@ -23,6 +23,19 @@ DEMO_EMAIL = "demo@example.com"  # the demo account's sign-in unless DEMO_EMAIL 
 CP_SAT_WORKERS_PER_SOLVE = 2
 
 
+#: The served defaults of the rate limits (bento.http.rate_limits): a burst and a
+#: steady rate. Five free calls a second from one address is more than a person or a
+#: notebook sends, and bounds what one address can make the service do for nothing.
+DEFAULT_ANONYMOUS_RATE_LIMIT = "5/second;60/minute"
+DEFAULT_KEY_RATE_LIMIT = "20/second;600/minute"
+
+
+def _limit(env: Mapping[str, str], name: str, default: str) -> str | None:
+    """A rate limit from the environment: unset takes ``default``; "off" is no limit."""
+    value = env.get(name, default).strip()
+    return None if value.lower() in ("", "off", "none") else value
+
+
 def public_url_from_env(env: Mapping[str, str]) -> str:
     """``PUBLIC_URL`` when set, else ``http://localhost:$PORT`` (the port being served).
 
@@ -71,6 +84,27 @@ class Settings:
     job_retention_days: float = 30.0
     # How long running solves may go on after SIGTERM before they are cut off with 503.
     shutdown_grace_seconds: float = 20.0
+    # Rate limits (``limits`` notation, e.g. "5/second;60/minute"; bento.http.rate_limits):
+    # per client address for calls without a key (validate, audit, compare, unknown paths,
+    # OAuth client registration), per API key for calls with one. from_env sets the
+    # defaults below; None, as a Settings built in code has it, is no limit.
+    anonymous_rate_limit: str | None = None
+    key_rate_limit: str | None = None
+    # Where the counts live: a limits storage URI (redis://...) shared by every replica;
+    # None: SIGN_IN_LIMIT_STORAGE, else this process's memory.
+    rate_limit_storage: str | None = None
+    # Work that solves nothing (validation, audit, comparison, recommendation) runs in a
+    # pool of its own (bento.solving.light): processes, and how many may wait for one.
+    light_processes: int = 1
+    light_queue_length: int = 8
+    # How long a delivered answer waits for an unreachable store to record its charge
+    # before the outbox keeps it (bento.billing.units): the headers then say what the
+    # ledger holds whenever the store is back within it.
+    settle_patience_seconds: float = 60.0
+    # Rendered roster files and print sheets kept for repeats (bento.dashboard.downloads),
+    # in MB in all, and how many downloads and prints one account may ask for a minute.
+    export_cache_mb: int = 64
+    exports_per_minute: int = 30
 
     @property
     def job_threads(self) -> int:
@@ -113,4 +147,14 @@ class Settings:
             shutdown_grace_seconds=float(
                 env.get("SHUTDOWN_GRACE_SECONDS", cls.shutdown_grace_seconds)
             ),
+            anonymous_rate_limit=_limit(env, "ANONYMOUS_RATE_LIMIT", DEFAULT_ANONYMOUS_RATE_LIMIT),
+            key_rate_limit=_limit(env, "KEY_RATE_LIMIT", DEFAULT_KEY_RATE_LIMIT),
+            rate_limit_storage=env.get("RATE_LIMIT_STORAGE") or None,
+            light_processes=int(env.get("LIGHT_PROCESSES", cls.light_processes)),
+            light_queue_length=int(env.get("LIGHT_QUEUE_LENGTH", cls.light_queue_length)),
+            settle_patience_seconds=float(
+                env.get("SETTLE_PATIENCE_SECONDS", cls.settle_patience_seconds)
+            ),
+            export_cache_mb=int(env.get("EXPORT_CACHE_MB", cls.export_cache_mb)),
+            exports_per_minute=int(env.get("EXPORTS_PER_MINUTE", cls.exports_per_minute)),
         )

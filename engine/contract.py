@@ -429,6 +429,9 @@ class ProblemDetails(_Model):
     instance: str | None = None
     request_id: str | None = None
     errors: list[FieldErrorModel] | None = None
+    # How many faults there were when errors[] lists only the first of them (a 422 lists
+    # at most 100, so its answer stays small whatever the body holds); absent otherwise.
+    errors_total: Annotated[int, Field(ge=0)] | None = None
     solver_status: str | None = None
     diagnosis: Diagnosis | None = None
     job_id: str | None = None  # 422 solver-infeasible of a call kept as a job: its record

@@ -24,8 +24,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
+import anyio
 from pydantic import BaseModel
 from starlette.background import BackgroundTask
 from starlette.requests import Request
@@ -42,6 +43,7 @@ from engine.contract import SolveResponse, Usage
 INSTANT_LEASE_SECONDS: Final = 60.0
 """The hold of an operation that runs no solver (milliseconds): a minute is ample."""
 PURGE_EVERY_SECONDS: Final = 3600  # how often finished jobs past their retention are deleted
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -152,17 +154,9 @@ class UnitsBill:
         code = None if error is None or status == "completed" else error.code
         headers = {"X-Units-Consumed": str(self.units)}
         try:
-            _, _, remaining = await in_thread(
-                self.store.ledger.usage, self.account.id
-            )  # still held
-            answer = _with_usage(answer, self.units, remaining)
-            ended = await in_thread(
-                self.store.jobs.finish_job,
-                self.job_id,
-                status,
-                response_json=answer_body(answer),
-                error_code=code,
-                charged=True,
+            settings: Settings = self.request.app.state.settings
+            answer, ended, remaining = await _patiently(
+                lambda: self._finish(answer, status, code), settings.settle_patience_seconds
             )
             if not ended:  # the lease ran out first: the reconciler released the units
                 log.warning("job %s: delivered after its lease; not charged", self.job_id)
@@ -183,6 +177,22 @@ class UnitsBill:
             headers["X-Service-Billing-Status"] = "failed"
         return answer, headers
 
+    def _finish(
+        self, answer: BaseModel, status: Literal["completed", "failed"], code: str | None
+    ) -> tuple[BaseModel, bool, int]:
+        """End the job, charged, with the answer as it will be sent (in a thread): the
+        answer with its usage, whether the job was still running, the units left."""
+        _, _, remaining = self.store.ledger.usage(self.account.id)  # this hold still held
+        answer = _with_usage(answer, self.units, remaining)
+        ended = self.store.jobs.finish_job(
+            self.job_id,
+            status,
+            response_json=answer_body(answer),
+            error_code=code,
+            charged=True,
+        )
+        return answer, ended, remaining
+
     def _purge_after(self, response: Response) -> None:
         """Forget finished jobs past their retention, after the answer, at most hourly."""
         state = self.request.app.state
@@ -190,6 +200,27 @@ class UnitsBill:
             return
         state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         response.background = BackgroundTask(in_thread, purge, state.store, state.settings)
+
+
+async def _patiently(write: Callable[[], T], patience: float) -> T:
+    """``write()`` in a thread, tried again while the store is away, for up to
+    ``patience`` seconds (``SETTLE_PATIENCE_SECONDS``); then StoreUnavailable.
+
+    Why: the headers must say what the ledger holds. A store that is locked or away for a
+    moment (a SQLite writer holding the file, a database failing over) usually answers
+    again within seconds; waiting for it, the request learns whether its capture won or
+    its lease ran out first and the reconciler released the units (the job is then no
+    longer running: 0 consumed). Only a longer outage leaves the answer to the outbox."""
+    give_up = time.monotonic() + patience
+    pause = 0.5
+    while True:
+        try:
+            return await in_thread(write)
+        except StoreUnavailable:
+            if time.monotonic() + pause > give_up:
+                raise
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
 
 def _ended_as(answer: BaseModel) -> Literal["completed", "failed"]:

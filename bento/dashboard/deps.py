@@ -20,8 +20,8 @@ from bento.dashboard.security import (
     CookieSigner,
     SignInLimiter,
     SignUpLimiter,
-    client_address,
 )
+from bento.http.addresses import client_address
 from bento.http.blocking import in_thread
 from bento.settings import Settings
 from bento.store import Store

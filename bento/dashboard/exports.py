@@ -1,10 +1,12 @@
 """A finished job's roster as a file to download: CSV, iCalendar or XLSX.
 
-The file is written from the job's stored request and response each time it is asked
-for (``engine.export``), so nothing more is kept per job; the request is read by the
-parser the job names (a plan's body holds its request), or for a synchronous call by its
-operation's (a re-plan's body holds its request too). Only the signed-in account's own
-jobs are served, and a job without a roster is as absent as another's job.
+The file is written from the job's stored request and response (``engine.export``); the
+request is read by the parser the job names (a plan's body holds its request), or for a
+synchronous call by its operation's (a re-plan's body holds its request too). Only the
+signed-in account's own jobs are served, and a job without a roster is as absent as
+another's job. A repeat is served from the cache of rendered files, and each account
+may ask for a bounded number a minute (``bento.dashboard.downloads``); the iCalendar
+DTSTAMP is the job's last update, so a file is the same bytes whether cached or not.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bento.dashboard.deps import deps_of
+from bento.dashboard.downloads import Rendered, downloads_of, too_many
 from bento.dashboard.web import error_page, signed_in
 from bento.http.blocking import in_thread
 from bento.http.operations import OPERATIONS
@@ -38,7 +41,8 @@ def roster_file(job: Job, fmt: Format) -> bytes | None:
     try:
         request = solved_request(_job_input(job))
         assignments = read_response(response_json).assignments
-        return export(request, assignments, fmt, at=assignments_path(response_json))
+        at = assignments_path(response_json)
+        return export(request, assignments, fmt, at=at, stamp=job.updated_at)
     except (InvalidRequest, ValueError, TypeError):
         return None
 
@@ -53,6 +57,9 @@ def _job_input(job: Job) -> Any:
 @signed_in
 async def job_export(request: Request, user: User) -> Response:
     """``/jobs/{job_id}/export.{fmt}``: the job's roster as an attachment (own jobs only)."""
+    refused = too_many(request, user)
+    if refused is not None:
+        return refused
     fmt = FORMATS.get(request.path_params["fmt"])
     job = None
     if fmt is not None:
@@ -60,7 +67,9 @@ async def job_export(request: Request, user: User) -> Response:
         job = await in_thread(get_job, user.account_id, request.path_params["job_id"])
     data = None
     if fmt is not None and job is not None and job.status == "completed":
-        data = await in_thread(roster_file, job, fmt)
+        data = await downloads_of(request).rendered(
+            (job.id, job.updated_at.isoformat(), fmt), lambda: _rendered_file(job, fmt)
+        )
     if fmt is None or job is None or data is None:
         message = "No roster to export: no finished job with this id belongs to your account."
         return error_page(request, 404, "Not found", message, user)
@@ -69,4 +78,9 @@ async def job_export(request: Request, user: User) -> Response:
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
     }
-    return Response(data, media_type=FILE_TYPES[fmt].media_type, headers=headers)
+    return Response(data.body, media_type=FILE_TYPES[fmt].media_type, headers=headers)
+
+
+def _rendered_file(job: Job, fmt: Format) -> Rendered | None:
+    data = roster_file(job, fmt)
+    return None if data is None else Rendered(data)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Final
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bento.dashboard.deps import deps_of
+from bento.dashboard.deps import DashboardDeps, deps_of
+from bento.dashboard.downloads import Rendered, downloads_of, too_many
 from bento.dashboard.job_view import JobView, job_view
 from bento.dashboard.progress_chart import TracePoint, gap_chart, objective_chart, trace_of
 from bento.dashboard.roster_print import roster_sheet
@@ -80,14 +82,35 @@ async def stop_job(request: Request, user: User) -> Response:
 
 @signed_in
 async def roster_page(request: Request, user: User) -> Response:
-    """``/jobs/{job_id}/roster``: a completed job's roster as a sheet to print."""
-    get_job = deps_of(request).store.jobs.get_job
-    job = await in_thread(get_job, user.account_id, request.path_params["job_id"])
-    sheet = None if job is None else await in_thread(roster_sheet, job)
+    """``/jobs/{job_id}/roster``: a completed job's roster as a sheet to print. The sheet
+    is rendered once per job and kept; only the page around it is rendered each time."""
+    refused = too_many(request, user)
+    if refused is not None:
+        return refused
+    deps = deps_of(request)
+    job = await in_thread(deps.store.jobs.get_job, user.account_id, request.path_params["job_id"])
+    sheet = None
+    if job is not None:
+        root = str(request.scope.get("root_path", ""))
+        key = (job.id, job.updated_at.isoformat(), "print", root)
+        sheet = await downloads_of(request).rendered(key, lambda: _sheet_html(deps, job, root))
     if job is None or sheet is None:
         message = "No roster to show: no finished job with this id belongs to your account."
         return error_page(request, 404, "Not found", message, user)
-    return render(request, "roster.html", user=user, page="jobs", job=job, sheet=sheet)
+    sheet_html = Markup(sheet.body.decode())  # rendered (and escaped) by roster_sheet.html
+    return render(
+        request, "roster.html", user=user, page="jobs", title=sheet.title, sheet_html=sheet_html
+    )
+
+
+def _sheet_html(deps: DashboardDeps, job: Job, root: str) -> Rendered | None:
+    """The print sheet of ``job`` as HTML (``roster_sheet.html``), titled, or None."""
+    sheet = roster_sheet(job)
+    if sheet is None:
+        return None
+    template = deps.templates.get_template("roster_sheet.html")
+    html = template.render(root=root, job=job, sheet=sheet)
+    return Rendered(html.encode(), sheet.title)
 
 
 def _final_point(view: JobView) -> TracePoint | None:

@@ -14,7 +14,7 @@
   ``SIGN_IN_LIMIT_STORAGE``), so passwords cannot be guessed quickly and free quotas
   cannot be farmed.
 * The client address those limits count is the one a trusted proxy saw, never what the
-  client wrote in ``X-Forwarded-For`` (see ``client_address``).
+  client wrote in ``X-Forwarded-For`` (``bento.http.addresses.client_address``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeSerializer
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
-from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
+
+from bento.http.rate_limits import limit_storage
 
 SESSION_COOKIE: Final = "shiftsched_session"
 ANONYMOUS_COOKIE: Final = "shiftsched_visitor"
@@ -106,17 +107,6 @@ def new_visitor_id() -> str:
     return secrets.token_urlsafe(24)
 
 
-def limit_storage(storage_uri: str | None) -> Storage:
-    """The ``limits`` storage named by ``storage_uri`` (``redis://host:6379/1``), so that
-    every replica shares the counts; this process's memory without one."""
-    if not storage_uri:
-        return MemoryStorage()
-    storage = storage_from_string(storage_uri)
-    if not isinstance(storage, Storage):  # an async:// URI: the limiters here are sync
-        raise ValueError("SIGN_IN_LIMIT_STORAGE must name a synchronous storage (redis://)")
-    return storage
-
-
 class SignInLimiter:
     """At most ``per_email`` attempts a minute for one email, ``per_address`` for one
     client address. Counted in this process's memory, or in the ``limits`` storage named
@@ -170,32 +160,6 @@ class SignUpLimiter:
     def _seconds_until_free(self, item: RateLimitItem, keys: Sequence[str]) -> int:
         reset_at = self._limiter.get_window_stats(item, *keys).reset_time
         return max(1, math.ceil(reset_at - time.time()))
-
-
-def client_address(peer: str | None, forwarded_for: Sequence[str], trusted_hops: int) -> str:
-    """The address the sign-in and sign-up limits count for a request.
-
-    ``peer`` is the address the HTTP server reports (the socket's peer, or what the server
-    itself took from ``X-Forwarded-For`` for a proxy it trusts); ``forwarded_for`` are the
-    request's ``X-Forwarded-For`` headers; ``trusted_hops`` is how many proxies of ours
-    stand in front of the service (``TRUSTED_PROXY_HOPS``).
-
-    Each proxy appends the address it saw to ``X-Forwarded-For``, and whatever a client
-    sent comes first, so only the last ``trusted_hops`` entries were written by us: the
-    entry ``trusted_hops`` from the right is the address our outermost proxy saw. The
-    leftmost entry is the client's own text and would let anyone pick a fresh address for
-    each try. With no proxy (``trusted_hops`` 0) or no header, the peer is used.
-    """
-    peer = peer or "unknown"
-    if trusted_hops <= 0:
-        return peer
-    entries = [item.strip() for header in forwarded_for for item in header.split(",")]
-    entries = [item for item in entries if item]
-    if not entries:
-        return peer
-    # Fewer entries than proxies: the request passed fewer proxies than configured (it
-    # came in behind the outermost one), so all of them were written by ours.
-    return entries[-trusted_hops] if len(entries) >= trusted_hops else entries[0]
 
 
 def safe_next(target: str | None, default: str) -> str:

@@ -58,12 +58,14 @@ from bento.http.problems import (
     server_root,
     service_error,
 )
+from bento.http.rate_limits import RateLimits, rate_limits_of
 from bento.ops.demo import announce_demo
 from bento.ops.logs import bound_request_id
 from bento.runtime import open_queue, open_runtime
 from bento.settings import Settings
 from bento.solving.job_control import progress_response, stop_response
 from bento.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
+from bento.solving.light import LightPool
 from bento.solving.stopping import GracefulStop, take_sigterm
 from bento.store import Store, StoreUnavailable
 
@@ -140,7 +142,9 @@ def _unrouted(request: Request) -> NotFound | MethodNotAllowed:
 
 
 async def not_found(request: Request) -> Response:
-    """The catch-all route: every path no operation matched."""
+    """The catch-all route: every path no operation matched (counted against the
+    client address's rate limit, as every call without a key is)."""
+    await rate_limits_of(request).check_address(request, "a path nothing serves")
     raise _unrouted(request)
 
 
@@ -191,6 +195,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.solve_line = anyio.CapacityLimiter(
             settings.solve_processes + max(0, settings.solve_queue_length)
         )
+        # Work that solves nothing, apart from the solvers (started on first use).
+        app.state.light_pool = LightPool(settings.light_processes, settings.light_queue_length)
         queue = JobQueue(open_queue(settings), lambda: runtime)
         app.state.jobs = queue
         interrupted = queue.recover(store)
@@ -215,6 +221,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 await gateway.http.aclose()
             await in_thread(queue.stop_consumer, store)
             reconciler.stop()
+            app.state.light_pool.close()
             pool.close()
             store.close()
 
@@ -243,16 +250,29 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Exception: internal_error,
         },
     )
-    record_public_url(app, settings.public_url)  # links: from PUBLIC_URL, never from Host
-    app.state.x402 = X402Gateway(settings.x402) if settings.x402 else None
-    app.state.mpp = MppGateway(settings.mpp) if settings.mpp else None
-    app.add_middleware(_RequestIdMiddleware)
+    _configure(app, settings)
     return app
 
 
-class _RequestIdMiddleware:
-    """A request id on every request (state), every response (X-Request-Id) and every
-    line logged while the request is served (``bento.ops.logs``)."""
+def _configure(app: Starlette, settings: Settings) -> None:
+    """What the app holds from its creation on (before its lifespan): where its links
+    point, its rate limits, its payment gateways, and its middleware."""
+    record_public_url(app, settings.public_url)  # links: from PUBLIC_URL, never from Host
+    app.state.rate_limits = RateLimits(
+        anonymous=settings.anonymous_rate_limit,
+        keyed=settings.key_rate_limit,
+        storage_uri=settings.rate_limit_storage or settings.sign_in_limit_storage,
+        trusted_hops=settings.trusted_proxy_hops,
+    )
+    app.state.x402 = X402Gateway(settings.x402) if settings.x402 else None
+    app.state.mpp = MppGateway(settings.mpp) if settings.mpp else None
+    app.add_middleware(_LastResort)  # inside the id's middleware: a 500 names its request
+    app.add_middleware(_RequestIdMiddleware)
+
+
+class _HttpMiddleware:
+    """ASGI middleware that acts on HTTP requests (:meth:`handle`) and lets every other
+    kind of scope (the lifespan) through as it is."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -261,6 +281,42 @@ class _RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        raise NotImplementedError
+
+
+class _LastResort(_HttpMiddleware):
+    """A bug answers problem+json 500 here, inside the app, and is not raised further.
+
+    Starlette's outermost error middleware answers a bug too, but then raises it again to
+    the server, which closes the connection: the client's next request on that
+    connection would be reset. Caught here, the connection stays open like after any
+    other answer. Once an answer has begun, nothing can be said any more: raised on."""
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:
+                raise
+            response = await internal_error(Request(scope, receive), exc)
+            await response(scope, receive, send)
+
+
+class _RequestIdMiddleware(_HttpMiddleware):
+    """A request id on every request (state), every response (X-Request-Id) and every
+    line logged while the request is served (``bento.ops.logs``)."""
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         rid = uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = rid
 

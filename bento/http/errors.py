@@ -21,9 +21,11 @@ knows HTTP beyond header names.
     │   └── PaymentRefused           401 a payment credential was refused
     ├── PaymentRequired            402 no credential at all; accepts[] offers ways to pay
     ├── QuotaExceeded              429 the account cannot cover the solve
+    ├── RateLimited                429 too many requests from one address or key (Retry-After)
     ├── NotFound                   404 no such path, job or error type
     ├── MethodNotAllowed           405 the path exists with other methods
     ├── SolverInfeasible           422 the hard rules admit no roster (a delivered answer)
+    ├── WorkTimeout                504 work that solves nothing ran past its deadline
     ├── SolverTimeout              504 no roster within the time limit
     ├── ServiceUnavailable         503 solvers busy, lost or stopping, a dependency down
     └── InternalError              500 a bug, or a solve that failed (overran its deadline)
@@ -32,7 +34,7 @@ knows HTTP beyond header names.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.errors import FieldError
 
@@ -102,6 +104,12 @@ class InvalidJson(UnreadableBody):
     advice = "Check the body with a JSON linter; `detail` says where parsing stopped."
 
 
+#: How many faults a 422 lists: a body of many thousand bad items is refused with the
+#: first of them and their total (``errors_total``), so the answer stays small whatever
+#: the body holds; fixing those and validating again shows the next.
+MAX_LISTED_ERRORS: Final = 100
+
+
 class ValidationFailed(ServiceError):
     """The request breaks the contract; one entry of ``errors[]`` per fault."""
 
@@ -118,8 +126,14 @@ class ValidationFailed(ServiceError):
     )
 
     def __init__(self, faults: Sequence[FieldError]) -> None:
+        listed = faults[:MAX_LISTED_ERRORS]
+        detail = f"{len(faults)} error(s) in the request"
+        if len(faults) > len(listed):
+            detail += f"; the first {len(listed)} are listed"
         super().__init__(
-            f"{len(faults)} error(s) in the request", errors=[f.as_dict() for f in faults]
+            detail,
+            errors=[f.as_dict() for f in listed],
+            errors_total=len(faults) if len(faults) > len(listed) else None,
         )
 
 
@@ -227,6 +241,43 @@ class SolverInfeasible(ServiceError):
     advice = (
         "`error.diagnosis.causes` names the rules that conflict; relax one of them (for example"
         " make it soft) and solve again."
+    )
+
+
+class RateLimited(ServiceError):
+    """Too many requests from one client address (anonymous) or one API key in a window."""
+
+    slug = "rate-limited"
+    status = 429
+    title = "Too many requests"
+    when = (
+        "More requests came from this client address (operations without a credential) or "
+        "with this API key than the service's rate limit allows in a short window. Nothing "
+        "was run and nothing was charged."
+    )
+    advice = (
+        "Wait the number of seconds in the `Retry-After` header, then retry; spread calls "
+        "out, or send an API key for the higher per-key limit."
+    )
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after)})
+
+
+class WorkTimeout(ServiceError):
+    """Work that solves nothing ran past its deadline and was stopped."""
+
+    slug = "deadline-exceeded"
+    status = 504
+    title = "The work ran past its deadline and was stopped"
+    when = (
+        "An operation that runs no solver (an audit, a comparison, a validation, a "
+        "recommendation) ran past its deadline; its process was stopped. Nothing was "
+        "charged."
+    )
+    advice = (
+        "Send a smaller request: fewer days, a shorter roster, or the dates that matter; "
+        "a long period is planned period by period with history."
     )
 
 

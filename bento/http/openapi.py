@@ -21,6 +21,7 @@ from bento.http.errors import (
     NotFound,
     PayloadTooLarge,
     QuotaExceeded,
+    RateLimited,
     ServiceError,
     ServiceUnavailable,
     SolverInfeasible,
@@ -29,10 +30,11 @@ from bento.http.errors import (
     Unauthorized,
     UnsupportedMediaType,
     ValidationFailed,
+    WorkTimeout,
     error_types,
 )
 from bento.http.operations import OPERATIONS
-from bento.http.pipeline import STOP_OPERATION_ID, InPool, Operation
+from bento.http.pipeline import STOP_OPERATION_ID, InLightPool, InPool, Operation
 from bento.http.problems import PROBLEM_JSON
 from bento.http.schemas import beside_v1_schemas
 from bento.solving.job_control import JobProgress
@@ -214,6 +216,7 @@ def _operation_item(operation: Operation) -> dict[str, Any]:
     declaration (who pays, whether it solves or queues); its words come from its docs."""
     docs, payable = operation.docs, operation.payment == "key_or_payment"
     paid, solves = operation.payment != "free", isinstance(operation.run, InPool)
+    light = isinstance(operation.run, InLightPool)
     charged = {**UNITS_HEADERS, **(PAYMENT_HEADERS if payable else {})}
     answered: dict[str, Any] = {"description": docs.answered}
     if paid:
@@ -233,18 +236,24 @@ def _operation_item(operation: Operation) -> dict[str, Any]:
         responses["402"] = OFFER
     if solves:
         may_answer((ValidationFailed, TierLimitExceeded, SolverInfeasible), charged)
+    elif paid and light:  # a question that solves nothing is still admitted by size
+        may_answer((ValidationFailed, TierLimitExceeded))
     else:
         may_answer(ValidationFailed)
     if paid:
-        may_answer(QuotaExceeded)
-    if solves:
+        may_answer((QuotaExceeded, RateLimited))
+    else:
+        may_answer(RateLimited, RETRY_AFTER)
+    if solves or light:
         may_answer(InternalError)
     if operation.queues:
         may_answer(LongSolveNotImplemented)
-    if paid:
+    if paid or light:
         may_answer(ServiceUnavailable, RETRY_AFTER)
     if solves:
         may_answer(SolverTimeout)
+    elif light:
+        may_answer(WorkTimeout)
     item: dict[str, Any] = {"operationId": operation.tool.name, "summary": docs.summary}
     if docs.description:
         item["description"] = docs.description

@@ -17,10 +17,15 @@ Units (docs/semantics.md, "Size and units"):
   history before its period (not billed): it costs, is admitted, queued and charged as
   that solve. A large or long one is queued on a pro key (202), its job running
   ``engine.plan:plan`` on the stored plan body, and refused otherwise.
-- a recommendation runs no solver (milliseconds, on any request size): a flat
-  :data:`RECOMMEND_UNITS`, charged when the ranking is delivered.
+- a recommendation runs no solver: a flat :data:`RECOMMEND_UNITS`, charged when the
+  ranking is delivered. It is admitted by size like a question (a large request is 422
+  ``tier-limit-exceeded``) and runs in a light process under
+  :data:`RECOMMEND_DEADLINE_SECONDS`, well inside the lease of its unit: past it, it is
+  stopped, answered 504 and not charged.
 - a validation, an audit and a comparison of two rosters are free and need no
-  credential (no solver runs; the body cap of every request applies).
+  credential (no solver runs; the body cap and the period's ceiling of every request
+  apply). They are rate-limited per client address; the audit and the comparison run in
+  a light process under :data:`FREE_DEADLINE_SECONDS` (``bento.solving.light``).
 - an explanation of a roster's shortages and a why-not question each cost what a solve
   of their request costs, and run synchronously only, like a re-plan (a large request is
   422 ``tier-limit-exceeded``; the time limit is capped at 30 s). Their answer is always
@@ -42,7 +47,7 @@ from typing import Final
 
 from bento.billing.admission import SYNC_TIME_LIMIT_SECONDS, Admission, admit
 from bento.http.errors import TierLimitExceeded
-from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool
+from bento.http.pipeline import Docs, InLightPool, InPool, InThread, Operation, Payer, Tool
 from engine.contract import SolveRequest, SolveResponse, ValidateResponse
 from engine.inquiry import (
     AuditRequest,
@@ -69,13 +74,16 @@ from engine.planning import (
     parse_recommend,
     parse_replan,
 )
-from engine.recommend import recommend
-from engine.review import audit_roster, compare_rosters
 from engine.rules import parse_request
 from engine.size import LARGE_SIZE_THRESHOLD, request_size, size_class
 from engine.validation import describe
 
 RECOMMEND_UNITS: Final = 1
+#: Past these seconds from its start, work that solves nothing is stopped (504, nothing
+#: charged). The largest audit a valid body allows takes about a second; a
+#: recommendation's deadline falls well inside the lease of its unit.
+FREE_DEADLINE_SECONDS: Final = 10.0
+RECOMMEND_DEADLINE_SECONDS: Final = 20.0
 KEY_ONLY: Final = (
     "no API key, or an unknown or disabled one (these operations take no payment, so a "
     "missing credential is 401, not the 402 offer of POST /solve)"
@@ -127,7 +135,9 @@ RECOMMEND_DESCRIPTION: Final = (
     "roster: the hard rules it breaks, the objective delta and the soft terms it moves. "
     "Feasible moves first, then the smallest objective delta. Employees already in the "
     "slot and those absent on its date are not candidates. Costs "
-    f"{RECOMMEND_UNITS} unit, on an API key only."
+    f"{RECOMMEND_UNITS} unit, on an API key only. Runs synchronously only, on any tier (a "
+    "large request is 422 tier-limit-exceeded), and is stopped past "
+    f"{RECOMMEND_DEADLINE_SECONDS:g} s (504, nothing charged)."
 )
 
 
@@ -175,7 +185,15 @@ def _keyed_solve_notes(what: str) -> dict[int, str]:
 
 
 def _admit_recommend(ask: RecommendRequest, payer: Payer | None) -> Admission:
-    return Admission(request_size(ask.request), RECOMMEND_UNITS, time_limit=0.0)
+    """Synchronous on any tier, like every question of a roster: a large request is
+    TierLimitExceeded at once. Its lease covers its deadline (``time_limit``)."""
+    size = request_size(ask.request)
+    if size_class(size) == "large":
+        raise TierLimitExceeded(
+            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: a recommendation runs "
+            "synchronously only, and large problems are solved on the queued path only"
+        )
+    return Admission(size, RECOMMEND_UNITS, time_limit=RECOMMEND_DEADLINE_SECONDS)
 
 
 def _admit_validate(request: SolveRequest, payer: Payer | None) -> Admission:
@@ -194,10 +212,18 @@ def _admit_why(ask: WhyRequest, payer: Payer | None) -> Admission:
     return _admit_synchronous(ask.request, "a why-not question")
 
 
+ANONYMOUS_429: Final = (
+    "too many requests from this client address (or with this key) in a short window; "
+    "Retry-After says when to try again"
+)
 FREE_NOTES: Final = {
     422: "the body breaks the contract, or a roster does not fit its request (unknown "
     "employee, shift or duty, a date outside the period, or a roster of another request "
     "as one fault); errors[] has JSON paths, e.g. [roster, 3, employee_id]",
+    429: ANONYMOUS_429,
+    503: "the light processes stayed busy for their wait, or their waiting line is full "
+    "(Retry-After)",
+    504: f"the work ran past its deadline of {FREE_DEADLINE_SECONDS:g} s and was stopped",
 }
 QUESTION_422: Final = (
     "the body breaks the contract or the roster does not fit its request (errors[] with "
@@ -214,7 +240,7 @@ VALIDATE = Operation(
     docs=Docs(
         "Check a request without solving it (free, no authentication)",
         answered="valid, with hints",
-        notes={422: "the request breaks the contract; errors[] has JSON paths"},
+        notes={422: "the request breaks the contract; errors[] has JSON paths", 429: ANONYMOUS_429},
     ),
     tool=Tool(
         "validate_shift_input",
@@ -377,16 +403,21 @@ RECOMMEND = Operation(
         description=RECOMMEND_DESCRIPTION,
         notes={
             401: KEY_ONLY,
-            422: "errors[] with JSON paths, e.g. [slot, shift_id]",
-            429: QUOTA,
-            503: "the account store is unreachable, or the units are held by the account's "
-            "solves under way (Retry-After); nothing was charged",
+            422: "errors[] with JSON paths, e.g. [slot, shift_id]; or a large request (it "
+            "runs synchronously only, on any tier); nothing is charged",
+            429: QUOTA + "; or too many requests with this key (rate-limited, Retry-After)",
+            500: "the ranking failed; nothing was charged",
+            503: "the light processes stayed busy (Retry-After), the account store is "
+            "unreachable, or the units are held by the account's solves under way "
+            "(Retry-After); nothing was charged",
+            504: f"the ranking ran past its deadline of {RECOMMEND_DEADLINE_SECONDS:g} s and "
+            "was stopped; nothing was charged",
         },
     ),
     tool=Tool(
         "recommend_employees",
         """Rank who could fill ``slot`` (a shift on a date, optionally a duty) in a
-        published ``roster``, best first, without re-solving (milliseconds, 1 unit).
+        published ``roster``, best first, without re-solving (1 unit).
 
         Each candidate's move (taking the slot, leaving the shift they work that date) is
         priced by the audit of the edited roster: the hard rules it would break
@@ -399,7 +430,7 @@ RECOMMEND = Operation(
     ),
     parse=parse_recommend,
     admit=_admit_recommend,
-    run=InThread(recommend),
+    run=InLightPool("engine.recommend:recommend", RECOMMEND_DEADLINE_SECONDS),
     called="recommendation",
 )
 AUDIT = Operation(
@@ -437,7 +468,7 @@ AUDIT = Operation(
     ),
     parse=parse_audit,
     admit=_admit_free,
-    run=InThread(audit_roster),
+    run=InLightPool("engine.review:audit_roster", FREE_DEADLINE_SECONDS),
     payment="free",
 )
 COMPARE = Operation(
@@ -474,7 +505,7 @@ COMPARE = Operation(
     ),
     parse=parse_compare,
     admit=_admit_free,
-    run=InThread(compare_rosters),
+    run=InLightPool("engine.review:compare_rosters", FREE_DEADLINE_SECONDS),
     payment="free",
 )
 EXPLAIN = Operation(

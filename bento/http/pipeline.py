@@ -4,14 +4,19 @@ An operation (``bento.http.operations``) is a declaration: how its body becomes 
 engine's typed request, what it costs, and where it runs. :func:`serve` walks it in one
 order, the same for all, so that each step is written once:
 
+0. the rate limit, before the body is read: per client address without a key, per key
+   with one (429 ``rate-limited`` with Retry-After; ``bento.http.rate_limits``);
 1. the body: content type (415), size while reading (413), JSON (400) (``bento.http.gate``);
 2. the payer: an API key, a payment where the operation takes one, or none for a free
    operation (401; 402 with the offer when a payable operation came with no credential);
-3. the request, parsed once into the engine's typed model (422 with JSON paths);
+3. the request, parsed once into the engine's typed model (422 with JSON paths), in a
+   thread, so a large body never stalls the event loop;
 4. admission: its size, units and time limit, and whether it is queued (422, 501);
 5. the hold: units reserved, or the payment claimed and verified (429, 503, 401);
-6. the run: in a solver process, or in a thread for what solves nothing (503 when the
-   solvers stay busy, 500 when one fails; either way the hold is released);
+6. the run: in a solver process, or in a light process for what solves nothing
+   (``bento.solving.light``), each under a deadline (503 when the processes stay busy,
+   504 past a light task's deadline, 500 when one fails; either way the hold is
+   released, and a deadline always falls inside the hold's lease);
 7. the settlement: a delivered answer is charged and answered (200, or 422
    solver-infeasible with its diagnosis), anything else released (504, 500).
 
@@ -40,15 +45,28 @@ from bento.billing.units import KeyPayer
 from bento.http.blocking import in_thread
 from bento.http.errors import (
     InternalError,
+    InvalidJson,
+    RateLimited,
+    ServiceError,
     ServiceUnavailable,
     Unauthorized,
     ValidationFailed,
+    WorkTimeout,
 )
-from bento.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer, json_body
+from bento.http.free_work import answer_free, name_of
+from bento.http.gate import (
+    REALM,
+    RETRY_AFTER_UNAVAILABLE,
+    bearer,
+    discard_body,
+    json_body,
+    raw_body,
+)
 from bento.http.job_names import job_name
 from bento.http.problems import server_root
+from bento.http.rate_limits import rate_limits_of
 from bento.ops.metrics import SolvePath
-from bento.solving.failures import SolveFailed, SolverBusy
+from bento.solving.failures import DeadlineMissed, SolveFailed, SolverBusy
 from bento.solving.jobs import (
     RETRY_AFTER_SECONDS,
     JobQueue,
@@ -56,6 +74,7 @@ from bento.solving.jobs import (
     engine_name,
     failed_response,
 )
+from bento.solving.light import LightPool, run_named
 from bento.solving.outcome import answer_body, delivered, run_in_pool, undelivered
 from bento.store import Account, Store
 from engine.contract import SolveResponse
@@ -117,9 +136,20 @@ class InPool:
 
 @dataclass(frozen=True)
 class InThread:
-    """Runs in a thread of the web worker: what solves nothing (milliseconds)."""
+    """Runs in a thread of the web worker: what is cheap on any body it may get."""
 
     function: Callable[[Any], BaseModel]
+
+
+@dataclass(frozen=True)
+class InLightPool:
+    """Runs in a light process (``bento.solving.light``): what solves nothing but may be
+    real work on a large body. The engine's function is named (``module:function``);
+    past ``deadline_seconds`` from its start its process is stopped (504, nothing
+    charged)."""
+
+    call: str
+    deadline_seconds: float
 
 
 @dataclass(frozen=True)
@@ -157,7 +187,7 @@ class Operation:
     docs: Docs
     parse: Callable[[Any], Any]  # the body into the engine's typed request; InvalidRequest
     admit: Callable[[Any, Payer | None], Admission]  # NotAdmitted when it may not run
-    run: InPool | InThread
+    run: InPool | InLightPool | InThread
     payment: Payment = "key"
     queues: bool = False  # a large or long one goes to the job queue (202)
     key_required: str = "API key required (these operations take no payment)"
@@ -166,6 +196,9 @@ class Operation:
     def __post_init__(self) -> None:
         """A queued run is a job a consumer runs from its record: it solves in the pool,
         and its parser and engine function are found again by their names."""
+        if isinstance(self.run, InLightPool):
+            checked_name(self.run.call)
+            name_of(self.parse)  # a free one is parsed in the light process, by name
         if self.queues:
             if not isinstance(self.run, InPool):
                 raise ValueError(f"{self.name}: only a run in the solver pool is queued")
@@ -186,30 +219,33 @@ class Operation:
 
 async def serve(operation: Operation, request: Request) -> Response:
     """The answer to ``request`` for ``operation``, in the order of the module docstring."""
+    try:
+        await _count(operation, request)
+    except RateLimited:
+        await discard_body(request)
+        raise
+    if operation.payment == "free" and isinstance(operation.run, InLightPool):
+        return await _answer_free(operation, operation.run, request)
     data = await json_body(request)
     payer = await _payer(operation, request, data)
     try:
-        ask = operation.parse(data)
+        ask = await in_thread(operation.parse, data)  # a large body: off the event loop
     except InvalidRequest as exc:
         raise ValidationFailed(exc.errors) from None
     admission = operation.admit(ask, payer)
     if payer is None:
-        return JSONResponse(answer_body(await _run(operation, request, ask, admission, None)))
+        answer = await _run_failing_as_errors(operation, request, ask, admission, None, "")
+        return await in_thread(JSONResponse, answer_body(answer))
     name = job_name(operation.called_as, ask)
     if admission.queued:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
         return await _enqueue(operation, request, payer.account, data, admission, name)
-    solves = isinstance(operation.run, InPool)
-    bill = await payer.hold(operation.name, admission, solves=solves, data=data, name=name)
+    leased = not isinstance(operation.run, InThread)
+    bill = await payer.hold(operation.name, admission, solves=leased, data=data, name=name)
     try:
-        answer = await _run(operation, request, ask, admission, bill.on_start)
-    except SolverBusy as busy:  # SolverLost too: nothing was started, or nothing is left
-        await bill.release()
-        detail = f"{busy}; {bill.nothing_charged}"
-        raise ServiceUnavailable(detail, retry_after=busy.retry_after_seconds) from None
-    except SolveFailed as exc:
-        await bill.release()
-        raise InternalError(f"{exc}; {bill.nothing_charged}") from None
+        answer = await _run_failing_as_errors(
+            operation, request, ask, admission, bill.on_start, bill.nothing_charged
+        )
     except BaseException:
         await bill.release()
         raise
@@ -246,6 +282,24 @@ async def account_for(request: Request, missing: str = "API key required") -> Ac
     return account
 
 
+async def _count(operation: Operation, request: Request) -> None:
+    """Step 0, before the body is read: the request counts against its rate limit. A
+    free call with a valid API key (an assistant's, through the MCP tools) counts against
+    the key's; any other call without a key against its client address. A keyed call to
+    a paid operation is counted once its key is known (:func:`_payer`)."""
+    limits = rate_limits_of(request)
+    key = bearer(request)
+    if key is None:
+        await limits.check_address(request, operation.called_as)
+    elif operation.payment == "free":
+        store: Store = request.app.state.store
+        account = await in_thread(store.accounts.authenticate, key)
+        if account is None:
+            await limits.check_address(request, operation.called_as)
+        else:
+            await limits.check_key(account.key_id or account.id)
+
+
 async def _payer(operation: Operation, request: Request, data: Any) -> Payer | None:
     """Step 2: who pays. A payable operation without any credential is the 402 offer."""
     if operation.payment == "free":
@@ -256,7 +310,63 @@ async def _payer(operation: Operation, request: Request, data: Any) -> Payer | N
             return await paying_with(request, data, header)
         if bearer(request) is None:
             raise payment_required(request, data)
-    return KeyPayer(request, await account_for(request, operation.key_required))
+    account = await account_for(request, operation.key_required)
+    await rate_limits_of(request).check_key(account.key_id or account.id)
+    return KeyPayer(request, account)
+
+
+async def _answer_free(operation: Operation, run: InLightPool, request: Request) -> Response:
+    """A free operation that runs in a light process: the body's bytes go there, are
+    parsed there and answered there (``bento.http.free_work``); this worker only checks
+    the content type and size and moves bytes. Its faults are answered as any other's."""
+    body = await raw_body(request)
+    light: LightPool = request.app.state.light_pool
+    work = (name_of(operation.parse), run.call, body)
+    try:
+        kind, value = await light.run(answer_free, work, run.deadline_seconds)
+    except (SolverBusy, SolveFailed) as failure:
+        raise _failure_error(operation, failure, "; nothing was charged") from None
+    if kind == "invalid_json":
+        raise InvalidJson(value)
+    if kind == "invalid":
+        raise ValidationFailed(value)
+    return Response(value, media_type="application/json")
+
+
+def _failure_error(
+    operation: Operation, failure: SolverBusy | SolveFailed, said: str
+) -> ServiceError:
+    """The error a failed run is answered with: 503 busy or lost (Retry-After), 504 past
+    a light task's deadline, 500 otherwise."""
+    if isinstance(failure, SolverBusy):  # SolverLost too: nothing was started, or is left
+        return ServiceUnavailable(f"{failure}{said}", retry_after=failure.retry_after_seconds)
+    if isinstance(failure, DeadlineMissed):
+        if not isinstance(operation.run, InLightPool):
+            return InternalError(f"the solve missed its deadline and was stopped{said}")
+        seconds = operation.run.deadline_seconds
+        return WorkTimeout(
+            f"the {operation.called_as} ran past its deadline of {seconds:g} s and was "
+            f"stopped{said}"
+        )
+    return InternalError(f"{failure}{said}")
+
+
+async def _run_failing_as_errors(
+    operation: Operation,
+    request: Request,
+    ask: Any,
+    admission: Admission,
+    on_start: Callable[[], None] | None,
+    nothing_charged: str,
+) -> BaseModel:
+    """Step 6: the run, its failures as the errors they are answered with (503 busy or
+    lost, 504 past a light task's deadline, 500 otherwise); ``nothing_charged`` is said
+    in each."""
+    said = f"; {nothing_charged}" if nothing_charged else "; nothing was charged"
+    try:
+        return await _run(operation, request, ask, admission, on_start)
+    except (SolverBusy, SolveFailed) as failure:
+        raise _failure_error(operation, failure, said) from None
 
 
 async def _run(
@@ -269,6 +379,11 @@ async def _run(
     run = operation.run
     if isinstance(run, InThread):
         return await in_thread(run.function, ask)
+    if isinstance(run, InLightPool):
+        light: LightPool = request.app.state.light_pool
+        work = (run.call, ask)
+        answer: BaseModel = await light.run(run_named, work, run.deadline_seconds, on_start)
+        return answer
     return await run_in_pool(request, run.call, ask, admission.time_limit, run.path, on_start)
 
 
@@ -339,4 +454,14 @@ def job_links(request: Request, job_id: str) -> dict[str, str]:
     return {"Location": job, "Link": links}
 
 
-__all__ = ["Docs", "InPool", "InThread", "Operation", "Tool", "account_for", "endpoint", "serve"]
+__all__ = [
+    "Docs",
+    "InLightPool",
+    "InPool",
+    "InThread",
+    "Operation",
+    "Tool",
+    "account_for",
+    "endpoint",
+    "serve",
+]

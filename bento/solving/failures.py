@@ -12,6 +12,10 @@ class SolveFailed(Exception):
     """The worker died or missed its deadline; nothing was solved."""
 
 
+class DeadlineMissed(SolveFailed):
+    """The work overran its deadline and its process was stopped; nothing was delivered."""
+
+
 class SolverBusy(Exception):
     """No solver process came free within the wait allowed; nothing was started."""
 

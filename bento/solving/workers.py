@@ -43,7 +43,7 @@ from typing import Any, Final, NamedTuple
 from pebble import ProcessExpired, ProcessFuture, ProcessPool
 
 from bento.solving import lifeline
-from bento.solving.failures import SolveFailed, SolverBusy, SolverLost
+from bento.solving.failures import DeadlineMissed, SolveFailed, SolverBusy, SolverLost
 
 DEADLINE_GRACE_SECONDS = 10.0  # CP-SAT may overrun its limit; past this the process is stopped
 LOST_RETRY_AFTER_SECONDS = 5  # a fresh process replaces a lost one within seconds
@@ -61,12 +61,15 @@ class JobLink(NamedTuple):
     attempt: int = 1  # which run of the job (bento.solving.jobs runs a dead consumer's again)
 
 
-def _init_worker(memory_mb: int, owner: int) -> None:
+def _init_worker(memory_mb: int, owner: int, warm: tuple[str, ...] = ("engine.solve",)) -> None:
+    import importlib
+
     lifeline.bind_to_owner(owner)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    import engine.solve  # noqa: F401  (import once per worker, not per solve)
+    for module in warm:  # import once per worker, not per task
+        importlib.import_module(module)
 
 
 SOLVE: Final = "engine.solve:solve"
@@ -108,7 +111,13 @@ def _run_engine(
 class SolvePool:
     """A fixed number of solver processes shared by every request and job of a process."""
 
-    def __init__(self, processes: int, memory_mb: int, cp_sat_workers: int) -> None:
+    def __init__(
+        self,
+        processes: int,
+        memory_mb: int,
+        cp_sat_workers: int,
+        warm: tuple[str, ...] = ("engine.solve",),
+    ) -> None:
         self.processes = processes
         self.memory_mb = memory_mb
         self.cp_sat_workers = cp_sat_workers
@@ -121,7 +130,7 @@ class SolvePool:
         self._pool = ProcessPool(
             max_workers=processes,
             initializer=_init_worker,
-            initargs=(memory_mb, os.getpid()),
+            initargs=(memory_mb, os.getpid(), warm),
             context=multiprocessing.get_context("spawn"),
         )
         if not self._pool.active:  # starts the processes now, not on the first solve
@@ -157,8 +166,10 @@ class SolvePool:
         expected_seconds: float,
         wait_seconds: float | None = None,
         on_start: Callable[[], None] | None = None,
+        grace: float = DEADLINE_GRACE_SECONDS,
     ) -> Any:
-        """Run ``function(*args)`` on a free process, stopped past its expected time + grace."""
+        """Run ``function(*args)`` on a free process, stopped past its expected time +
+        ``grace`` (DeadlineMissed)."""
         if self._stopping:
             raise self._stopped()
         if not self._slots.acquire(timeout=wait_seconds):
@@ -177,9 +188,7 @@ class SolvePool:
             self._running[ticket] = time.monotonic() + expected_seconds
         try:
             try:
-                future = self._pool.schedule(
-                    function, args=args, timeout=expected_seconds + DEADLINE_GRACE_SECONDS
-                )
+                future = self._pool.schedule(function, args=args, timeout=expected_seconds + grace)
             except RuntimeError as exc:  # pebble: the pool is stopping or broken
                 if self._stopping:
                     raise self._stopped() from None
@@ -192,7 +201,7 @@ class SolvePool:
         except SolveFailed:
             raise
         except TimeoutError:
-            raise SolveFailed("the solve missed its deadline and was stopped") from None
+            raise DeadlineMissed("the solve missed its deadline and was stopped") from None
         except ProcessExpired as exc:
             if self._stopping:
                 raise self._stopped() from None

@@ -79,6 +79,10 @@ def serve_environment(home: Path, port: int | None = None, **extra: str) -> dict
         "CP_SAT_WORKERS": "1",
         "BENTOML_HOME": str(home / "bentoml"),
         "BENTOML_DO_NOT_TRACK": "true",
+        # Served tests send many calls from one address and key; the limits themselves
+        # are tested in-process (tests/bento/test_work_limits.py).
+        "ANONYMOUS_RATE_LIMIT": "off",
+        "KEY_RATE_LIMIT": "off",
         **extra,
     }
 

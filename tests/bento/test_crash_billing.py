@@ -162,6 +162,7 @@ def test_a_database_outage_mid_solve_delivers_flagged_and_captures_once_back(
         cp_sat_workers=1,
         diagnosis_budget_seconds=DIAGNOSIS_SECONDS,
         jobs_db_path=str(tmp_path / "jobs.db"),
+        settle_patience_seconds=1.0,  # an outage longer than the request waits for
     )
     headers = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
     store = Store(database_url)

@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from bento.http.api import Settings, create_app
-from bento.http.gate import MAX_JSON_DEPTH, json_depth
+from bento.http.gate import MAX_JSON_DEPTH, json_depth, text_depth
 from engine.contract import MAX_COUNT, MAX_PENALTY_WEIGHT
 from tests.factories import full_request_dict, minimal_request_dict, replaced
 
@@ -70,6 +72,26 @@ def test_json_depth_counts_arrays_and_objects() -> None:
     assert json_depth([]) == 1
     assert json_depth({"a": [{"b": 1}], "c": 2}) == 3
     assert json_depth(json.loads(nested(500))) == 500
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab'),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON_VALUES, st.booleans())
+def test_the_depth_read_off_the_text_is_the_depth_of_the_value(
+    value: Any, ascii_only: bool
+) -> None:
+    """Strings full of brackets, quotes and backslashes never count as structure."""
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=None if ascii_only else 1)
+    assert text_depth(text.encode()) == json_depth(value)
 
 
 @pytest.mark.parametrize("path", OPERATIONS)

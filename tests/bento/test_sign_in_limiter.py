@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import secrets
 
-from bento.dashboard.security import SignInLimiter, SignUpLimiter, client_address
+from bento.dashboard.security import SignInLimiter, SignUpLimiter
+from bento.http.addresses import client_address
 
 
 def test_the_sixth_attempt_for_one_email_within_a_minute_is_refused() -> None:
