@@ -108,5 +108,9 @@ class ShiftScheduler:
 # redirects Starlette writes itself point to PUBLIC_URL, not to the request's Host.
 # (bentoml.service made the class a Service; its decorators' types keep the class.)
 bento_service = cast("bentoml.Service[ShiftScheduler]", ShiftScheduler)
-bento_service.add_asgi_middleware(ReadableNotFound, public_url=settings.public_url)
+bento_service.add_asgi_middleware(
+    ReadableNotFound,
+    public_url=settings.public_url,
+    limits_of=lambda: getattr(public_api.state, "rate_limits", None),
+)
 bento_service.add_asgi_middleware(PublicRedirects, public_url=settings.public_url)

@@ -13,15 +13,17 @@ other client, each pointing to the API's index, the dashboard and the docs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from bento.http.errors import NotFound
+from bento.http.errors import NotFound, RateLimited
 from bento.http.front import TEMPLATES, page_context
 from bento.http.problems import API_ROOT, render, server_root
+from bento.http.rate_limits import RateLimits
 
 _BARE_BODY: Final = b"Not Found"
 
@@ -81,9 +83,15 @@ class ReadableNotFound:
     links start from ``public_url`` (``Settings.public_url``) when given, else from
     the value the API app recorded (:func:`bento.http.problems.public_url`)."""
 
-    def __init__(self, app: Any, public_url: str | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        public_url: str | None = None,
+        limits_of: Callable[[], RateLimits | None] | None = None,
+    ) -> None:
         self.app = app
         self.state = State({"public_url": public_url} if public_url else {})
+        self.limits_of = limits_of  # the anonymous limit a page of nothing counts against
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -95,8 +103,20 @@ class ReadableNotFound:
             nonlocal replaced
             if message["type"] == "http.response.start" and _is_bare(message):
                 replaced = True
-                await site_not_found(Request({**scope, "app": self}))(scope, receive, send)
+                answer = await self._answer(Request({**scope, "app": self}))
+                await answer(scope, receive, send)
             elif not replaced:  # the bare body is dropped
                 await send(message)
 
         await self.app(scope, receive, send_readable)
+
+    async def _answer(self, request: Request) -> Response:
+        """The readable 404, or 429 once the client's address is past its limit: a page of
+        nothing is free, like every call without a credential."""
+        limits = self.limits_of() if self.limits_of is not None else None
+        if limits is not None:
+            try:
+                await limits.check_address(request, "a path nothing serves")
+            except RateLimited as refused:
+                return render(request, refused)
+        return site_not_found(request)

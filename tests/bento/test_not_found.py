@@ -21,6 +21,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from bento.http.not_found import ReadableNotFound
+from bento.http.rate_limits import RateLimits
 from tests.bento.site import site_app, site_settings
 
 BASE = "http://127.0.0.1:8000"  # the OAuth routes at the root want https or a loopback
@@ -117,3 +118,17 @@ def test_only_the_bare_404_is_replaced() -> None:
         assert client.get("/own").text == "no such roster"
         assert client.get("/other").text.startswith("Nothing at /other.")
         assert client.head("/other").status_code == 404
+
+
+def test_pages_of_nothing_count_against_the_client_address() -> None:
+    """Past the anonymous limit, a path nothing serves is 429 with Retry-After, not the
+    page: a page of nothing is free, like every call without a credential."""
+    limits = RateLimits(anonymous="2/minute")
+    app = Starlette(middleware=[Middleware(ReadableNotFound, limits_of=lambda: limits)])
+    with TestClient(app) as client:
+        for _ in range(2):
+            assert client.get("/nothing").text.startswith("Nothing at /nothing.")
+        refused = client.get("/nothing")
+        assert refused.status_code == 429
+        assert refused.json()["type"].endswith("/rate-limited")
+        assert int(refused.headers["retry-after"]) >= 1

@@ -25,6 +25,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
@@ -32,6 +35,7 @@ from bento.billing.admission import Admission
 from bento.http.api import create_app
 from bento.http.errors import MAX_LISTED_ERRORS
 from bento.http.pipeline import Docs, InLightPool, Operation, Payer, Tool, endpoint
+from bento.http.rate_limits import LimitedByAddress, RateLimits
 from bento.settings import Settings
 from bento.store import Store, StoreUnavailable
 from bento.store.reconcile import audit as audit_ledger
@@ -301,3 +305,29 @@ def test_a_422_lists_a_bounded_number_of_faults_with_their_total(client: TestCli
     assert problem["errors_total"] == faults
     assert problem["errors"][0]["path"] == ["schedule_period", "holidays", 0]
     assert ProblemDetails.model_validate(problem).errors_total == faults  # as documented
+
+
+def test_oauth_client_registration_counts_against_the_client_address() -> None:
+    """The MCP library's own route is limited from outside it, by a middleware."""
+
+    async def register(_: object) -> JSONResponse:
+        return JSONResponse({"client_id": "new"}, status_code=201)
+
+    limits = RateLimits(anonymous="1/minute")
+    app = Starlette(
+        routes=[Route("/register", register, methods=["POST"])],
+        middleware=[
+            Middleware(
+                LimitedByAddress,
+                limits_of=lambda: limits,
+                routes=frozenset({("POST", "/register")}),
+                what="OAuth client registration",
+            )
+        ],
+    )
+    with TestClient(app) as plain:
+        assert plain.post("/register", json={}).status_code == 201
+        refused = plain.post("/register", json={})
+        assert refused.status_code == 429
+        assert "OAuth client registration" in refused.json()["detail"]
+        assert int(refused.headers["retry-after"]) >= 1
