@@ -97,6 +97,7 @@ class Settings:
     # pool of its own (bento.solving.light): processes, and how many may wait for one.
     light_processes: int = 1
     light_queue_length: int = 8
+    light_prestart: bool = False  # from_env: true, so the first free call finds it ready
     # How long a delivered answer waits for an unreachable store to record its charge
     # before the outbox keeps it (bento.billing.units): the headers then say what the
     # ledger holds whenever the store is back within it.
@@ -152,6 +153,7 @@ class Settings:
             rate_limit_storage=env.get("RATE_LIMIT_STORAGE") or None,
             light_processes=int(env.get("LIGHT_PROCESSES", cls.light_processes)),
             light_queue_length=int(env.get("LIGHT_QUEUE_LENGTH", cls.light_queue_length)),
+            light_prestart=env.get("LIGHT_PRESTART", "true").lower() not in ("0", "false", "no"),
             settle_patience_seconds=float(
                 env.get("SETTLE_PATIENCE_SECONDS", cls.settle_patience_seconds)
             ),

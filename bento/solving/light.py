@@ -17,12 +17,14 @@ here:
   deadline of a charged task is shorter than the lease of its units, so no hold is ever
   released while its work still runs.
 
-The pool starts on first use: a service that is never asked for free work, and most
-tests, never pay for its process.
+The pool starts on first use, or at the service's start when ``LIGHT_PRESTART`` (the
+served default): a service built in code (most tests) never pays for its process unless
+it is asked for free work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -101,6 +103,15 @@ class LightPool:
             raise
         except SolverBusy:  # light tasks end long before their deadline: soon, not then
             raise self._busy() from None
+
+    def prestart(self) -> None:
+        """Start the processes now, in the background, so the first task does not wait
+        for them (a process spawns and imports the engine in a second or two)."""
+        threading.Thread(target=self._warm, name="light-pool-start", daemon=True).start()
+
+    def _warm(self) -> None:
+        with contextlib.suppress(SolverLost):  # closed before it started: nothing to do
+            self._started()
 
     def _started(self) -> SolvePool:
         with self._lock:
