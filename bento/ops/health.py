@@ -68,6 +68,9 @@ def check_app(app: Starlette) -> Health:
         return Health(("starting: the store and the job queue are not open yet",))
     if stopping(app):
         return Health(("stopping: new solves are refused",))
+    light = getattr(state, "light_pool", None)
+    if light is not None and light.starting:
+        return Health(("starting: the light processes are not up yet",))
     return check(state.store, state.jobs.huey)
 
 

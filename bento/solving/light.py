@@ -25,6 +25,7 @@ it is asked for free work.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -40,10 +41,28 @@ LIGHT_WAIT_SECONDS: Final = 5.0
 LIGHT_RETRY_AFTER_SECONDS: Final = 2
 """Retry-After of a refusal: a light task takes a second or two, far less than its
 deadline, so the deadline would tell a client to wait far too long."""
+LIGHT_NICENESS: Final = 10
+"""How much lower the light processes' CPU priority is than the solvers': on a machine
+with few cores, free work then runs on what paid solves leave."""
 LIGHT_MEMORY_MB: Final = 2048
 """Address-space cap of a light process: a 1 MB body's audit needs a few hundred MB."""
+log = logging.getLogger(__name__)
 WARM: Final = ("engine.validation", "engine.review", "engine.recommend", "bento.http.free_work")
 """Imported once per process, so a task pays only for its own work."""
+
+
+def _warm_up(_: object) -> bool:
+    """A task whose only work is to be run: the imports of its process are then done."""
+    from pydantic_core import from_json
+
+    from engine.rules import parse_request
+
+    with contextlib.suppress(Exception):  # a body of faults: the reading code runs
+        parse_request(from_json(b'{"schedule_period": {}, "shifts": [], "employees": []}'))
+    return True
+
+
+WARM_UP: Final = ("bento.solving.light:_warm_up", None)
 
 
 def run_named(call: str, ask: Any) -> Any:
@@ -63,6 +82,7 @@ class LightPool:
         self._line = anyio.CapacityLimiter(self.processes + max(0, queue_length))
         self._pool: SolvePool | None = None
         self._lock = threading.Lock()
+        self._starting = threading.Event()
         self._closed = False
 
     async def run(
@@ -106,12 +126,25 @@ class LightPool:
 
     def prestart(self) -> None:
         """Start the processes now, in the background, so the first task does not wait
-        for them (a process spawns and imports the engine in a second or two)."""
+        for them (a process spawns and imports the engine in a second or two); the
+        service reads not ready (:attr:`starting`) until they are up."""
+        self._starting.set()
         threading.Thread(target=self._warm, name="light-pool-start", daemon=True).start()
 
+    @property
+    def starting(self) -> bool:
+        """Whether :meth:`prestart` is still starting the processes."""
+        return self._starting.is_set()
+
     def _warm(self) -> None:
-        with contextlib.suppress(SolverLost):  # closed before it started: nothing to do
-            self._started()
+        try:  # a first task waits for each process's imports, then reads one body
+            pool = self._started()
+            for _ in range(self.processes):
+                pool.run(run_named, WARM_UP, LIGHT_WAIT_SECONDS * 10, grace=0.0)
+        except Exception:  # closed before it started, or it failed: the first task retries
+            log.exception("the light processes did not start ahead of use")
+        finally:
+            self._starting.clear()
 
     def _started(self) -> SolvePool:
         with self._lock:
@@ -120,7 +153,9 @@ class LightPool:
                     "the service is stopping", STOPPING_RETRY_AFTER_SECONDS, stopping=True
                 )
             if self._pool is None:
-                self._pool = SolvePool(self.processes, LIGHT_MEMORY_MB, 1, warm=WARM)
+                self._pool = SolvePool(
+                    self.processes, LIGHT_MEMORY_MB, 1, warm=WARM, niceness=LIGHT_NICENESS
+                )
             return self._pool
 
     def _busy(self) -> SolverBusy:

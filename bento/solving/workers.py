@@ -61,10 +61,14 @@ class JobLink(NamedTuple):
     attempt: int = 1  # which run of the job (bento.solving.jobs runs a dead consumer's again)
 
 
-def _init_worker(memory_mb: int, owner: int, warm: tuple[str, ...] = ("engine.solve",)) -> None:
+def _init_worker(
+    memory_mb: int, owner: int, warm: tuple[str, ...] = ("engine.solve",), niceness: int = 0
+) -> None:
     import importlib
 
     lifeline.bind_to_owner(owner)
+    if niceness > 0:
+        os.nice(niceness)
     if memory_mb > 0:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -117,6 +121,7 @@ class SolvePool:
         memory_mb: int,
         cp_sat_workers: int,
         warm: tuple[str, ...] = ("engine.solve",),
+        niceness: int = 0,
     ) -> None:
         self.processes = processes
         self.memory_mb = memory_mb
@@ -130,7 +135,7 @@ class SolvePool:
         self._pool = ProcessPool(
             max_workers=processes,
             initializer=_init_worker,
-            initargs=(memory_mb, os.getpid(), warm),
+            initargs=(memory_mb, os.getpid(), warm, niceness),
             context=multiprocessing.get_context("spawn"),
         )
         if not self._pool.active:  # starts the processes now, not on the first solve
