@@ -320,43 +320,14 @@ def _vtimezone(tzid: str, first: dt.date, last: dt.date) -> str:
     return text
 
 
-def to_ics(
-    request: SolveRequest,
-    assignments: Sequence[Assignment],
-    *,
-    employee_id: str | None = None,
-    stamp: dt.datetime | None = None,
-    at: JsonPath = ("assignments",),
-) -> bytes:
-    """One VEVENT per assignment: timed in the request's time zone (with its VTIMEZONE),
-    or all day for a shift without working hours. ``stamp`` is the DTSTAMP (now when
-    None); ``employee_id`` makes one employee's calendar.
-
-    Why written here, line by line: building a ``Calendar`` of ``Event`` objects with
-    the icalendar library cost about 0.3 ms of CPU per event (its generic property
-    machinery and per-character folding), so 50,000 assignments took 16 s per
-    download. The library still decides how a date-time and its TZID are written
-    (once per zone) and writes the VTIMEZONE; the events are the bytes it wrote, with
-    the same property order, escaping and folding (tests compare the two)."""
-    lines = roster_lines(request, assignments, employee_id=employee_id, at=at)
-    stamp = tzp.localize_utc(stamp or dt.datetime.now(dt.UTC))  # a DTSTAMP is in UTC
-    period = request.schedule_period
-    title = f"Roster {period.start_date.isoformat()}..{period.end_date.isoformat()}"
-    if employee_id is not None:
-        title += f" — {_name(next(e for e in request.employees if e.id == employee_id))}"
-    out = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        fold("PRODID:" + ics_text(PRODID)),
-        fold("X-WR-CALNAME:" + ics_text(title)),
-    ]
-    stamp_form = _stamped("DTSTAMP", stamp)
-    stamp_line = stamp_form.line(stamp)
-    timed = next((line.start for line in lines if line.start is not None), None)
-    start_form = end_form = None
-    if timed is not None:
-        start_form, end_form = _stamped("DTSTART", timed), _stamped("DTEND", timed)
-    # Many events share a summary and a time: each is written once (ids key them).
+def _events(
+    lines: Sequence[RosterLine],
+    start_form: _Stamped | None,
+    end_form: _Stamped | None,
+    stamp_line: str,
+) -> list[str]:
+    """The content lines of one VEVENT per roster line. Many events share a summary and
+    a time: each is written once, keyed by ids (unique in a request)."""
     texts: dict[tuple[str, str, str | None], tuple[str, str]] = {}
     times: dict[tuple[str, dt.date], tuple[str, str]] = {}
     events: list[str] = []
@@ -394,6 +365,45 @@ def to_ics(
             description_line,
             "END:VEVENT",
         )
+    return events
+
+
+def to_ics(
+    request: SolveRequest,
+    assignments: Sequence[Assignment],
+    *,
+    employee_id: str | None = None,
+    stamp: dt.datetime | None = None,
+    at: JsonPath = ("assignments",),
+) -> bytes:
+    """One VEVENT per assignment: timed in the request's time zone (with its VTIMEZONE),
+    or all day for a shift without working hours. ``stamp`` is the DTSTAMP (now when
+    None); ``employee_id`` makes one employee's calendar.
+
+    Why written here, line by line: building a ``Calendar`` of ``Event`` objects with
+    the icalendar library cost about 0.3 ms of CPU per event (its generic property
+    machinery and per-character folding), so 50,000 assignments took 16 s per
+    download. The library still decides how a date-time and its TZID are written
+    (once per zone) and writes the VTIMEZONE; the events are the bytes it wrote, with
+    the same property order, escaping and folding (tests compare the two)."""
+    lines = roster_lines(request, assignments, employee_id=employee_id, at=at)
+    stamp = tzp.localize_utc(stamp or dt.datetime.now(dt.UTC))  # a DTSTAMP is in UTC
+    period = request.schedule_period
+    title = f"Roster {period.start_date.isoformat()}..{period.end_date.isoformat()}"
+    if employee_id is not None:
+        title += f" — {_name(next(e for e in request.employees if e.id == employee_id))}"
+    out = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        fold("PRODID:" + ics_text(PRODID)),
+        fold("X-WR-CALNAME:" + ics_text(title)),
+    ]
+    stamp_form = _stamped("DTSTAMP", stamp)
+    timed = next((line.start for line in lines if line.start is not None), None)
+    start_form = end_form = None
+    if timed is not None:
+        start_form, end_form = _stamped("DTSTART", timed), _stamped("DTEND", timed)
+    events = _events(lines, start_form, end_form, stamp_form.line(stamp))
     used = [stamp_form.tzid] + ([] if start_form is None else [start_form.tzid])
     first = period.start_date - dt.timedelta(days=1)
     last = period.end_date + dt.timedelta(days=2)
