@@ -83,6 +83,8 @@ def serve_environment(home: Path, port: int | None = None, **extra: str) -> dict
         # are tested in-process (tests/bento/test_work_limits.py).
         "ANONYMOUS_RATE_LIMIT": "off",
         "KEY_RATE_LIMIT": "off",
+        # Most served tests never ask for free work: its process starts on first use.
+        "LIGHT_PRESTART": "false",
         **extra,
     }
 

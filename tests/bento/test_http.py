@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -321,11 +322,14 @@ def test_delivered_solution_with_failed_billing_says_so_and_is_captured_later(
     working = app.state.store
     before = client.get("/usage", headers=bearer(DEMO_KEY)).json()["available_units"]
     app.state.store = _CaptureFails(url)
+    settings = app.state.settings  # an outage longer than the request waits for the store
+    app.state.settings = replace(settings, settle_patience_seconds=0.5)
     try:
         response = post(client, "/solve", minimal_request_dict(), bearer(DEMO_KEY))
     finally:
         app.state.store.close()
         app.state.store = working
+        app.state.settings = settings
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "completed"

@@ -89,7 +89,13 @@ class Served:
         return worker
 
     def solvers(self) -> list[int]:
-        return [pid for pid in descendants(self.worker()) if "spawn_main" in _cmdline(pid)]
+        """The solver processes: spawned children at the default CPU priority (the light
+        processes, spawned too, run at a lower one: bento.solving.light)."""
+        return [
+            pid
+            for pid in descendants(self.worker())
+            if "spawn_main" in _cmdline(pid) and _niceness(pid) == 0
+        ]
 
     def log(self) -> str:
         return (self.home / "serve.log").read_text(errors="replace")[-4000:]
@@ -114,6 +120,13 @@ def _cmdline(pid: int) -> str:
         return " ".join(psutil.Process(pid).cmdline())
     except psutil.NoSuchProcess:
         return ""
+
+
+def _niceness(pid: int) -> int | None:
+    try:
+        return int(psutil.Process(pid).nice())
+    except psutil.NoSuchProcess:
+        return None
 
 
 def _quietly(pids: Any) -> list[int]:
