@@ -20,6 +20,7 @@ import asyncio
 import logging
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -276,7 +277,7 @@ def _configure(app: Starlette, settings: Settings) -> None:
     app.add_middleware(_RequestIdMiddleware)
 
 
-class _HttpMiddleware:
+class _HttpMiddleware(ABC):
     """ASGI middleware that acts on HTTP requests (:meth:`handle`) and lets every other
     kind of scope (the lifespan) through as it is."""
 
@@ -289,8 +290,9 @@ class _HttpMiddleware:
             return
         await self.handle(scope, receive, send)
 
+    @abstractmethod
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
-        raise NotImplementedError
+        """Serve one HTTP request."""
 
 
 class _LastResort(_HttpMiddleware):

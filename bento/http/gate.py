@@ -2,9 +2,8 @@
 
 Content type (415), size while reading (413), JSON (400): :func:`json_body`. JSON also
 means at most :data:`MAX_JSON_DEPTH` nested arrays and objects: the deepest request of the
-contract nests under ten levels, and the standard parser recurses once per level, so a
-body of ten thousand brackets would otherwise end in a RecursionError (a 500) instead of
-the 400 any other unreadable body gets. Contract
+contract nests under ten levels, and a body of ten thousand brackets must get the 400 any
+other unreadable body gets, never a parser's recursion error (a 500). Contract
 faults (422) are :class:`~bento.http.errors.ValidationFailed` on both paths, so both word them
 alike; which solves may run, and what they cost, is :mod:`bento.billing.admission`. A check that
 stops a request raises its :class:`~bento.http.errors.ServiceError`.
@@ -105,21 +104,6 @@ def text_depth(body: bytes) -> int:
         return 0
     opening = (brackets == _OPEN_ARRAY) | (brackets == _OPEN_OBJECT)
     return int(np.cumsum(np.where(opening, 1, -1)).max())
-
-
-def json_depth(data: Any) -> int:
-    """How many arrays and objects nest in ``data`` (0 for a scalar), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            value = value.values()
-        elif not isinstance(value, list):
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((item, depth + 1) for item in value if isinstance(item, (dict, list)))
-    return deepest
 
 
 def bearer(request: Request) -> str | None:

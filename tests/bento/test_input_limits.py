@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from bento.http.api import Settings, create_app
-from bento.http.gate import MAX_JSON_DEPTH, json_depth, text_depth
+from bento.http.gate import MAX_JSON_DEPTH, text_depth
 from engine.contract import MAX_COUNT, MAX_PENALTY_WEIGHT
 from tests.factories import full_request_dict, minimal_request_dict, replaced
 
@@ -61,6 +61,22 @@ def assert_problem(response: Any, status: int, slug: str) -> dict[str, Any]:
     body: dict[str, Any] = response.json()
     assert body["type"] == f"https://api.test/v1/public/errors/{slug}"
     return body
+
+
+def json_depth(data: Any) -> int:
+    """How many arrays and objects nest in ``data`` (0 for a scalar), by walking it: the
+    reference the service's reading of the text is checked against."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((item, depth + 1) for item in value if isinstance(item, (dict, list)))
+    return deepest
 
 
 def nested(depth: int, inner: str = "0") -> str:
