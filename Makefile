@@ -60,13 +60,13 @@ typecheck: $(STAMP)
 ## whose API key and dashboard sign-in are printed on start. PORT (default 3000),
 ## DEMO_API_KEY, DEMO_PASSWORD, DATABASE_URL.
 serve: $(STAMP)
-	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve bento.service:ShiftScheduler --port $${PORT:-3000}
+	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve shiftsched.service.app:ShiftScheduler --port $${PORT:-3000}
 
 ## A separate job consumer, to scale queued solves out: start the service with
 ## JOBS_CONSUMER=external and run this (as often as wanted) with the same DATABASE_URL and
 ## JOBS_REDIS_URL (or JOBS_DB_PATH on one host). JOBS_WORKERS jobs at once (default 1).
 consumer: $(STAMP)
-	exec env SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer bento.solving.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
+	exec env SOLVE_PROCESSES=$${SOLVE_PROCESSES:-$${JOBS_WORKERS:-1}} $(BIN)/huey_consumer shiftsched.service.solving.jobs.huey --workers $${JOBS_WORKERS:-1} --worker-type thread
 
 ## The Bento (bentofile.yaml) in the local Bento store; prints its tag.
 bento: $(STAMP)

@@ -879,7 +879,7 @@ def served(key: str, log_path: Path | None) -> Iterator[Served]:
             PUBLIC_URL=root,
         )
         bentoml = Path(sys.executable).parent / "bentoml"
-        command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
+        command = [str(bentoml), "serve", "shiftsched.service.app:ShiftScheduler"]
         command += ["--port", str(port), "--host", "127.0.0.1"]
         log_file = log_path or home / "serve.log"
         with log_file.open("wb") as log:

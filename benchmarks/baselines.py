@@ -26,15 +26,15 @@ objectives compare one to one and their rosters pass the same audit:
   - *Hard-group literals* (kept): hard rules sit under enforcement literals fixed to
     true, exactly as in the engine; presolve removes them at once.
   - *Wall-clock budget, watchdog and exact pricing* (kept): both go through
-    :func:`engine.solve.run`, so the time limit covers build, search and extraction
-    alike, and every roster is priced from its decisions (engine.model.tight).
+    :func:`shiftsched.solving.solve.run`, so the time limit covers build, search and extraction
+    alike, and every roster is priced from its decisions (shiftsched.solving.model.tight).
     These are part of how a result is measured and reported, not of the search.
   - *Neighbourhood search* (dropped): from two workers on, the engine runs a portfolio
-    (``engine.search``: CP-SAT on the full model beside a large neighbourhood search,
+    (``shiftsched.solving.search``: CP-SAT on the full model beside a large neighbourhood search,
     with CP-SAT's stronger LP on a lone full-model worker). The plain solve gives every
     worker to CP-SAT on the full model.
   - Solver parameters: otherwise both set workers, seed, time limit and the symmetry
-    level (``engine.solve``), nothing else.
+    level (``shiftsched.solving.solve``), nothing else.
 
 - :func:`greedy_outcome`: the greedy constructor alone (the engine's hint), priced by
   the independent auditor: how much the search adds over its own starting point.
@@ -47,18 +47,18 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from engine.audit import audit
-from engine.contract import SolveRequest, SolverInfo
-from engine.greedy import greedy_roster, roster_assignments
-from engine.model.build import CompiledModel, build
-from engine.problem import from_request
-from engine.solve import ORTOOLS_VERSION, ProgressPoint, SolveLimits, SolveOutcome, run
+from shiftsched.checking.audit import audit
+from shiftsched.contract.v1 import SolveRequest, SolverInfo
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import ORTOOLS_VERSION, ProgressPoint, SolveLimits, SolveOutcome, run
 
 GREEDY_STATUS = "GREEDY"  # cp_sat_status of a greedy outcome: CP-SAT never ran
 
 
 def compile_request(request: SolveRequest, *, prune: bool) -> CompiledModel:
-    """The model CP-SAT receives (hard groups enforced, as engine.solve does), unhinted.
+    """The model CP-SAT receives (hard groups enforced, as shiftsched.solving.solve does), unhinted.
 
     ``prune=False`` is the plain formulation, without the engine's redundant rows too.
     """
@@ -72,8 +72,8 @@ def solve_plain(request: SolveRequest, limits: SolveLimits) -> SolveOutcome:
     """Solve the plain full-tensor formulation: no pruning, no hint, CP-SAT alone.
 
     ``limits`` mean what they mean for the engine: the time limit is a wall-clock budget
-    for the whole call (None: the request's own timeout, as engine.solve.solve reads it).
-    ``warm_start`` is ignored and recorded as False; ``neighbourhood_search`` is ignored
+    for the whole call (None: the request's own timeout, as shiftsched.solving.solve.solve reads
+    it). ``warm_start`` is ignored and recorded as False; ``neighbourhood_search`` is ignored
     too: every worker is a CP-SAT worker on the full model.
     """
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """``python -m benchmarks certificate``: the decomposition's bound alone, on Curtois & Qu.
 
 One instance at a time, in this process, nothing beside it: the column generation of
-:mod:`engine.decompose` runs until it converges, stalls or reaches its time limit, and
+:mod:`shiftsched.solving.decompose` runs until it converges, stalls or reaches its time limit, and
 the row printed says what it proved and when. This is how the "bound alone" tables of
 benchmarks/README.md were measured. A bound above the best-known value would be a
 wrong proof: the command then exits 1.
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import get_args
 
 from benchmarks.curtois import BEST_KNOWN
-from engine.decompose import ColumnGeneration
-from engine.decompose.generation import Pricing
-from engine.formats import curtois
+from shiftsched.formats import curtois
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.decompose.generation import Pricing
 
 SHARES = (0.90, 0.95, 0.98, 0.99)  # the milestones reported, as shares of best known
 

@@ -17,7 +17,7 @@ import altair as alt
 import polars as pl
 
 from benchmarks import frames
-from engine.size import LARGE_SIZE_THRESHOLD
+from shiftsched.contract.size import LARGE_SIZE_THRESHOLD
 
 FORMATS = ("png", "svg", "html")
 LARGEST_SHOWN = 3  # progress panels: this many of the largest instances

@@ -5,7 +5,7 @@ small machine those solves compete for the same cores, so each roster gets less 
 than it would alone. This benchmark measures how much: for each time limit T, number of
 simultaneous solves N and CP-SAT worker count W, it starts N solves of the same request
 at the same moment, each in its own process with its own seed, and records each one's
-audited objective (``engine.audit``: the roster priced independently), status, wall
+audited objective (``shiftsched.checking.audit``: the roster priced independently), status, wall
 time and CPU time.
 
 Per (instance, T, N, W) it reports the median and worst objective, the median wall time,
@@ -40,7 +40,7 @@ from benchmarks.command_help import docstring_help
 from benchmarks.load import audit_solution, int_list, markdown_table
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.runner import RESULTS, timestamp
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
 
 DEFAULT_DATASETS = ("datasets/ward_24_7.json", "datasets/call_centre_duties.json")
 START_SECONDS = 120.0  # for every process of a batch to import the engine and line up
@@ -76,7 +76,7 @@ def _solve_child(
     results: Any,
 ) -> None:
     """Runs in a fresh process: import, line up with the batch, solve, send the result."""
-    from engine.solve import SolveLimits, solve
+    from shiftsched.solving.solve import SolveLimits, solve
 
     request = parse_request(data)
     limits = SolveLimits(

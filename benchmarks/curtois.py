@@ -23,9 +23,15 @@ from pathlib import Path
 
 import polars as pl
 
-from engine.formats.curtois import Instance, load, to_problem, to_roster
-from engine.formats.curtois_check import CheckReport, check
-from engine.solve import ORTOOLS_VERSION, ProgressPoint, SolveLimits, SolveOutcome, solve_problem
+from shiftsched.formats.curtois import Instance, load, to_problem, to_roster
+from shiftsched.formats.curtois_check import CheckReport, check
+from shiftsched.solving.solve import (
+    ORTOOLS_VERSION,
+    ProgressPoint,
+    SolveLimits,
+    SolveOutcome,
+    solve_problem,
+)
 
 # The benchmark's published best-known objectives (datasets/curtois-qu/README.md, sources).
 BEST_KNOWN = {

@@ -15,9 +15,9 @@ import json
 
 from benchmarks.command_help import docstring_help
 from benchmarks.suite import load_suite
-from engine.greedy import greedy_roster
-from engine.model.build import build
-from engine.problem import from_request
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.model.build import build
+from shiftsched.solving.problem import from_request
 
 
 def digest(text: str) -> str:

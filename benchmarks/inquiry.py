@@ -1,26 +1,26 @@
 """``python -m benchmarks inquiry``: the questions about a roster, against their targets.
 
-A manager asks more of a roster than a solve answers (engine/inquiry.py): what it breaks
-and costs, what changed between two versions, and why a shift is short. Four parts,
+A manager asks more of a roster than a solve answers (shiftsched/questions/inquiry.py): what it
+breaks and costs, what changed between two versions, and why a shift is short. Four parts,
 each with its target; every time is measured ``--repeats`` times and quoted as the
 median and the worst.
 
-**Audit** (``engine.review.audit_roster``). ``--dataset`` (default
+**Audit** (``shiftsched.questions.review.audit_roster``). ``--dataset`` (default
 ``datasets/max_size.json``: 50 employees x 12 shifts x 15 duties x 31 days) is solved
 with ``--work`` seconds of CP-SAT's deterministic work on one worker with seed 0 (the
 same roster on any machine), and that roster is audited beside the plain
-``engine.audit.audit`` of it in the same repeats: the baseline, to which the review adds
-the input item behind each finding, the words, each employee's figures and the KPIs. A
+``shiftsched.checking.audit.audit`` of it in the same repeats: the baseline, to which the review
+adds the input item behind each finding, the words, each employee's figures and the KPIs. A
 hand-edited copy (``--edits`` cells removed, moved to another shift or added on a day
 off) is timed alike, and so is the whole answer from the JSON body (``parse_audit``
 included). One untimed call of each comes first. Target: under 150 ms (median).
 
-**Explain** (``engine.explain.explain_shortages``). For each of ``--seeds`` synthetic
+**Explain** (``shiftsched.questions.explain.explain_shortages``). For each of ``--seeds`` synthetic
 requests of ``--employees`` employees x 3 shifts x ``--days`` days (mix ``all``, seeds 1,
 2, ...), solved with ``--work`` of deterministic work, ``--holes`` assignments are removed
 (seeded; never a fixed one) and the shortages explained with ``--time-limit`` seconds on
 ``--workers`` CP-SAT workers. Targets: under 5 s; every shortage decided (avoidable or
-unavoidable); every fill keeps the hard rules under ``engine.audit`` and its audited
+unavoidable); every fill keeps the hard rules under ``shiftsched.checking.audit`` and its audited
 objective is the holed roster's plus its ``objective_delta``. A shortage the holes opened
 is avoidable by construction (the solved roster fills it): one named unavoidable is
 counted as a wrong verdict.
@@ -31,8 +31,8 @@ per month, weekly hours, an absence, a transition, consecutive days) that leaves
 demand unfillable; the optimal roster's shortages are explained. Target: each planted one
 named unavoidable with the planted item among its causes in every repeat, 10 of 10.
 
-**Compare** (``engine.review.compare``). On each of ``--datasets`` (default every
-``datasets/*.json``), the greedy start (``engine.greedy``) and a hand-edited copy:
+**Compare** (``shiftsched.questions.review.compare``). On each of ``--datasets`` (default every
+``datasets/*.json``), the greedy start (``shiftsched.solving.greedy``) and a hand-edited copy:
 target, the changes agree with a direct diff (the symmetric difference of the two sets
 of (employee, date, shift, duty)) and the objective delta is the difference of the two
 audits, on every dataset.
@@ -60,19 +60,24 @@ from benchmarks.load import markdown_table
 from benchmarks.machine import ROOT, load_average
 from benchmarks.runner import RESULTS, write_record
 from benchmarks.seam import budget
-from engine import request_body as body
-from engine.audit import audit
-from engine.contract import Assignment, Shortage, SolveRequest
-from engine.explain import explain_shortages
-from engine.greedy import greedy_roster, roster_assignments
-from engine.inquiry import AuditRequest, ExplainRequest, ShortageExplanation, parse_audit
-from engine.planning import Absence, Change
-from engine.problem import from_request
-from engine.review import audit_roster, compare
-from engine.rules import parse_request
-from engine.size import schedule_days
-from engine.solve import SolveLimits, solve
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import Absence, Change
+from shiftsched.contract.size import schedule_days
+from shiftsched.contract.v1 import Assignment, Shortage, SolveRequest
+from shiftsched.data import request_body as body
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.questions.explain import explain_shortages
+from shiftsched.questions.inquiry import (
+    AuditRequest,
+    ExplainRequest,
+    ShortageExplanation,
+    parse_audit,
+)
+from shiftsched.questions.review import audit_roster, compare
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import SolveLimits, solve
 
 Json = dict[str, Any]
 MAX_SIZE = ROOT / "datasets" / "max_size.json"

@@ -1,9 +1,9 @@
 """``python -m benchmarks inrc2``: INRC-II instances planned week by week, as the
 competition ran them.
 
-Each instance is planned one week at a time (engine.formats.inrc2_plan): a week sees
+Each instance is planned one week at a time (shiftsched.formats.inrc2_plan): a week sees
 only its own data and the history the previous weeks left, and the joined weeks are
-priced at the end by the competition's cost function (engine.formats.inrc2_eval). The
+priced at the end by the competition's cost function (shiftsched.formats.inrc2_eval). The
 table gives each instance's total and its S1-S7 costs, beside the shipped roster of the
 same sequence (its evaluator total equals the competition validator's, which the tests
 check) when the dataset ships one, and beside published figures.
@@ -14,14 +14,14 @@ NurseScheduler repository use); ``--time-scale F`` multiplies it, ``--seconds-pe
 S`` replaces it. Both are CPU seconds of one core, as the competition counted them.
 
 Workers (``--workers``, by default :func:`auto_workers`): one worker spends the budget
-alone, searching with CP-SAT's full LP (engine.formats.inrc2_plan.week_limits), by
+alone, searching with CP-SAT's full LP (shiftsched.formats.inrc2_plan.week_limits), by
 default in CP-SAT's deterministic seconds (``--clock work``), so a result does not depend
 on what else the machine runs (the wall clock stops a week at 3 x budget + 30 s, a
 backstop), or in wall seconds (``--clock wall``). Two or more workers are the engine's
 portfolio (CP-SAT beside its neighbourhood search) and share the budget: W workers get
 budget / W wall seconds, the same CPU seconds; their result depends on the machine's
 load, since the neighbourhood search runs on the wall clock.
-``--lookahead K`` models K forecast weeks after each week (engine.formats.inrc2_plan).
+``--lookahead K`` models K forecast weeks after each week (shiftsched.formats.inrc2_plan).
 
 ``--instances`` takes names as in the literature (``n030w4_1_6-2-9-1``) or a dataset
 (``n030w4``: its first competition instance, :data:`DEFAULT_OF`); without it, the
@@ -42,17 +42,17 @@ from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.machine import git_revision
 from benchmarks.runner import RESULTS, write_record
-from engine.formats.inrc2 import DATASET_DIR, load_sequence
-from engine.formats.inrc2_eval import SOFT, evaluate
-from engine.formats.inrc2_plan import (
+from shiftsched.formats.inrc2 import DATASET_DIR, load_sequence
+from shiftsched.formats.inrc2_eval import SOFT, evaluate
+from shiftsched.formats.inrc2_plan import (
     Instance,
     PlannedWeek,
     load_instance,
     plan_weeks,
     week_limits,
 )
-from engine.problem import Problem
-from engine.solve import SolveLimits
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.solve import SolveLimits
 
 # The competition's 4-week instances (two per dataset, as its final and later papers use
 # them: the instance lists of the NurseScheduler repository, benchmark/d_w4.yml).

@@ -15,7 +15,8 @@ demo account, which is pro tier), then ``--repeats`` times (default 5):
 3. waits for the first roster (``solutions >= 1``), sends ``DELETE /solve/jobs/{id}``
    (202) and polls ``GET /solve/jobs/{id}``; **(b)** is the time from sending the DELETE
    to the first answer that is no longer ``running``. The final roster is audited
-   (``engine.audit``) and the account's units must drop by the job's units exactly once.
+   (``shiftsched.checking.audit``) and the account's units must drop by the job's units exactly
+   once.
 
 Targets: the median of (a) and of (b) at most 2 s (:data:`TARGET_SECONDS`); every job
 completes with an audited roster, charged once. A MISS makes the exit status 1. Polling
@@ -42,10 +43,10 @@ from benchmarks.load import audit_solution, serve_with_state
 from benchmarks.machine import git_revision, load_average, machine_info
 from benchmarks.report import Target, targets_table
 from benchmarks.runner import RESULTS, timestamp
-from bento.runtime import QUEUE_NAME
-from engine.rules import parse_request
-from engine.size import request_size, units_for
-from engine.synthetic import synthetic_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.service.runtime import QUEUE_NAME
 
 SERVE_KEY = "sk_test_job_control_benchmark_" + "0" * 34
 POLL_SECONDS = 0.02

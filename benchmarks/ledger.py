@@ -35,15 +35,15 @@ from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.runner import write_record
 from benchmarks.seam import add_budget_arguments, budget
-from engine.audit import audit
-from engine.contract import Assignment, SolveRequest, SolveResponse
-from engine.history import History
-from engine.periods import join, split
-from engine.plan import plan
-from engine.planning import PlanRequest
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.history import History
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanRequest
+from shiftsched.contract.v1 import Assignment, SolveRequest, SolveResponse
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.periods.plan import plan
+from shiftsched.periods.split import join, split
+from shiftsched.solving.solve import SolveLimits, solve
 
 START = dt.date(2026, 6, 1)
 MONTHS = (30, 31, 31)  # June, July, August

@@ -4,7 +4,7 @@ For each concurrency C (default 1, 4, 12, 32) the benchmark sends C ``POST /solv
 requests at once (a key-paid synchronous solve of one dataset with its
 ``options.solver_timeout_seconds`` set to ``--time-limit``), ``--rounds`` times, and
 reports per C: answers by HTTP status, latency p50/p95/max, the spread of the objective
-of the rosters served, and the independent audit of every roster (``engine.audit``: no
+of the rosters served, and the independent audit of every roster (``shiftsched.checking.audit``: no
 hard violation, and the reported metrics and shortages equal the audit's).
 
 Targets, per C (a MISS makes the exit status 1, so the command can serve as a check):
@@ -51,9 +51,9 @@ from benchmarks.command_help import docstring_help
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.report import Target, targets_table
 from benchmarks.runner import RESULTS, timestamp
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveRequest
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest
 
 DEFAULT_URL = "http://127.0.0.1:3000/v1/public"
 DEFAULT_DATASET = "datasets/ward_24_7.json"
@@ -409,7 +409,7 @@ def serve_with_state(
         )
         bentoml = Path(sys.executable).parent / "bentoml"
         log_file = log_path or home / "serve.log"
-        command = [str(bentoml), "serve", "bento.service:ShiftScheduler"]
+        command = [str(bentoml), "serve", "shiftsched.service.app:ShiftScheduler"]
         command += ["--port", str(port), "--host", "127.0.0.1"]
         with log_file.open("wb") as log:
             process = subprocess.Popen(

@@ -15,7 +15,7 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
-from engine.cores import available_cores
+from shiftsched.solving.cores import available_cores
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,11 +9,11 @@ Clocks. Every time is wall-clock seconds from the moment the method is called wi
 parsed request:
 
 - ``setup_seconds``: until CP-SAT starts searching (model build, hard groups, the greedy
-  hint). Measured by wrapping :func:`engine.solve._solve_with_watchdog`, the one place
+  hint). Measured by wrapping :func:`shiftsched.solving.solve._solve_with_watchdog`, the one place
   both the engine and the plain baseline enter the search; 0 for greedy.
 - ``first_feasible_seconds`` / ``best_seconds``: the time of the first and of the last
-  roster in the progress trace (``engine.solve.ProgressPoint``, whose clock runs from the
-  start of the call, model build and greedy pass included); for greedy, the time its
+  roster in the progress trace (``shiftsched.solving.solve.ProgressPoint``, whose clock runs from
+  the start of the call, model build and greedy pass included); for greedy, the time its
   roster was built.
 - ``build_seconds``: a separate, untimed-by-the-solve build of the same formulation
   (``benchmarks.baselines.model_stats``), which also counts variables and constraints.
@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.suite import Instance
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveRequest
-from engine.cores import available_cores
-from engine.size import request_size, schedule_days
-from engine.solve import SolveLimits, SolveOutcome, to_response
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.size import request_size, schedule_days
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.solving.cores import available_cores
+from shiftsched.solving.solve import SolveLimits, SolveOutcome, to_response
 
 VERDICT_RANK = {"clean": 0, "no_roster": 1, "metrics_mismatch": 2, "hard_violations": 3}
 
@@ -54,8 +54,9 @@ class _SearchClock:
         self.search_started: float | None = None
 
     def install(self) -> None:
-        # The module itself: as an attribute of the package, engine.solve is the function.
-        solve_module: Any = importlib.import_module("engine.solve")
+        # The module itself: as an attribute of the package, shiftsched.solving.solve is the
+        # function.
+        solve_module: Any = importlib.import_module("shiftsched.solving.solve")
         original = getattr(solve_module, "_solve_with_watchdog", None)
         if original is None:  # the engine changed: setup stays unknown
             return
@@ -83,8 +84,8 @@ def _stats(request: SolveRequest, method: str) -> tuple[dict[str, int], float]:
 
 
 def _solve(request: SolveRequest, method: str, limits: SolveLimits) -> SolveOutcome:
-    from engine.problem import from_request
-    from engine.solve import solve_problem
+    from shiftsched.solving.problem import from_request
+    from shiftsched.solving.solve import solve_problem
 
     if method == "engine":
         return solve_problem(from_request(request), limits)

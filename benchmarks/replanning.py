@@ -37,14 +37,14 @@ from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.machine import ROOT, git_revision, machine_info
 from benchmarks.runner import RESULTS, timestamp
-from engine.audit import audit
-from engine.contract import Assignment, SolveRequest
-from engine.planning import parse_recommend, parse_replan
-from engine.recommend import recommend
-from engine.replan import replan
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import parse_recommend, parse_replan
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.periods.replan import replan
+from shiftsched.questions.recommend import recommend
+from shiftsched.solving.solve import SolveLimits, solve
 
 REPLAN_SHAPE = (25, 3, 0, 31)  # employees, shifts, duties, days
 MAX_SIZE = ROOT / "datasets" / "max_size.json"

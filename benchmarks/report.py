@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from engine.size import LARGE_SIZE_THRESHOLD
+from shiftsched.contract.size import LARGE_SIZE_THRESHOLD
 
 LARGEST_SIZE = 250_000  # "about 280,000": the contract's largest shapes
 SYNC_FIRST_SECONDS, SYNC_GAP, SYNC_WINDOW = 1.0, 0.01, 10.0

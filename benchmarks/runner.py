@@ -29,7 +29,7 @@ from benchmarks import frames, report, targets
 from benchmarks.machine import ROOT, git_revision, load_average, machine_info
 from benchmarks.one import failed_run
 from benchmarks.suite import Instance, Suite
-from engine.size import request_size, schedule_days
+from shiftsched.contract.size import request_size, schedule_days
 
 RESULTS = ROOT / "benchmarks" / "results"
 # A child gets its time limit plus this (model build, audit) before it is killed.

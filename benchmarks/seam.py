@@ -5,14 +5,14 @@ days, a forbidden transition over the boundary, a week the boundary cuts in two)
 where period-by-period planning goes wrong. For each seed and cut, a generated request of
 ``--days`` days with every constraint family is planned three ways:
 
-- ``alone``: cut in two (``engine.periods.split``) and each part solved as if nothing
+- ``alone``: cut in two (``shiftsched.periods.split.split``) and each part solved as if nothing
   came before it, with half the time limit each (the way a v1 client has to);
 - ``history``: the same two parts, the second planned with the first's answer as its
-  history (``engine.plan``, docs/semantics.md "Planning across periods"), half the time
+  history (``shiftsched.periods.plan``, docs/semantics.md "Planning across periods"), half the time
   limit each;
 - ``one solve``: the whole request with the full time limit, the baseline.
 
-Each joined roster is audited against the *whole* request (``engine.audit``): a hard
+Each joined roster is audited against the *whole* request (``shiftsched.checking.audit``): a hard
 violation is one the seam caused, since each part's roster is hard-clean on its own
 part. Its soft cost is set beside the one solve's. Two inputs are left out of the
 generated request, as a client planning month by month would not have them: shift-count
@@ -40,15 +40,15 @@ from typing import Any
 from benchmarks.command_help import docstring_help
 from benchmarks.load import markdown_table
 from benchmarks.runner import RESULTS, write_record
-from engine.audit import AuditReport, audit
-from engine.contract import Assignment, SolveRequest, SolveResponse
-from engine.history import History
-from engine.periods import join, split
-from engine.plan import plan
-from engine.planning import PlanRequest
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
-from engine.synthetic import START_DATE, synthetic_request
+from shiftsched.checking.audit import AuditReport, audit
+from shiftsched.contract.history import History
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanRequest
+from shiftsched.contract.v1 import Assignment, SolveRequest, SolveResponse
+from shiftsched.data.synthetic import START_DATE, synthetic_request
+from shiftsched.periods.plan import plan
+from shiftsched.periods.split import join, split
+from shiftsched.solving.solve import SolveLimits, solve
 
 SHAPE = (20, 3, 0)  # employees, shifts, duties
 #: Days of the first part, by the kind of cut, for a request starting on a Monday, 1 June.

@@ -1,7 +1,7 @@
 """``python -m benchmarks side-by-side``: the engine and Timefold Solver on the same requests.
 
 The requests are the size sweep of the quick suite (``syn-1k`` ... ``syn-280k``), each
-generated in mix ``core`` (``engine.synthetic``: the families the Timefold model holds)
+generated in mix ``core`` (``shiftsched.data.synthetic``: the families the Timefold model holds)
 at several seeds. The model lacks duties, so a sweep shape ``E x S x D x days`` becomes
 ``E x S x 0 x (days x max(1, D))``: the same employees, shifts and size, the duties'
 share of the size spent on a longer period. Each (request, method) runs in a fresh

@@ -11,7 +11,7 @@ so that a result file can name exactly what was run, and a new sweep needs no co
       {"name": "ward_24_7", "time_limit": 10, "methods": ["engine"],
        "source": {"dataset": "datasets/ward_24_7.json"}}]}
 
-A synthetic source is :func:`engine.synthetic.synthetic_request`'s arguments; a dataset
+A synthetic source is :func:`shiftsched.data.synthetic.synthetic_request`'s arguments; a dataset
 path is relative to the repository root (or absolute).
 
 A method may carry its own time limit as a suffix, ``engine@10``: that run gets 10 s
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.contract import SolveRequest
-from engine.rules import parse_request
-from engine.synthetic import synthetic_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.data.synthetic import synthetic_request
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = Path(__file__).resolve().parent / "suites"

@@ -34,7 +34,7 @@ from typing import Any
 import polars as pl
 
 from benchmarks.report import LARGEST_SIZE, Target, heading, targets_table
-from engine.size import LARGE_SIZE_THRESHOLD
+from shiftsched.contract.size import LARGE_SIZE_THRESHOLD
 
 SHORT, LONG, BASE = "engine@10", "engine@30", "plain@30"
 LABELS = (SHORT, LONG, BASE)

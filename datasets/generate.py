@@ -8,7 +8,7 @@ fresh output. Demand is sized against the staff's capacity so that a sensible ro
 meet nearly all of it, and every hard input (fixed assignments, count minimums, weekday
 availability) is chosen so that the hard rules always admit a roster.
 
-The parts and bodies are put together by :mod:`engine.request_body`, like every other
+The parts and bodies are put together by :mod:`shiftsched.data.request_body`, like every other
 request of the tests and datasets.
 
 Usage: ``python datasets/generate.py [output_dir]`` (default: this folder).
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engine import request_body as build
+from shiftsched.data import request_body as build
 
 Json = dict[str, Any]
 DemandRule = Callable[[dt.date], tuple[int, int]]

@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from engine.rules import parse_request
-from engine.size import request_size, schedule_days
-from engine.solve import SolveLimits, solve
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, schedule_days
+from shiftsched.solving.solve import SolveLimits, solve
 
 HERE = Path(__file__).resolve().parent
 COLUMNS = (

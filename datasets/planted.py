@@ -1,6 +1,6 @@
 """Generate small infeasible v1 requests, each with one planted cause, into ``infeasible/``.
 
-One request per hard rule family of ``engine.diagnose.FAMILY_ORDER``, plus a holiday
+One request per hard rule family of ``shiftsched.solving.diagnose.FAMILY_ORDER``, plus a holiday
 shared by two unrelated employees. ``index.json`` lists, per file, the family and JSON
 path (``field``) the diagnosis must rank first, words its message must contain
 (``mentions``), and one sentence on why no roster exists (``summary``). The tests load
@@ -18,7 +18,7 @@ Where one employee is at fault, a bystander ``e0`` comes first, so the paths che
 are ``employees[1]...``, not the trivial index 0; planted items of shared arrays
 (holidays, transitions, pairings) are likewise not the first element.
 
-The requests are put together by :mod:`engine.request_body`, like every other request
+The requests are put together by :mod:`shiftsched.data.request_body`, like every other request
 of the tests and datasets.
 
 Usage: ``python datasets/planted.py [output_dir]`` (default: ``infeasible/`` here).
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engine import request_body as build
+from shiftsched.data import request_body as build
 
 Json = dict[str, Any]
 

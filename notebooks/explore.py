@@ -13,28 +13,28 @@ def imports():
     import marimo as mo
     import polars as pl
 
-    from engine import charts, frames
-    from engine.advice import no_roster_advice
-    from engine.audit import audit, compare_with_metrics, read_response
-    from engine.diagnose import DiagnosisLimits, diagnose
-    from engine.edit import judge_edit, reassign
-    from engine.errors import InvalidRequest
-    from engine.export import assignments_path
-    from engine.inquiry import fit_faults
-    from engine.notebook_limits import notebook_limits, notebook_workers
-    from engine.plan import plan
-    from engine.planning import PlanRequest
-    from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
-    from engine.rules import load_json, parse_request
-    from engine.size import request_size, suggested_time_limit
-    from engine.solve import solve_problem
-    from engine.variants import (
+    from shiftsched.checking.audit import audit, compare_with_metrics, read_response
+    from shiftsched.contract.parse import load_json, parse_request
+    from shiftsched.contract.planning import PlanRequest
+    from shiftsched.contract.size import request_size, suggested_time_limit
+    from shiftsched.errors import InvalidRequest
+    from shiftsched.periods.plan import plan
+    from shiftsched.present import charts, frames
+    from shiftsched.present.advice import no_roster_advice
+    from shiftsched.present.export import assignments_path
+    from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
+    from shiftsched.questions.edit import judge_edit, reassign
+    from shiftsched.questions.inquiry import fit_faults
+    from shiftsched.questions.variants import (
         FAMILIES,
         families_in_use,
         with_max_consecutive_days,
         with_preference_weight,
         without_families,
     )
+    from shiftsched.solving.diagnose import DiagnosisLimits, diagnose
+    from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
+    from shiftsched.solving.solve import solve_problem
 
     return (
         DEFAULT_MAX_CONSECUTIVE_DAYS,
@@ -100,8 +100,8 @@ def settings(mo):
     default_request = str(_cli.get("request") or "")
     default_time_limit = int(_cli.get("time-limit") or 0)  # 0: by the request's size
     # `--work-limit W`: each solve and re-plan on one worker with a fixed seed, ending after
-    # W deterministic seconds of CP-SAT work (engine.notebook_limits), the time limit then
-    # only a backstop: the same rosters on any machine, however busy (exports, tests).
+    # W deterministic seconds of CP-SAT work (shiftsched.present.notebook_limits), the time limit
+    # then only a backstop: the same rosters on any machine, however busy (exports, tests).
     default_work_limit = float(_cli.get("work-limit") or 0)
     return default_dataset, default_request, default_time_limit, default_work_limit
 
@@ -250,8 +250,9 @@ def roster_upload(
     InvalidRequest, assignments_path, fit_faults, mo, read_response, uploaded_roster, variant
 ):
     # A roster uploaded is shown instead of a solve when it fits the chosen request: every
-    # employee, date, shift and duty it names is the request's (engine.inquiry.fit_faults;
-    # a roster of another request is one fault). The switch gives the solve back.
+    # employee, date, shift and duty it names is the request's
+    # (shiftsched.questions.inquiry.fit_faults; a roster of another request is one fault). The
+    # switch gives the solve back.
     upload_fit_faults = []
     fitting_upload = None
     if uploaded_roster is not None:
@@ -496,10 +497,10 @@ def table_tabs(assignments, mo, shortages, violations):
 
 @app.cell
 def roster_downloads(mo, roster, source, variant):
-    # The roster as files for a spreadsheet or a calendar (engine.export).
-    from engine.export import FILE_TYPES as _TYPES
-    from engine.export import export as _export
-    from engine.export import file_name as _file_name
+    # The roster as files for a spreadsheet or a calendar (shiftsched.present.export).
+    from shiftsched.present.export import FILE_TYPES as _TYPES
+    from shiftsched.present.export import export as _export
+    from shiftsched.present.export import file_name as _file_name
 
     roster_files = {_fmt: _export(variant, roster, _fmt) for _fmt in _TYPES}
     mo.hstack(
@@ -589,7 +590,7 @@ def edit_verdict(
     roster,
     variant,
 ):
-    from engine.items import term_words
+    from shiftsched.checking.items import term_words
 
     mo.stop(
         edited is None,
@@ -673,8 +674,8 @@ def sick_controls(NO_CHANGE, dt, get_sick_pick, mo, variant):
 
 @app.cell
 def sick_absence(NO_CHANGE, dt, mo, roster, sick_date, sick_days, sick_employee, variant):
-    from engine.planning import Absence
-    from engine.sick_call import left_cells
+    from shiftsched.contract.planning import Absence
+    from shiftsched.questions.sick_call import left_cells
 
     # None until someone is marked sick; the cells below stop on it, but the comparison
     # further down still offers the other rosters. Nothing to re-plan either when the
@@ -725,8 +726,8 @@ def sick_replan(
     time_limit,
     variant,
 ):
-    from engine.planning import ReplanRequest
-    from engine.replan import replan
+    from shiftsched.contract.planning import ReplanRequest
+    from shiftsched.periods.replan import replan
 
     replanned = None  # nobody sick, or nothing of theirs to re-plan
     if absence is not None and sick_left:
@@ -793,7 +794,7 @@ def sick_replan_view(absence, audit, charts, frames, mo, replanned, roster, vari
 
 @app.cell
 def sick_recommend(absence, frames, mo, replanned, roster, sick_left, variant):
-    from engine.sick_call import fills_of
+    from shiftsched.questions.sick_call import fills_of
 
     mo.stop(not sick_left)  # nobody sick, or off on every sick date: said above
     left_slot, recommendations = fills_of(variant, roster, absence, top=5)
@@ -841,7 +842,7 @@ def sick_recommend(absence, frames, mo, replanned, roster, sick_left, variant):
 
 @app.cell
 def short_table_cell(frames, mo, report, variant):
-    from engine.review import audited_shortages
+    from shiftsched.questions.review import audited_shortages
 
     short_markers = audited_shortages(variant, report)
     short_table = frames.audited_shortages_frame(short_markers)
@@ -878,8 +879,8 @@ def short_explained(
     time_limit,
     variant,
 ):
-    from engine.explain import explain_shortages
-    from engine.inquiry import ExplainRequest
+    from shiftsched.questions.explain import explain_shortages
+    from shiftsched.questions.inquiry import ExplainRequest
 
     # None until a shortage is selected; the comparison below reads it either way.
     explanation = None
@@ -972,7 +973,8 @@ def compare_source(mo):
                 "The roster above against another one made here: moved by hand, re-planned "
                 "after a sick call, the fill of a shortage (switch it on above), or uploaded. "
                 "Every figure is the independent audit's comparison of the two "
-                "(`engine.review.compare`), every delta after − before, priced at the "
+                "(`shiftsched.questions.review.compare`), every delta after − before, "
+                "priced at the "
                 "request's own weights whatever the preference weight above."
             ),
             compare_upload,
@@ -1055,7 +1057,7 @@ def compare_picker(compare_rosters, mo):
 
 @app.cell
 def compared(compare_rosters, compare_with, frames, mo, roster, variant):
-    from engine.review import compare
+    from shiftsched.questions.review import compare
 
     mo.stop(compare_with.value not in compare_rosters)  # nothing to compare: said above
     compare_name = compare_with.value
@@ -1080,7 +1082,7 @@ def compared(compare_rosters, compare_with, frames, mo, roster, variant):
 
 @app.cell
 def compare_cells_view(charts, compare_name, compare_rosters, frames, mo, roster, variant):
-    from engine.planning import roster_changes as _roster_changes
+    from shiftsched.contract.planning import roster_changes as _roster_changes
 
     # every changed cell outlined, also past the comparison's listed_limit
     compare_changes = frames.changes_frame(_roster_changes(roster, compare_rosters[compare_name]))
@@ -1191,8 +1193,8 @@ def next_source(mo):
 def next_history(history_upload, mo, roster, variant):
     from pydantic import ValidationError
 
-    from engine.history import History
-    from engine.seam import ledger_after
+    from shiftsched.contract.history import History
+    from shiftsched.periods.seam import ledger_after
 
     if history_upload.value:
         try:
@@ -1230,7 +1232,7 @@ def next_controls(current_end, dt, mo, variant):
 
 @app.cell
 def next_request(mo, next_days, next_start, plan_next, variant):
-    from engine.periods import next_period
+    from shiftsched.periods.split import next_period
 
     mo.stop(
         not plan_next.value,
@@ -1251,7 +1253,7 @@ def next_plan(
     plan,
     time_limit,
 ):
-    from engine.history import history_faults
+    from shiftsched.contract.history import history_faults
 
     _faults = history_faults(next_variant, history, ("history",))
     mo.stop(
@@ -1369,7 +1371,7 @@ def next_without_history(
 
 @app.cell
 def next_ledger(frames, history, mo, next_planned, next_variant):
-    from engine.seam import history_ledger
+    from shiftsched.periods.seam import history_ledger
 
     ledger_before = history_ledger(next_variant, history)
     ledger_table = frames.ledger_frame(next_planned.ledger, [s.id for s in next_variant.shifts])

@@ -13,16 +13,14 @@ def imports():
     import marimo as mo
     import polars as pl
 
-    from engine import charts, frames
-    from engine.advice import no_roster_advice
-    from engine.audit import audit
-    from engine.fair_share import group_burden
-    from engine.notebook_limits import notebook_limits
-    from engine.problem import from_request
-    from engine.rules import parse_request
-    from engine.size import request_size, suggested_time_limit
-    from engine.solve import solve_problem
-    from engine.tradeoff import (
+    from shiftsched.checking.audit import audit
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.contract.size import request_size, suggested_time_limit
+    from shiftsched.present import charts, frames
+    from shiftsched.present.advice import no_roster_advice
+    from shiftsched.present.notebook_limits import notebook_limits
+    from shiftsched.questions.fair_share import group_burden
+    from shiftsched.questions.tradeoff import (
         SweepPoint,
         gap_percent,
         scenarios_note,
@@ -31,7 +29,9 @@ def imports():
         starting_burden,
         sweep_caption,
     )
-    from engine.variants import with_fairness_group, without_fairness_group
+    from shiftsched.questions.variants import with_fairness_group, without_fairness_group
+    from shiftsched.solving.problem import from_request
+    from shiftsched.solving.solve import solve_problem
 
     return (
         Path,
@@ -306,10 +306,10 @@ def share_table(frames, mo, pl, request, group_burden, group_index, scenario_out
 
 @app.cell
 def roster_downloads(dataset, mo, scenario_outcomes, scenario_requests):
-    # Each scenario's roster as files for a spreadsheet or a calendar (engine.export).
-    from engine.export import FILE_TYPES as _TYPES
-    from engine.export import export as _export
-    from engine.export import file_name as _file_name
+    # Each scenario's roster as files for a spreadsheet or a calendar (shiftsched.present.export).
+    from shiftsched.present.export import FILE_TYPES as _TYPES
+    from shiftsched.present.export import export as _export
+    from shiftsched.present.export import file_name as _file_name
 
     scenario_files = {
         _name: {

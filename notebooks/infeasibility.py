@@ -12,16 +12,16 @@ def imports():
     import marimo as mo
     import polars as pl
 
-    from engine import charts, frames
-    from engine.audit import audit
-    from engine.diagnose import DiagnosisLimits, diagnose_with_probes
-    from engine.errors import InvalidRequest
-    from engine.notebook_limits import notebook_limits, notebook_workers
-    from engine.probe_words import probe_frame
-    from engine.problem import from_request
-    from engine.relax import relax
-    from engine.rules import load_json, parse_request
-    from engine.solve import SolveLimits, solve_problem
+    from shiftsched.checking.audit import audit
+    from shiftsched.contract.parse import load_json, parse_request
+    from shiftsched.errors import InvalidRequest
+    from shiftsched.present import charts, frames
+    from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
+    from shiftsched.present.probe_words import probe_frame
+    from shiftsched.questions.relax import relax
+    from shiftsched.solving.diagnose import DiagnosisLimits, diagnose_with_probes
+    from shiftsched.solving.problem import from_request
+    from shiftsched.solving.solve import SolveLimits, solve_problem
 
     return (
         DiagnosisLimits,
@@ -69,8 +69,9 @@ def settings(mo):
     # `--request PATH`: explain a SolveRequest file of your own instead of an example.
     default_request = str(_cli.get("request") or "")
     # `--work-limit W`: each solve and the diagnosis on one worker with a fixed seed, a
-    # solve ending after W deterministic seconds of CP-SAT work (engine.notebook_limits):
-    # the same rosters on any machine, however busy (exports, tests).
+    # solve ending after W deterministic seconds of CP-SAT work
+    # (shiftsched.present.notebook_limits): the same rosters on any machine, however busy (exports,
+    # tests).
     default_work_limit = float(_cli.get("work-limit") or 0)
     return default_budget, default_example, default_request, default_work_limit
 
@@ -192,7 +193,7 @@ def diagnosed(
 def probe_rows(probe_frame, probes, request):
     # Each probe in words: the employees it re-solved (each group of employees sharing no
     # hard rule is diagnosed apart), what it switched off, by the words of
-    # docs/semantics.md and the JSON path, and what came of it (engine.probe_words).
+    # docs/semantics.md and the JSON path, and what came of it (shiftsched.present.probe_words).
     probe_table = probe_frame(probes, len(request.employees))
     return (probe_table,)
 

@@ -12,9 +12,9 @@ so a busy machine makes a test slower, never different.
 
 from __future__ import annotations
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Solution, SolveRequest, SolveResponse
-from engine.solve import SolveLimits, solve
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.v1 import Solution, SolveRequest, SolveResponse
+from shiftsched.solving.solve import SolveLimits, solve
 
 BACKSTOP_SECONDS = 120.0
 

@@ -9,7 +9,7 @@ ways; both are refused here on every run, not only on the run that happens to be
 
 - More than one CP-SAT worker: equally good rosters come back in a different order from
   run to run. The engine refuses such a solve while ``SHIFTSCHED_TEST_GUARD`` is set
-  (:mod:`engine.suite_guard`); it is set below, at import, so the services, solver
+  (:mod:`shiftsched.solving.suite_guard`); it is set below, at import, so the services, solver
   pools, command lines and notebooks the suite starts inherit it. In this process every
   CP-SAT solve, a test's own included, must also run one worker (CP-SAT's default, 0,
   is every core). A test that asserts only what holds for any roster is marked
@@ -47,8 +47,13 @@ import pytest
 from hypothesis import settings
 from ortools.sat.python import cp_model
 
-from engine.solve import SolveLimits
-from engine.suite_guard import ALLOW_MULTI_WORKER, VARIABLE, TimingDependentSolve, allowances
+from shiftsched.solving.solve import SolveLimits
+from shiftsched.solving.suite_guard import (
+    ALLOW_MULTI_WORKER,
+    VARIABLE,
+    TimingDependentSolve,
+    allowances,
+)
 
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
@@ -152,7 +157,7 @@ def _one_worker_only(solve: Any) -> Any:
 
 
 def _refusing_short_clock_limits(set_parameters: Any) -> Any:
-    """``engine.solve._parameters`` (the CP-SAT parameter setup of every solve, re-plan
+    """``shiftsched.solving.solve._parameters`` (the CP-SAT parameter setup of every solve, re-plan
     and portfolio), which then refuses a short wall-clock limit with no work limit."""
 
     def checked(solver: Any, limits: SolveLimits, *args: Any, **kwargs: Any) -> None:
@@ -173,6 +178,6 @@ def _refusing_short_clock_limits(set_parameters: Any) -> Any:
 
 # Installed once for the whole session (and in each xdist worker, which imports this).
 cp_model.CpSolver.solve = _one_worker_only(cp_model.CpSolver.solve)  # type: ignore[method-assign]
-# The module itself: as an attribute of the package, engine.solve is the function.
-_solve_module = importlib.import_module("engine.solve")
+# The module itself: as an attribute of the package, shiftsched.solving.solve is the function.
+_solve_module = importlib.import_module("shiftsched.solving.solve")
 _solve_module._parameters = _refusing_short_clock_limits(_solve_module._parameters)

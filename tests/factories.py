@@ -19,12 +19,12 @@ Every function returns a fresh deep structure, so a test may change it freely.
     A copy of ``data`` with the value at a JSON path (``("employees", 0, "id")``) set or
     removed; ``value`` may be :data:`DELETE` too.
 ``faults(data)``
-    The ``(path, code)`` pairs :func:`engine.rules.parse_request` reports for ``data``, as
-    a set; empty when the request is valid.
+    The ``(path, code)`` pairs :func:`shiftsched.contract.parse.parse_request` reports for ``data``,
+    as a set; empty when the request is valid.
 ``demand(min_, max_, days=7)``, ``shift_dict(...)``, ``duty_dict(...)``, ``employee_dict(...)``
     The parts, for building other requests.
 
-The parts and the body come from :mod:`engine.request_body`, the one builder the other
+The parts and the body come from :mod:`shiftsched.data.request_body`, the one builder the other
 tests, the synthetic generator and the dataset scripts use too.
 """
 
@@ -34,9 +34,9 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from engine import request_body as build
-from engine.errors import InvalidRequest
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.data import request_body as build
+from shiftsched.errors import InvalidRequest
 
 START_DATE = "2026-03-02"  # a Monday
 END_DATE = "2026-03-08"  # the Sunday after

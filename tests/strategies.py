@@ -3,7 +3,7 @@
 Requests are built so that every reference resolves and every array has the period's
 length; hard features are drawn sparingly so most examples stay feasible, while still
 combining families in ways no hand-written test does. The parts and the body are put
-together by :mod:`engine.request_body`, as every other request of the tests is.
+together by :mod:`shiftsched.data.request_body`, as every other request of the tests is.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engine import request_body as build
+from shiftsched.data import request_body as build
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 SHIFT_TEMPLATES = [

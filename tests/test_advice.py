@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.advice import no_roster_advice
+from shiftsched.present.advice import no_roster_advice
 
 
 def test_a_timeout_says_to_raise_the_limit_it_names() -> None:

@@ -1,7 +1,7 @@
 """docs/architecture.md maps every module, and only modules that exist.
 
 The map is a list with one module per line, each line starting with the module's path
-from the repository root in backticks (``- `bento/service.py`: ...``). Every ``*.py`` file
+from the repository root in backticks (``- `shiftsched/service/app.py`: ...``). Every ``*.py`` file
 under the mapped packages must have exactly one such line, except ``__init__.py``, which
 only re-exports names. Any other path to a ``.py`` file the page names in backticks must exist too,
 so a module that moves cannot leave a stale name anywhere on the page.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
 MAP = ROOT / "docs" / "architecture.md"
-PACKAGES = ("engine", "bento", "benchmarks", "notebooks")
+PACKAGES = ("shiftsched", "benchmarks", "notebooks")
 
 ENTRY = re.compile(r"^- `([^`\s]+\.py)`", re.MULTILINE)
 MENTION = re.compile(r"`([\w.-]+/[\w./-]+\.py)`")  # a path, not a bare file name
@@ -37,8 +37,16 @@ def entries() -> list[str]:
 
 def test_the_scan_finds_modules_and_entries() -> None:
     # Guards the scan itself: a pattern that stopped matching would make the rest vacuous.
-    assert {"engine/solve.py", "bento/service.py", "benchmarks/runner.py"} <= modules()
-    assert {"engine/solve.py", "bento/service.py", "notebooks/explore.py"} <= set(entries())
+    assert {
+        "shiftsched/solving/solve.py",
+        "shiftsched/service/app.py",
+        "benchmarks/runner.py",
+    } <= modules()
+    assert {
+        "shiftsched/solving/solve.py",
+        "shiftsched/service/app.py",
+        "notebooks/explore.py",
+    } <= set(entries())
 
 
 def test_every_module_is_on_the_map() -> None:

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine import request_body as build
-from engine.audit import (
+from shiftsched.checking.audit import (
     HARD_CODES,
     WEIGHTS,
     AuditReport,
@@ -23,12 +22,13 @@ from engine.audit import (
     compare_shortages,
     compare_with_metrics,
 )
-from engine.contract import Assignment, Shortage, SolveRequest
-from engine.history import History
-from engine.items import item_at
+from shiftsched.checking.items import item_at
+from shiftsched.contract.history import History
+from shiftsched.contract.v1 import Assignment, Shortage, SolveRequest
+from shiftsched.data import request_body as build
 
-# The module itself: as an attribute of the package, engine.audit is the function.
-audit_module = importlib.import_module("engine.audit")
+# The module itself: as an attribute of the package, shiftsched.checking.audit is the function.
+audit_module = importlib.import_module("shiftsched.checking.audit")
 
 MONDAY = dt.date(2026, 3, 2)  # ISO week 2026-W10
 

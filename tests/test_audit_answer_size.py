@@ -14,20 +14,20 @@ from typing import Any
 
 import pytest
 
-from engine import review
-from engine.audit import LISTED_SHIFTS, ChangeEvaluator, audit
-from engine.contract import Assignment, SolveRequest
-from engine.figures import employee_figures, kpis
-from engine.inquiry import (
+from shiftsched.checking.audit import LISTED_SHIFTS, ChangeEvaluator, audit
+from shiftsched.checking.figures import employee_figures, kpis
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.questions import review
+from shiftsched.questions.inquiry import (
     MAX_LISTED_FINDINGS,
     AuditTotals,
     CompareResponse,
     CompareTotals,
     parse_audit,
 )
-from engine.planning import roster_changes
-from engine.review import audit_roster, compare, explained
-from engine.rules import parse_request
+from shiftsched.questions.review import audit_roster, compare, explained
 from tests.factories import START_DATE, full_request_dict, minimal_request_dict, shift_dict
 
 MONDAY = dt.date.fromisoformat(START_DATE)

@@ -52,7 +52,7 @@ IMPORT_CHECK = textwrap.dedent(
     ]
     sys.path.insert(0, src)
     from starlette.testclient import TestClient
-    import bento.service as service
+    import shiftsched.service.app as service
     front = TestClient(service.mcp_app).get("/")
     static = TestClient(service.dashboard_app).get("/static/style.css")
     sign_in = TestClient(service.dashboard_app).get("/sign-in")
@@ -98,17 +98,17 @@ def test_bento_builds_with_the_service_its_files_and_the_locked_packages(
     src = bento / "src"
 
     info = yaml.safe_load((bento / "bento.yaml").read_text())
-    assert info["service"] == "bento.service:ShiftScheduler"
+    assert info["service"] == "shiftsched.service.app:ShiftScheduler"
     assert {"BENTOML_DO_NOT_TRACK", "JOBS_CONSUMER"} <= {e["name"] for e in info["envs"]}
 
     # What the service reads at run time: its code, page templates and static files.
     for needed in (
-        "bento/service.py",
-        "bento/solving/jobs.py",
-        "engine/solve.py",
-        "bento/http/templates/front.html",
-        "bento/dashboard/templates/base.html",
-        "bento/dashboard/static/style.css",
+        "shiftsched/service/app.py",
+        "shiftsched/service/solving/jobs.py",
+        "shiftsched/solving/solve.py",
+        "shiftsched/service/http/templates/front.html",
+        "shiftsched/service/dashboard/templates/base.html",
+        "shiftsched/service/dashboard/static/style.css",
         "pyproject.toml",
     ):
         assert (src / needed).is_file(), needed

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from engine.contract import (
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import (
     MAX_COUNT,
     MAX_PENALTY_WEIGHT,
     MAX_SKILL_LEVEL,
@@ -25,9 +26,8 @@ from engine.contract import (
     MAX_WEEKLY_HOURS,
     SolveRequest,
 )
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
-from engine.validation import validate
+from shiftsched.questions.validation import validate
+from shiftsched.solving.solve import SolveLimits, solve
 from tests.factories import faults, full_request_dict, replaced
 
 JsonPath = tuple[str | int, ...]
@@ -140,8 +140,8 @@ def test_every_integer_at_its_bound_at_once_still_builds_a_valid_model() -> None
 def test_the_largest_basic_request_with_every_demand_at_its_bound_builds_a_valid_model() -> None:
     from pathlib import Path
 
-    from engine.model.build import build
-    from engine.problem import from_request
+    from shiftsched.solving.model.build import build
+    from shiftsched.solving.problem import from_request
 
     data = json.loads((Path(__file__).parent.parent / "datasets" / "max_size.json").read_text())
     for path in list(integer_paths(data)):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.__main__ import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, main
+from shiftsched.__main__ import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, main
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent
@@ -35,9 +35,9 @@ def run_text(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
 
 
 def process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m engine ARGS`` as a real process, from the repository root."""
+    """``python -m shiftsched ARGS`` as a real process, from the repository root."""
     return subprocess.run(
-        [sys.executable, "-m", "engine", *args],
+        [sys.executable, "-m", "shiftsched", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -338,8 +338,8 @@ def test_an_infeasible_solve_says_so_on_stderr(tmp_path: Path) -> None:
 
 
 def test_live_progress_lines_show_the_best_roster_bound_and_gap() -> None:
-    from engine.console import LiveProgress
-    from engine.search.progress import ProgressPoint
+    from shiftsched.present.console import LiveProgress
+    from shiftsched.solving.search.progress import ProgressPoint
 
     live = LiveProgress(io.StringIO(), time_limit=30)
     assert live.line().endswith("no roster yet")
@@ -357,7 +357,7 @@ def test_progress_into_a_pipe_writes_lines_while_the_block_runs(
     """Waits for lines, not for time: the ticker must write while the block runs."""
     import threading
 
-    from engine import console
+    from shiftsched.present import console
 
     monkeypatch.setattr(console, "TICK_SECONDS", 0.01)
     err = io.StringIO()
@@ -393,12 +393,12 @@ def test_bad_input_as_a_process_prints_nothing_on_stdout(tmp_path: Path) -> None
 
 def test_an_internal_error_exits_3_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fault injected where no input can reach: the CLI's last resort."""
-    import engine.rules
+    import shiftsched.contract.parse
 
     def broken(_: object) -> None:
         raise RuntimeError("injected")
 
-    monkeypatch.setattr(engine.rules, "parse_request", broken)
+    monkeypatch.setattr(shiftsched.contract.parse, "parse_request", broken)
     code, stdout, stderr = run_text(["solve", str(RETAIL)])
     assert (code, stdout) == (EXIT_INTERNAL, "")
     assert stderr.startswith("internal error: RuntimeError: injected")

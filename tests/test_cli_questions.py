@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit
-from engine.contract import Assignment
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
 from tests.test_cli import EXIT_INVALID, EXIT_OK, RETAIL, faults, run, run_text, write

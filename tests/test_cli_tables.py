@@ -24,16 +24,16 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from engine.answer_text import DEFAULT_WIDTH, solve_text, terminal_width
-from engine.audit import audit
-from engine.console import number
-from engine.contract import Assignment, SolveRequest, SolveResponse
-from engine.greedy import greedy_roster, roster_assignments
-from engine.items import term_words
-from engine.planning import roster_changes
-from engine.problem import from_request
-from engine.roster_text import roster_lines, unique_codes
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.checking.items import term_words
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment, SolveRequest, SolveResponse
+from shiftsched.present.answer_text import DEFAULT_WIDTH, solve_text, terminal_width
+from shiftsched.present.console import number
+from shiftsched.present.roster_text import roster_lines, unique_codes
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.problem import from_request
 from tests.audited import solved_and_audited
 from tests.test_cli import EXIT_OK, RETAIL, ROOT, run_text, write
 

@@ -1,5 +1,5 @@
-"""Deletion with core refinement (engine.conflicts) on an oracle whose conflicts are known:
-a set of items is infeasible exactly when it contains one of the planted conflict sets."""
+"""Deletion with core refinement (shiftsched.solving.conflicts) on an oracle whose conflicts are
+known: a set of items is infeasible exactly when it contains one of the planted conflict sets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.conflicts import shrink
+from shiftsched.solving.conflicts import shrink
 
 
 class Oracle:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from engine.contract import MAX_DATE, MIN_DATE, SolveRequest
-from engine.errors import InvalidRequest
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import MAX_DATE, MIN_DATE, SolveRequest
+from shiftsched.errors import InvalidRequest
 from tests.factories import (
     DELETE,
     deleted,

@@ -19,11 +19,11 @@ from types import ModuleType
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveRequest
-from engine.rules import parse_request
-from engine.size import request_size
-from engine.solve import solve
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.solving.solve import solve
 from tests.audited import work_limited
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"

@@ -41,9 +41,9 @@ SUBSTITUTION = re.compile(r"\$\$|\$\{([A-Z][A-Z0-9_]*)(?::([-?])([^}]*))?\}")
 
 @cache
 def settings_read() -> frozenset[str]:
-    """Every environment variable the service's code reads (bento/**/*.py)."""
+    """Every environment variable the service's code reads (shiftsched/service/**/*.py)."""
     names: set[str] = set()
-    for path in (ROOT / "bento").rglob("*.py"):
+    for path in (ROOT / "shiftsched" / "service").rglob("*.py"):
         names.update(READ.findall(path.read_text(encoding="utf-8")))
     return frozenset(names)
 
@@ -139,12 +139,13 @@ def test_consumers_run_the_makefile_consumer_command() -> None:
     line = next(text for text in makefile.splitlines() if "huey_consumer" in text)
     made = shlex.split(line[line.index("huey_consumer") :])
     command = [str(part) for part in service("consumer")["command"]]
-    assert command[:2] == ["huey_consumer", "bento.solving.jobs.huey"] == made[:2]
+    assert command[:2] == ["huey_consumer", "shiftsched.service.solving.jobs.huey"] == made[:2]
     assert [command[i] for i in range(2, len(command), 2)] == made[2::2]  # the same options
     workers = command[command.index("--workers") + 1]
     assert environment("consumer")["SOLVE_PROCESSES"] == workers  # as `make consumer`
     assert environment("consumer")["JOBS_WORKERS"] == workers
-    # huey_consumer imports bento.solving.jobs from its working directory: the Bento's src/.
+    # huey_consumer imports shiftsched.service.solving.jobs from its working directory: the Bento's
+    # src/.
     assert service("consumer")["working_dir"].endswith("/src")
 
 
@@ -253,7 +254,7 @@ def settings_seen_by(env: dict[str, Any]) -> dict[str, Any]:
     """What ``Settings.from_env`` makes of a service's environment, in a fresh process
     (unset entries, those without a value, are left out as compose leaves them out)."""
     script = (
-        "import json; from bento.settings import Settings; s = Settings.from_env(); "
+        "import json; from shiftsched.service.settings import Settings; s = Settings.from_env(); "
         "print(json.dumps({'database_url': s.database_url, 'jobs_redis_url': "
         "s.jobs_redis_url, 'jobs_consumer': s.jobs_consumer, 'solve_processes': "
         "s.solve_processes, 'job_threads': s.job_threads, 'public_url': s.public_url, "

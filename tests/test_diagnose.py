@@ -13,20 +13,20 @@ from typing import Any
 
 import pytest
 
-from engine.contract import Diagnosis, SolveResponse
-from engine.diagnose import (
+from shiftsched.contract.v1 import Diagnosis, SolveResponse
+from shiftsched.solving.diagnose import (
     FAMILY_ORDER,
     DiagnosisLimits,
     diagnose,
     diagnose_with_probes,
 )
-from engine.solve import SolveLimits, solve
+from shiftsched.solving.solve import SolveLimits, solve
 from tests.audited import BACKSTOP_SECONDS
 from tests.infeasible import INDEX, INFEASIBLE, Planted, load_planted
 from tests.model.conftest import Json, date, employee, parse, request, shift
 
-# The module itself: as an attribute of the package, engine.diagnose is the function.
-diagnose_module = importlib.import_module("engine.diagnose")
+# The module itself: as an attribute of the package, shiftsched.solving.diagnose is the function.
+diagnose_module = importlib.import_module("shiftsched.solving.diagnose")
 
 # The diagnosis has a wall-clock budget and reports what it found when that runs out. The
 # instances here are small, so each diagnosis ends on its own long before this budget:

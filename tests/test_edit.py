@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveRequest
-from engine.edit import EditVerdict, TermChange, judge_edit, reassign
-from engine.rules import parse_request
-from engine.solve import solve
-from engine.weights import DEMAND_EXCESS, PREFERENCE, SHORTAGE
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.questions.edit import EditVerdict, TermChange, judge_edit, reassign
+from shiftsched.solving.solve import solve
+from shiftsched.solving.weights import DEMAND_EXCESS, PREFERENCE, SHORTAGE
 from tests.audited import EXACT
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from benchmarks.inquiry import PLANTED, names_planted, planted_ask
-from engine.audit import audit
-from engine.contract import Assignment
-from engine.errors import InvalidRequest
-from engine.explain import explain_shortages
-from engine.inquiry import ExplainResponse, parse_explain
-from engine.planning import roster_changes
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.explain import explain_shortages
+from shiftsched.questions.inquiry import ExplainResponse, parse_explain
 from tests.audited import solved_and_audited, work_limited
 from tests.factories import END_DATE, START_DATE, employee_dict, minimal_request_dict
 

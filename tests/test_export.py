@@ -18,10 +18,11 @@ import openpyxl
 import pytest
 from icalendar import Calendar
 
-from engine.__main__ import EXIT_INVALID, EXIT_OK, main
-from engine.contract import Assignment, SolveRequest
-from engine.errors import InvalidRequest
-from engine.export import (
+from shiftsched.__main__ import EXIT_INVALID, EXIT_OK, main
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.errors import InvalidRequest
+from shiftsched.present.export import (
     CSV_COLUMNS,
     FILE_TYPES,
     SHEET,
@@ -33,7 +34,6 @@ from engine.export import (
     to_ics,
     to_xlsx,
 )
-from engine.rules import parse_request
 from tests.factories import demand, employee_dict, request_with, shift_dict
 
 ROOT = Path(__file__).parent.parent
@@ -420,7 +420,7 @@ def test_cli_xlsx_needs_a_file_when_stdout_cannot_take_bytes(files: tuple[str, s
 @pytest.mark.slow
 def test_cli_xlsx_to_a_pipe(files: tuple[str, str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "engine", "export", *files, "--format", "xlsx", "-q"],
+        [sys.executable, "-m", "shiftsched", "export", *files, "--format", "xlsx", "-q"],
         capture_output=True,
         check=False,
         cwd=ROOT,

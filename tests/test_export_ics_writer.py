@@ -1,5 +1,5 @@
-"""The iCalendar file is written line by line (``engine.export.to_ics``) because building
-it from the icalendar library's ``Calendar`` and ``Event`` objects cost about 0.3 ms of
+"""The iCalendar file is written line by line (``shiftsched.present.export.to_ics``) because
+building it from the icalendar library's ``Calendar`` and ``Event`` objects cost about 0.3 ms of
 CPU per event. The bytes must stay what the library wrote: the library's way is kept
 here as the reference, and both are compared on names that escape, fold (multi-byte
 characters, a backslash at the fold), time zones with and without daylight saving, UTC,
@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from icalendar import Calendar, Event
 
-from engine.contract import Assignment, SolveRequest
-from engine.export import (
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.present.export import (
     PRODID,
     _name,
     _summary,
@@ -27,7 +28,6 @@ from engine.export import (
     roster_lines,
     to_ics,
 )
-from engine.rules import parse_request
 from tests.factories import minimal_request_dict
 
 NAMES = [

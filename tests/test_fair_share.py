@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.audit import audit
-from engine.contract import Solution, SolveRequest
-from engine.fair_share import GroupBurden, Share, gini, group_burden
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Solution, SolveRequest
+from shiftsched.questions.fair_share import GroupBurden, Share, gini, group_burden
 from tests.audited import EXACT, solved_and_audited
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
 

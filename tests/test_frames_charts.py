@@ -17,20 +17,20 @@ import altair as alt
 import polars as pl
 import pytest
 
-from engine import charts, frames
-from engine.audit import AuditReport, HardViolation, audit, compare_with_metrics
-from engine.contract import Assignment, SoftConstraintViolation, Solution, SolveRequest
-from engine.diagnose import DiagnosisLimits, diagnose_with_probes
-from engine.explain import explain_shortages
-from engine.fair_share import group_burden
-from engine.figures import Kpis
-from engine.history import Ledger, LedgerEntry
-from engine.inquiry import AuditRequest, CompareResponse, ExplainRequest
-from engine.problem import from_request
-from engine.review import audit_roster, compare
-from engine.rules import parse_request
-from engine.solve import SolveLimits, SolveOutcome, solve_problem, to_response
-from engine.variants import with_fairness_group
+from shiftsched.checking.audit import AuditReport, HardViolation, audit, compare_with_metrics
+from shiftsched.checking.figures import Kpis
+from shiftsched.contract.history import Ledger, LedgerEntry
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SoftConstraintViolation, Solution, SolveRequest
+from shiftsched.present import charts, frames
+from shiftsched.questions.explain import explain_shortages
+from shiftsched.questions.fair_share import group_burden
+from shiftsched.questions.inquiry import AuditRequest, CompareResponse, ExplainRequest
+from shiftsched.questions.review import audit_roster, compare
+from shiftsched.questions.variants import with_fairness_group
+from shiftsched.solving.diagnose import DiagnosisLimits, diagnose_with_probes
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem, to_response
 from tests.audited import BACKSTOP_SECONDS, solved_and_audited, work_limited
 from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift
@@ -282,8 +282,8 @@ def test_violations_read_in_words_with_their_input_items(
     short: tuple[SolveRequest, Solution],
 ) -> None:
     """Each soft term reads as docs/semantics.md words it, beside the JSON path of the
-    input item behind it (engine.items), not as its machine name alone."""
-    from engine.items import term_field, term_words
+    input item behind it (shiftsched.checking.items), not as its machine name alone."""
+    from shiftsched.checking.items import term_field, term_words
 
     req, solution = short
     violations = solution.metrics.soft_constraint_violations
@@ -583,7 +583,7 @@ def test_chart_saves_as_png(
 
 
 def test_a_bound_below_zero_is_drawn_at_zero() -> None:
-    from engine.search.progress import ProgressPoint
+    from shiftsched.solving.search.progress import ProgressPoint
 
     frame = frames.progress_frame(
         [ProgressPoint(0.1, 900.0, float("-inf")), ProgressPoint(0.5, 800.0, -3.0)]
@@ -602,7 +602,7 @@ def test_a_symlog_axis_has_a_labelled_tick_at_every_scale() -> None:
 
 
 def test_the_final_objective_is_written_on_the_progress_chart() -> None:
-    from engine.search.progress import ProgressPoint
+    from shiftsched.solving.search.progress import ProgressPoint
 
     frame = frames.progress_frame(
         [ProgressPoint(0.1, 10_590.0, float("-inf")), ProgressPoint(0.5, 30.0, 30.0)]
@@ -816,7 +816,7 @@ def test_the_employee_changes_frame_has_a_row_per_employee_of_the_comparison(
 def test_the_term_changes_add_up_to_the_change_of_the_objective(
     compared: tuple[SolveRequest, CompareResponse],
 ) -> None:
-    from engine.items import term_words
+    from shiftsched.checking.items import term_words
 
     request, comparison = compared
     table = frames.term_changes_frame(comparison.terms, request)

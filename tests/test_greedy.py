@@ -14,15 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import request_body as build
-from engine import weights
-from engine.audit import audit
-from engine.contract import SolveRequest
-from engine.greedy import _greedy as greedy_pass
-from engine.greedy import _State, greedy_roster, roster_assignments
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.data import request_body as build
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.solving import weights
+from shiftsched.solving.greedy import _greedy as greedy_pass
+from shiftsched.solving.greedy import _State, greedy_roster, roster_assignments
+from shiftsched.solving.problem import from_request
 from tests.factories import demand, employee_dict, minimal_request_dict
 from tests.strategies import requests
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from ortools.sat.python import cp_model
 
-from engine.audit import audit
-from engine.greedy import greedy_roster, roster_assignments
-from engine.model.build import CompiledModel, build
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.solve import add_roster_hint, complete_hint
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.solve import add_roster_hint, complete_hint
 from tests.audited import BACKSTOP_SECONDS
 from tests.model.conftest import employee, parse, shift
 from tests.model.conftest import request as make_request

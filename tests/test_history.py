@@ -15,17 +15,23 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveRequest
-from engine.errors import InvalidRequest
-from engine.history import MAX_LEDGER_COUNT, MAX_LEDGER_MINUTES, History, Ledger, LedgerEntry
-from engine.periods import join, split
-from engine.plan import plan
-from engine.planning import PlanRequest, PlanResponse, parse_plan
-from engine.problem import NO_SEAM, from_request
-from engine.rules import parse_request
-from engine.seam import history_ledger, ledger_after, with_history
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.history import (
+    MAX_LEDGER_COUNT,
+    MAX_LEDGER_MINUTES,
+    History,
+    Ledger,
+    LedgerEntry,
+)
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanRequest, PlanResponse, parse_plan
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.errors import InvalidRequest
+from shiftsched.periods.plan import plan
+from shiftsched.periods.seam import history_ledger, ledger_after, with_history
+from shiftsched.periods.split import join, split
+from shiftsched.solving.problem import NO_SEAM, from_request
 from tests.audited import EXACT, work_limited
 from tests.factories import employee_dict, full_request_dict, minimal_request_dict
 from tests.test_cli import run_text as run

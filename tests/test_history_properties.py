@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine.audit import audit, compare_with_metrics
-from engine.plan import plan
-from engine.planning import parse_plan
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.planning import parse_plan
+from shiftsched.periods.plan import plan
 from tests.audited import failed_for_a_reason, work_limited
 from tests.strategies import requests
 

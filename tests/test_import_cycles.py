@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import grimp
 import pytest
 
-PACKAGES = ("engine", "bento", "benchmarks")
+PACKAGES = ("shiftsched", "benchmarks")
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import request_body as build
-from engine.audit import AuditReport, audit
-from engine.contract import Assignment, Shortage, SolveRequest
-from engine.items import item_at, shortage_field, term_field, term_words
-from engine.rules import parse_request
+from shiftsched.checking.audit import AuditReport, audit
+from shiftsched.checking.items import item_at, shortage_field, term_field, term_words
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, Shortage, SolveRequest
+from shiftsched.data import request_body as build
 from tests.strategies import requests
 
 ROOT = Path(__file__).resolve().parents[1]

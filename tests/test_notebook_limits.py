@@ -1,20 +1,22 @@
-"""How the notebooks solve (engine.notebook_limits): two workers for a person, or the
+"""How the notebooks solve (shiftsched.present.notebook_limits): two workers for a person, or the
 same rosters on every run with ``--work-limit``."""
 
 from __future__ import annotations
 
 import pytest
 
-import engine.notebook_limits
-from engine.notebook_limits import BACKSTOP_SECONDS, notebook_limits, notebook_workers
-from engine.solve import SolveLimits
+import shiftsched.present.notebook_limits
+from shiftsched.present.notebook_limits import BACKSTOP_SECONDS, notebook_limits, notebook_workers
+from shiftsched.solving.solve import SolveLimits
 
 
 def test_a_person_gets_up_to_two_workers_and_the_chosen_time_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for cores, workers in ((1, 1), (2, 2), (16, 2)):
-        monkeypatch.setattr(engine.notebook_limits, "available_cores", lambda c=cores: c)
+        monkeypatch.setattr(
+            shiftsched.present.notebook_limits, "available_cores", lambda c=cores: c
+        )
         limits = notebook_limits(7)
         assert (limits.num_workers, limits.time_limit_seconds) == (workers, 7)
         assert "max_deterministic_time" not in limits.parameters

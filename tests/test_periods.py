@@ -14,15 +14,15 @@ import datetime as dt
 import pytest
 
 from benchmarks.seam import Joined, SeamRun, seam_request, summary
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveRequest
-from engine.history import History
-from engine.periods import join, next_period, split
-from engine.plan import plan
-from engine.planning import PlanRequest
-from engine.rules import parse_request
-from engine.seam import ledger_after
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.history import History
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanRequest
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.periods.plan import plan
+from shiftsched.periods.seam import ledger_after
+from shiftsched.periods.split import join, next_period, split
 from tests.audited import EXACT, solved_and_audited, work_limited
 
 

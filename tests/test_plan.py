@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.errors import InvalidRequest
-from engine.plan import plan
-from engine.planning import parse_plan
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.planning import parse_plan
+from shiftsched.errors import InvalidRequest
+from shiftsched.periods.plan import plan
 from tests.audited import EXACT
 from tests.factories import employee_dict, minimal_request_dict
 from tests.test_cli import run, run_text

@@ -7,10 +7,10 @@ import json
 import re
 from pathlib import Path
 
-from engine.diagnose import DiagnosisLimits, Probe, diagnose_with_probes
-from engine.model.registry import DIAGNOSIS_ORDER
-from engine.probe_words import RULE_WORDS, item_words, probe_frame, rule_code, who
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.present.probe_words import RULE_WORDS, item_words, probe_frame, rule_code, who
+from shiftsched.solving.diagnose import DiagnosisLimits, Probe, diagnose_with_probes
+from shiftsched.solving.model.registry import DIAGNOSIS_ORDER
 
 ROOT = Path(__file__).parent.parent
 ROW = re.compile(r"^\| `(\w+)` \| (.+) \|$", re.MULTILINE)

@@ -17,10 +17,16 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.solve import ProgressPoint, SolveLimits, SolveOutcome, solve_problem, to_response
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import (
+    ProgressPoint,
+    SolveLimits,
+    SolveOutcome,
+    solve_problem,
+    to_response,
+)
 from tests.audited import BACKSTOP_SECONDS
 from tests.factories import demand, employee_dict, full_request_dict, minimal_request_dict
 
@@ -247,9 +253,9 @@ def test_the_first_roster_counts_from_the_start_of_the_call(
     slower by a sleep here, a lower bound no load can lower, then run for real."""
     import importlib
 
-    from engine.solve import solve
+    from shiftsched.solving.solve import solve
 
-    solving = importlib.import_module("engine.solve")  # the module, not the function
+    solving = importlib.import_module("shiftsched.solving.solve")  # the module, not the function
 
     def slowly(step: Any) -> Any:
         def delayed(*args: Any, **kwargs: Any) -> Any:

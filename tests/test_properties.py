@@ -12,9 +12,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from engine.audit import audit, compare_with_metrics
-from engine.rules import parse_request
-from engine.solve import solve
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.solve import solve
 from tests.audited import failed_for_a_reason, work_limited
 from tests.strategies import requests
 

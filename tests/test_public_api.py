@@ -1,7 +1,7 @@
 """The package's public names: each resolves, the docstring's example runs, and they cost
 nothing until used.
 
-The example is read from ``engine.__doc__`` and run as written, from the repository
+The example is read from ``shiftsched.__doc__`` and run as written, from the repository
 root, so the front door a newcomer reads is the one tested. It solves a small dataset
 with one worker and a fixed seed, and CP-SAT proves the roster optimal well inside the
 request's 30 s: the result is the same on any machine, however busy.
@@ -25,41 +25,41 @@ from typing import Any
 
 import pytest
 
-import engine
+import shiftsched
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("ortools", "polars", "numba")
 FUNCTIONS = {
-    "parse": ("engine.rules", "parse_request"),
-    "validate": ("engine.validation", "validate"),
-    "solve": ("engine.solve", "solve"),
-    "audit": ("engine.audit", "audit"),
-    "diagnose": ("engine.diagnose", "diagnose"),
-    "plan": ("engine.plan", "plan"),
-    "replan": ("engine.replan", "replan"),
-    "recommend": ("engine.recommend", "recommend"),
-    "parse_plan": ("engine.planning", "parse_plan"),
-    "parse_replan": ("engine.planning", "parse_replan"),
-    "parse_recommend": ("engine.planning", "parse_recommend"),
+    "parse": ("shiftsched.contract.parse", "parse_request"),
+    "validate": ("shiftsched.questions.validation", "validate"),
+    "solve": ("shiftsched.solving.solve", "solve"),
+    "audit": ("shiftsched.checking.audit", "audit"),
+    "diagnose": ("shiftsched.solving.diagnose", "diagnose"),
+    "plan": ("shiftsched.periods.plan", "plan"),
+    "replan": ("shiftsched.periods.replan", "replan"),
+    "recommend": ("shiftsched.questions.recommend", "recommend"),
+    "parse_plan": ("shiftsched.contract.planning", "parse_plan"),
+    "parse_replan": ("shiftsched.contract.planning", "parse_replan"),
+    "parse_recommend": ("shiftsched.contract.planning", "parse_recommend"),
 }
 TYPES = {
-    "SolveRequest": "engine.contract",
-    "SolveResponse": "engine.contract",
-    "SolveLimits": "engine.solve",
-    "InvalidRequest": "engine.errors",
-    "AuditReport": "engine.audit",
-    "ReplanRequest": "engine.planning",
-    "RecommendRequest": "engine.planning",
-    "PlanRequest": "engine.planning",
-    "History": "engine.history",
+    "SolveRequest": "shiftsched.contract.v1",
+    "SolveResponse": "shiftsched.contract.v1",
+    "SolveLimits": "shiftsched.solving.solve",
+    "InvalidRequest": "shiftsched.errors",
+    "AuditReport": "shiftsched.checking.audit",
+    "ReplanRequest": "shiftsched.contract.planning",
+    "RecommendRequest": "shiftsched.contract.planning",
+    "PlanRequest": "shiftsched.contract.planning",
+    "History": "shiftsched.contract.history",
 }
 
 
 def example() -> str:
     """The first indented block of the package docstring: the example, as a reader sees
     it."""
-    assert engine.__doc__ is not None
-    lines = engine.__doc__.splitlines()
+    assert shiftsched.__doc__ is not None
+    lines = shiftsched.__doc__.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("    "))
     end = next(i for i in range(start, len(lines)) if not lines[i].startswith("    "))
     return textwrap.dedent("\n".join(lines[start:end]))
@@ -81,37 +81,37 @@ def loaded_after(code: str) -> list[str]:
     return loaded
 
 
-@pytest.mark.parametrize("name", engine.__all__)
+@pytest.mark.parametrize("name", shiftsched.__all__)
 def test_every_public_name_resolves(name: str) -> None:
-    value = getattr(engine, name)
+    value = getattr(shiftsched, name)
     assert value is not None
-    assert name in dir(engine)
+    assert name in dir(shiftsched)
 
 
 def test_the_public_names_are_the_engines_own() -> None:
     for name, (module, attribute) in FUNCTIONS.items():
-        value = getattr(engine, name)
+        value = getattr(shiftsched, name)
         assert value is getattr(importlib.import_module(module), attribute), name
         assert isinstance(value, types.FunctionType), name
     for name, module in TYPES.items():
-        assert getattr(engine, name) is getattr(importlib.import_module(module), name)
-    assert set(FUNCTIONS) | set(TYPES) <= set(engine.__all__)
-    assert sorted(engine.__all__) == engine.__all__
+        assert getattr(shiftsched, name) is getattr(importlib.import_module(module), name)
+    assert set(FUNCTIONS) | set(TYPES) <= set(shiftsched.__all__)
+    assert sorted(shiftsched.__all__) == shiftsched.__all__
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no attribute 'solver'"):
-        _ = engine.solver
+        _ = shiftsched.solver
 
 
 def test_the_docstring_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     code = example()
-    assert len(code.strip().splitlines()) == 5
+    assert len(code.strip().splitlines()) == 6
     monkeypatch.chdir(ROOT)
     printed = io.StringIO()
     namespace: dict[str, Any] = {}
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, "engine.__doc__", "exec"), namespace)
+        exec(compile(code, "shiftsched.__doc__", "exec"), namespace)
     assert printed.getvalue() == "optimal True\n"
     response, report = namespace["response"], namespace["report"]
     assert response.status == "completed"
@@ -121,17 +121,17 @@ def test_the_docstring_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_parse_raises_invalid_request_with_every_fault() -> None:
-    with pytest.raises(engine.InvalidRequest) as raised:
-        engine.parse({"employees": "nobody"})
+    with pytest.raises(shiftsched.InvalidRequest) as raised:
+        shiftsched.parse({"employees": "nobody"})
     assert len(raised.value.errors) > 1
 
 
 @pytest.mark.parametrize(
     "code",
     [
-        "import engine.size",
-        "import engine",
-        "from engine import parse, validate, SolveRequest, SolveResponse, InvalidRequest",
+        "import shiftsched.contract.size",
+        "import shiftsched",
+        "from shiftsched import parse, validate, SolveRequest, SolveResponse, InvalidRequest",
     ],
 )
 def test_light_imports_leave_the_solver_unloaded(code: str) -> None:
@@ -140,21 +140,22 @@ def test_light_imports_leave_the_solver_unloaded(code: str) -> None:
 
 def test_using_solve_loads_the_solver() -> None:
     # The probe's own check: it sees a heavy import when there is one.
-    assert "ortools" in loaded_after("from engine import solve")
+    assert "ortools" in loaded_after("from shiftsched import solve")
 
 
 def test_each_shared_name_is_the_function_whatever_was_imported_first() -> None:
-    # Solving imports engine.diagnose (and the others load their own modules) before
+    # Solving imports shiftsched.solving.diagnose (and the others load their own modules) before
     # anyone asks the package for the function: the package must still hand it out.
     code = textwrap.dedent(
         """
         import types
-        import engine.solve, engine.replan, engine.recommend, engine.plan
-        from engine.diagnose import DiagnosisLimits
-        from engine.audit import AuditReport
-        import engine
-        from engine import audit, diagnose, plan, recommend, replan, solve
-        shared = [audit, diagnose, plan, recommend, replan, solve, engine.solve, engine.plan]
+        import shiftsched.solving.solve, shiftsched.periods.replan
+        import shiftsched.questions.recommend, shiftsched.periods.plan
+        from shiftsched.solving.diagnose import DiagnosisLimits
+        from shiftsched.checking.audit import AuditReport
+        import shiftsched
+        from shiftsched import audit, diagnose, plan, recommend, replan, solve
+        shared = [audit, diagnose, plan, recommend, replan, solve]
         assert all(isinstance(f, types.FunctionType) for f in shared), shared
         """
     )

@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from engine.audit import ChangeEvaluator, audit
-from engine.contract import Assignment, SolveRequest
-from engine.errors import InvalidRequest
-from engine.planning import parse_recommend
-from engine.recommend import recommend
-from engine.rules import parse_request
+from shiftsched.checking.audit import ChangeEvaluator, audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import parse_recommend
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.recommend import recommend
 from tests.audited import solved_and_audited
 from tests.factories import full_request_dict, minimal_request_dict
 

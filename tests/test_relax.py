@@ -1,7 +1,7 @@
 """Relaxing a diagnosed cause gives a request with a roster, checked by the auditor.
 
 Every planted instance of ``datasets/infeasible/`` is diagnosed, its first cause relaxed
-with :func:`engine.relax.relax`, and the result solved: the roster must break no hard
+with :func:`shiftsched.questions.relax.relax`, and the result solved: the roster must break no hard
 rule and be priced exactly as the solver reports.
 """
 
@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from engine.contract import Cause, Diagnosis, SolveRequest
-from engine.diagnose import FAMILY_ORDER
-from engine.relax import relax, relax_all
-from engine.solve import solve
+from shiftsched.contract.v1 import Cause, Diagnosis, SolveRequest
+from shiftsched.questions.relax import relax, relax_all
+from shiftsched.solving.diagnose import FAMILY_ORDER
+from shiftsched.solving.solve import solve
 from tests.audited import EXACT, solved_and_audited
 from tests.infeasible import Planted, load_planted
 from tests.model.conftest import date, employee, parse, request, shift

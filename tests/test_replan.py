@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveRequest
-from engine.errors import InvalidRequest
-from engine.planning import (
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import (
     DEFAULT_CHANGE_WEIGHT,
     ReplanResponse,
     parse_replan,
     roster_changes,
 )
-from engine.replan import replan
-from engine.rules import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.errors import InvalidRequest
+from shiftsched.periods.replan import replan
 from tests.audited import EXACT, solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
 

@@ -1,4 +1,4 @@
-"""engine.request_body, the one builder of request bodies: the committed datasets are
+"""shiftsched.data.request_body, the one builder of request bodies: the committed datasets are
 written from its dicts, so the order of their keys and what is left out are its contract."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from engine import request_body as build
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.data import request_body as build
 
 
 def test_a_body_has_the_contracts_order_and_leaves_out_what_is_none() -> None:

@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit
-from engine.contract import Assignment, SolveRequest
-from engine.edit import reassign
-from engine.errors import InvalidRequest
-from engine.figures import employee_figures
-from engine.greedy import greedy_roster, roster_assignments
-from engine.inquiry import parse_audit, parse_compare
-from engine.planning import roster_changes
-from engine.problem import from_request
-from engine.review import audit_roster, compare
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.checking.figures import employee_figures
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.edit import reassign
+from shiftsched.questions.inquiry import parse_audit, parse_compare
+from shiftsched.questions.review import audit_roster, compare
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.problem import from_request
 from tests.factories import START_DATE, minimal_request_dict
 
 DATASETS = sorted((Path(__file__).resolve().parents[1] / "datasets").glob("*.json"))

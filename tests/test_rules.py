@@ -1,4 +1,5 @@
-"""Cross-field rules (v1-interface.md rules 1..9 and the reference rules of engine.rules).
+"""Cross-field rules (v1-interface.md rules 1..9 and the reference rules of
+shiftsched.contract.parse).
 
 Each test breaks one rule in an otherwise valid request and expects exactly the faults it
 names, with their JSON paths and codes. The last tests feed parse_request random damage.
@@ -15,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import request_body as build
-from engine.contract import MAX_PERIOD_DAYS, SolveRequest
-from engine.errors import InvalidRequest
-from engine.inquiry import parse_audit, parse_compare, parse_explain, parse_why
-from engine.planning import parse_plan, parse_recommend, parse_replan
-from engine.rules import ErrorCode, check, load_json, parse_request
+from shiftsched.contract.parse import ErrorCode, check, load_json, parse_request
+from shiftsched.contract.planning import parse_plan, parse_recommend, parse_replan
+from shiftsched.contract.v1 import MAX_PERIOD_DAYS, SolveRequest
+from shiftsched.data import request_body as build
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.inquiry import parse_audit, parse_compare, parse_explain, parse_why
 from tests.factories import (
     DELETE,
     START_DATE,

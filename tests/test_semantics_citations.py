@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
 SEMANTICS = ROOT / "docs" / "semantics.md"
-SOURCES = ("bento", "engine", "tests", "benchmarks", "notebooks", "docs", "README.md")
+SOURCES = ("shiftsched", "tests", "benchmarks", "notebooks", "docs", "README.md")
 # The page's path, an optional comma, then the section title in double quotes; a citation
 # may wrap across lines, comment markers included.
 CITATION = re.compile(r'docs/semantics\.md,? "([^"]+)"')

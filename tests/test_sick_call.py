@@ -9,13 +9,13 @@ from collections import Counter
 
 import pytest
 
-from engine import frames
-from engine.audit import audit
-from engine.contract import Assignment, SolveRequest
-from engine.edit import reassign
-from engine.planning import Absence
-from engine.rules import parse_request
-from engine.sick_call import fills_of, left_cells
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import Absence
+from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.present import frames
+from shiftsched.questions.edit import reassign
+from shiftsched.questions.sick_call import fills_of, left_cells
 from tests.audited import solved_and_audited
 from tests.factories import full_request_dict
 

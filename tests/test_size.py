@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rules import parse_request
-from engine.size import (
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import (
     LARGE_SIZE_THRESHOLD,
     problem_size,
     request_size,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ortools.sat.python import cp_model
 
-from engine.solve import SolveLimits, _parameters, set_parameter
+from shiftsched.solving.solve import SolveLimits, _parameters, set_parameter
 
 
 def test_strings_are_read_as_the_field_type() -> None:

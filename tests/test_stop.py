@@ -12,10 +12,10 @@ import threading
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.rules import parse_request
-from engine.solve import ProgressPoint, SolveLimits, solve
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.solving.solve import ProgressPoint, SolveLimits, solve
 from tests.audited import BACKSTOP_SECONDS, EXACT
 from tests.factories import minimal_request_dict
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from ortools.sat.python import cp_model
 
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
-from engine.suite_guard import VARIABLE, TimingDependentSolve, check_workers
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.solve import SolveLimits, solve
+from shiftsched.solving.suite_guard import VARIABLE, TimingDependentSolve, check_workers
 from tests.audited import BACKSTOP_SECONDS, EXACT, work_limited
 from tests.factories import minimal_request_dict
 
@@ -46,7 +46,9 @@ def test_every_core_is_refused_even_on_one_core(
 ) -> None:
     # Every core is one worker on a one-core machine: refused all the same, so that such a
     # test fails on every machine, not only on those with several cores.
-    monkeypatch.setattr(importlib.import_module("engine.solve"), "available_cores", lambda: cores)
+    monkeypatch.setattr(
+        importlib.import_module("shiftsched.solving.solve"), "available_cores", lambda: cores
+    )
     limits = SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, diagnosis_budget_seconds=0)
     assert limits.num_workers is None  # None: every available core
     with pytest.raises(TimingDependentSolve, match="every available core"):
@@ -113,9 +115,9 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.slow
 def test_the_services_solver_processes_inherit_the_guard() -> None:
-    from bento.solving.failures import SolveFailed
-    from bento.solving.workers import SolvePool
-    from engine.rules import parse_request
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.service.solving.failures import SolveFailed
+    from shiftsched.service.solving.workers import SolvePool
 
     request = parse_request(minimal_request_dict())
     for workers, refused in ((2, True), (1, False)):
@@ -132,12 +134,12 @@ def test_the_services_solver_processes_inherit_the_guard() -> None:
 
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m engine solve`` of the minimal request, as a process of its own."""
+    """``python -m shiftsched solve`` of the minimal request, as a process of its own."""
     request = folder / "request.json"
     request.write_text(json.dumps(minimal_request_dict()))
     limit = ["--time-limit", str(BACKSTOP_SECONDS)]
     return subprocess.run(
-        [sys.executable, "-m", "engine", "solve", str(request), "--quiet", *limit, *args],
+        [sys.executable, "-m", "shiftsched", "solve", str(request), "--quiet", *limit, *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

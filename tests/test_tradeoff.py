@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.fair_share import GroupBurden, Share
-from engine.greedy import greedy_roster, roster_assignments
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.tradeoff import (
+from shiftsched.contract.parse import parse_request
+from shiftsched.questions.fair_share import GroupBurden, Share
+from shiftsched.questions.tradeoff import (
     FINISHED,
     UNFINISHED,
     SweepPoint,
@@ -22,6 +20,8 @@ from engine.tradeoff import (
     sweep_caption,
     trend,
 )
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.problem import from_request
 
 ROOT = Path(__file__).parent.parent
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.solve import SolveLimits, solve
 from tests.factories import employee_dict, faults, minimal_request_dict
 
 COMPOSED = "Zo\u00e9"  # é as one code point (NFC)

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from engine.contract import ValidateResponse
-from engine.errors import InvalidRequest
-from engine.rules import parse_request
-from engine.validation import field_name, validate
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import ValidateResponse
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.validation import field_name, validate
 from tests.factories import (
     demand,
     employee_dict,

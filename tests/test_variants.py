@@ -14,13 +14,11 @@ from typing import Any, Literal
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Solution, SolveRequest
-from engine.fair_share import group_burden
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve_problem, to_response
-from engine.variants import (
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Solution, SolveRequest
+from shiftsched.questions.fair_share import group_burden
+from shiftsched.questions.variants import (
     FAMILIES,
     families_in_use,
     with_fairness_group,
@@ -29,7 +27,9 @@ from engine.variants import (
     without_fairness_group,
     without_families,
 )
-from engine.weights import PREFERENCE
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import SolveLimits, solve_problem, to_response
+from shiftsched.solving.weights import PREFERENCE
 from tests.audited import BACKSTOP_SECONDS, solved_and_audited
 from tests.factories import full_request_dict, minimal_request_dict
 from tests.model.conftest import NIGHT_HOURS, date, employee, request, shift

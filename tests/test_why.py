@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit
-from engine.contract import Assignment
-from engine.errors import InvalidRequest
-from engine.inquiry import WhyResponse, parse_why
-from engine.planning import roster_changes
-from engine.rules import parse_request
-from engine.why import why_not
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.inquiry import WhyResponse, parse_why
+from shiftsched.questions.why import why_not
 from tests.audited import EXACT, solved_and_audited
 from tests.factories import START_DATE, employee_dict, minimal_request_dict
 

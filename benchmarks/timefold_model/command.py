@@ -2,7 +2,7 @@
 
 Solves the request with the Timefold model (benchmarks/README.md, "Side by side with
 Timefold Solver") and prints a v1 SolveResponse on stdout: the roster's assignments,
-and metrics that are the audit's (``engine.audit``), with the time to the first roster
+and metrics that are the audit's (``shiftsched.checking.audit``), with the time to the first roster
 in ``metrics.solver.time_to_first_solution_seconds``. stderr gets Timefold's score set
 beside the audit's, constraint by constraint.
 
@@ -32,9 +32,9 @@ from benchmarks.timefold_model.outcome import Limit
 from benchmarks.timefold_model.pricing import Priced, price
 from benchmarks.timefold_model.support import UnsupportedFamily
 from benchmarks.timefold_model.translate import translate
-from engine.contract import SolveRequest
-from engine.errors import InvalidRequest
-from engine.rules import load_json, parse_request
+from shiftsched.contract.parse import load_json, parse_request
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.errors import InvalidRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 INSTALL_HINT = (

@@ -1,6 +1,6 @@
 """The constraint streams of the Timefold model: one stream per rule, as the quickstart has.
 
-Each soft stream weighs a match by the engine's own weight (:mod:`engine.weights`), so a
+Each soft stream weighs a match by the engine's own weight (:mod:`shiftsched.solving.weights`), so a
 clean roster's soft score is minus the objective the audit computes; the names are those
 of :mod:`benchmarks.timefold_model.terms`. Streams that count per group over the roster
 (heads per demand, worked dates per week or month) add the groups nobody works in with

@@ -17,7 +17,7 @@ from typing import Any
 from benchmarks.timefold_model.outcome import Limit
 from benchmarks.timefold_model.pricing import price
 from benchmarks.timefold_model.translate import translate
-from engine.contract import SolveRequest
+from shiftsched.contract.v1 import SolveRequest
 
 
 def _verdict(hard_violations: int, differences: int) -> str:

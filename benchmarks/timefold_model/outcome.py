@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.contract import Assignment
+from shiftsched.contract.v1 import Assignment
 
 
 @dataclass(frozen=True)

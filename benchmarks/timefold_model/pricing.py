@@ -1,6 +1,6 @@
 """A Timefold roster priced by the audit, and Timefold's own score set beside it.
 
-The audit (:mod:`engine.audit`) is the judge: the response's metrics, shortages and
+The audit (:mod:`shiftsched.checking.audit`) is the judge: the response's metrics, shortages and
 objective are the audit's. Timefold's score must tell the same story, or one of the two
 models misreads docs/semantics.md: the same hard verdict (Timefold's hard score is 0
 exactly when the audit finds no broken rule), and, constraint by constraint, the soft
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from benchmarks.timefold_model.outcome import Limit, TimefoldRun
 from benchmarks.timefold_model.terms import SOFT
-from engine.audit import AuditReport, audit
-from engine.contract import Metrics, Solution, SolveRequest, SolveResponse, SolverInfo
+from shiftsched.checking.audit import AuditReport, audit
+from shiftsched.contract.v1 import Metrics, Solution, SolveRequest, SolveResponse, SolverInfo
 
 
 @dataclass(frozen=True)

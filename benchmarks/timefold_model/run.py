@@ -34,7 +34,7 @@ from benchmarks.timefold_model.domain import Roster, Slot, to_roster
 from benchmarks.timefold_model.outcome import Improvement, Limit, TimefoldRun
 from benchmarks.timefold_model.terms import HARD
 from benchmarks.timefold_model.translate import ModelInput
-from engine.contract import Assignment
+from shiftsched.contract.v1 import Assignment
 
 #: The least a solve is given, however long the setup took.
 MIN_SOLVE_SECONDS = 1.0

@@ -4,7 +4,7 @@ The model holds staffing demand (minimum and maximum), the calendar (holidays, a
 weekdays), assignable shifts, fixed assignments, one shift per date, the consecutive-days
 cap, shift transitions, working days per week and per month, and preferences. A request
 that states any other family is refused whole, naming each family by its registry name
-(:data:`engine.model.registry.FAMILIES`) and the JSON path of its first item: solving it
+(:data:`shiftsched.solving.model.registry.FAMILIES`) and the JSON path of its first item: solving it
 without that family would compare two different problems.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.contract import Employee, SolveRequest
+from shiftsched.contract.v1 import Employee, SolveRequest
 
 SUPPORTED = (
     "staffing_demand",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine import weights
+from shiftsched.solving import weights
 
 #: Soft constraint -> (the prefix of the audit's term names it sums, the weight of one unit).
 SOFT: Final[dict[str, tuple[str, int]]] = {

@@ -22,8 +22,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from benchmarks.timefold_model.support import check_supported
-from engine.contract import Employee, Range, SolveRequest
-from engine.horizon import Bucket, Horizon
+from shiftsched.contract.horizon import Bucket, Horizon
+from shiftsched.contract.v1 import Employee, Range, SolveRequest
 
 #: Free slots beyond a demand's maximum: room for one head over it per shift and date.
 EXCESS_SLOTS = 1

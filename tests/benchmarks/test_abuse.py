@@ -24,10 +24,10 @@ from benchmarks.abuse import (
     storm_allowed,
     storm_label,
 )
-from bento.http.gate import MAX_BODY_BYTES
-from engine.errors import InvalidRequest
-from engine.inquiry import parse_audit
-from engine.review import audit_roster
+from shiftsched.errors import InvalidRequest
+from shiftsched.questions.inquiry import parse_audit
+from shiftsched.questions.review import audit_roster
+from shiftsched.service.http.gate import MAX_BODY_BYTES
 
 
 def test_fitted_takes_what_fits_and_no_more() -> None:

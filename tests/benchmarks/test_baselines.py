@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 
 from benchmarks import baselines
 from benchmarks.baselines import compile_request, greedy_outcome, model_stats, solve_plain
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Metrics, SolveRequest
-from engine.model.build import build
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.solve import SolveLimits, SolveOutcome, solve_problem
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Metrics, SolveRequest
+from shiftsched.solving.model.build import build
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
 from tests.audited import work_limited
 from tests.factories import full_request_dict, minimal_request_dict
 from tests.model.conftest import date, demand, duty, employee, request, shift

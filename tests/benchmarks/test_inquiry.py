@@ -20,9 +20,9 @@ from benchmarks.inquiry import (
     tiny_request,
 )
 from benchmarks.machine import ROOT
-from engine.contract import Assignment
-from engine.planning import roster_changes
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.v1 import Assignment
 
 MONDAY = dt.date(2026, 3, 2)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from benchmarks.ledger import GroupSpread, months, spreads, ward
-from engine.contract import Assignment
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment
 from tests.factories import employee_dict, minimal_request_dict
 
 

@@ -20,8 +20,8 @@ from benchmarks.load import (
     summarise,
     verdicts,
 )
-from engine.audit import audit
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
 from tests.factories import minimal_request_dict
 
 

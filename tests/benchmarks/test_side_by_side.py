@@ -12,7 +12,7 @@ from benchmarks.side_by_side import SCHEMA, append, instances, pending, read, sw
 from benchmarks.side_by_side_report import markdown
 from benchmarks.suite import load_suite
 from benchmarks.timefold_model.support import unsupported
-from engine.size import request_size
+from shiftsched.contract.size import request_size
 
 
 def test_the_sweep_is_the_quick_suites_with_its_sizes_and_no_duties() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.suite import ROOT, load_suite
-from engine.size import LARGE_SIZE_THRESHOLD, problem_size
+from shiftsched.contract.size import LARGE_SIZE_THRESHOLD, problem_size
 
 QUICK_BUDGET_SECONDS = 480  # time limits alone; process start, build and audit come on top
 SEARCH_BUDGET_SECONDS = 30 * (10 + 30 + 30)  # 35 min; about 40 with the rest

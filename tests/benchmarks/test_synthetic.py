@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from engine.audit import audit
-from engine.contract import MAX_DUTIES, MAX_EMPLOYEES, MAX_SHIFTS
-from engine.rules import parse_request
-from engine.size import request_size
-from engine.solve import solve
-from engine.synthetic import MIXES, synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size
+from shiftsched.contract.v1 import MAX_DUTIES, MAX_EMPLOYEES, MAX_SHIFTS
+from shiftsched.data.synthetic import MIXES, synthetic_request
+from shiftsched.solving.solve import solve
 from tests.audited import work_limited
 
 SHAPES = [

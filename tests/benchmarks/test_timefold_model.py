@@ -19,9 +19,9 @@ from benchmarks.timefold_model.pricing import agreement, price
 from benchmarks.timefold_model.support import UnsupportedFamily, check_supported, unsupported
 from benchmarks.timefold_model.terms import SOFT
 from benchmarks.timefold_model.translate import EXCESS_SLOTS, translate
-from engine.audit import audit
-from engine.contract import Assignment, SolveRequest, SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveRequest, SolveResponse
 from tests.factories import DELETE, full_request_dict, replaced, request_with
 
 LACKING = [

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
 from tests.benchmarks.test_timefold_model import core_body
 
 pytest.importorskip("timefold.solver", reason="the optional timefold extra is not installed")
@@ -40,7 +40,7 @@ import contextlib, io, json, sys
 from benchmarks.__main__ import main
 from benchmarks.timefold_model.measure import measured
 from benchmarks.timefold_model.outcome import Limit
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
 clean, broken, calculations = sys.argv[1], sys.argv[2], sys.argv[3]
 out, err = io.StringIO(), io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -57,8 +57,8 @@ from benchmarks.timefold_model.domain import to_roster
 from benchmarks.timefold_model.pricing import agreement
 from benchmarks.timefold_model.run import scored
 from benchmarks.timefold_model.translate import translate
-from engine.audit import audit
-from engine.synthetic import synthetic_request
+from shiftsched.checking.audit import audit
+from shiftsched.data.synthetic import synthetic_request
 
 def random_rosters():
     found = []

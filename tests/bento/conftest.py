@@ -28,7 +28,7 @@ import psycopg
 import pytest
 import redis
 
-from bento.store import Store
+from shiftsched.service.store import Store
 from tests.bento.payments_support import StandIn, running_standin
 from tests.bento.processes import free_port, stop
 

@@ -21,11 +21,11 @@ from x402.http.utils import encode_payment_signature_header
 from x402.schemas import PaymentPayload, PaymentRequirements
 from x402.schemas.v1 import PaymentPayloadV1
 
-from bento.billing.payments.config import MppSettings, X402Settings
-from bento.http.api import Settings, create_app
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.billing.payments.config import MppSettings, X402Settings
+from shiftsched.service.http.api import Settings, create_app
 from tests.bento.processes import ROOT, free_port, stop
 
 PAY_TO = "0x1111111111111111111111111111111111111111"

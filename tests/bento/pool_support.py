@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bento.solving.workers import SolvePool
+from shiftsched.service.solving.workers import SolvePool
 
 LONG_SECONDS = 120.0  # outlasts every wait and deadline below by far
 

@@ -39,10 +39,18 @@ def free_port() -> int:
 
 
 def start_huey_consumer(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """`huey_consumer bento.solving.jobs.huey` (one thread, one solver) with extra environment."""
+    """`huey_consumer shiftsched.service.solving.jobs.huey` (one thread, one solver) with
+    extra environment."""
     consumer = Path(sys.executable).parent / "huey_consumer"
     return subprocess.Popen(
-        [str(consumer), "bento.solving.jobs.huey", "--workers", "1", "--worker-type", "thread"],
+        [
+            str(consumer),
+            "shiftsched.service.solving.jobs.huey",
+            "--workers",
+            "1",
+            "--worker-type",
+            "thread",
+        ],
         cwd=ROOT,
         env={**os.environ, "SOLVE_PROCESSES": "1", "CP_SAT_WORKERS": "1", **env},
         stdout=subprocess.DEVNULL,
@@ -97,7 +105,7 @@ def start_serve(
     bentoml = Path(sys.executable).parent / "bentoml"
     port = env["PORT"]
     argv = command or [
-        str(bentoml), "serve", "bento.service:ShiftScheduler",
+        str(bentoml), "serve", "shiftsched.service.app:ShiftScheduler",
         "--port", port, "--host", "127.0.0.1",
     ]  # fmt: skip
     with log.open("ab") as out:
@@ -213,10 +221,17 @@ def kill_tree(process: subprocess.Popen[bytes], timeout: float = GONE_SECONDS) -
 
 
 def reconcile(database_url: str) -> dict[str, Any]:
-    """``python -m bento.ops.admin reconcile`` in a process of its own, as an operator runs it:
-    exit 0 and a consistent ledger asserted; its report."""
+    """``python -m shiftsched.service.ops.admin reconcile`` in a process of its own, as an operator
+    runs it: exit 0 and a consistent ledger asserted; its report."""
     done = subprocess.run(
-        [sys.executable, "-m", "bento.ops.admin", "--database-url", database_url, "reconcile"],
+        [
+            sys.executable,
+            "-m",
+            "shiftsched.service.ops.admin",
+            "--database-url",
+            database_url,
+            "reconcile",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

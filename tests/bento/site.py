@@ -23,14 +23,14 @@ from starlette.middleware import Middleware
 from starlette.routing import Match, Mount
 from starlette.types import Scope
 
-from bento.dashboard.app import create_dashboard_app
-from bento.dashboard.security import SignInLimiter, SignUpLimiter
-from bento.http.api import create_app
-from bento.http.front import serve_front_page
-from bento.http.not_found import ReadableNotFound
-from bento.http.redirects import PublicRedirects
-from bento.mcp.server import create_mcp_app, create_mcp_server
-from bento.settings import Settings
+from shiftsched.service.dashboard.app import create_dashboard_app
+from shiftsched.service.dashboard.security import SignInLimiter, SignUpLimiter
+from shiftsched.service.http.api import create_app
+from shiftsched.service.http.front import serve_front_page
+from shiftsched.service.http.not_found import ReadableNotFound
+from shiftsched.service.http.redirects import PublicRedirects
+from shiftsched.service.mcp.server import create_mcp_app, create_mcp_server
+from shiftsched.service.settings import Settings
 from tests.bento.processes import free_port
 
 DASHBOARD_SECRET = "test-dashboard-secret-" + "d" * 32

@@ -23,7 +23,11 @@ import pytest
 from starlette.testclient import TestClient
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from bento.dashboard.security import SIGN_UPS_PER_ADDRESS_PER_HOUR, SignInLimiter, SignUpLimiter
+from shiftsched.service.dashboard.security import (
+    SIGN_UPS_PER_ADDRESS_PER_HOUR,
+    SignInLimiter,
+    SignUpLimiter,
+)
 from tests.bento import processes
 from tests.bento.site import DASHBOARD_SECRET, site_app, site_settings
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bento.ops.admin import EXIT_REFUSED, EXIT_UNAVAILABLE, main
-from bento.store import Store
+from shiftsched.service.ops.admin import EXIT_REFUSED, EXIT_UNAVAILABLE, main
+from shiftsched.service.store import Store
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_unreachable_database_exits_3(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_show_finds_an_account_by_the_email_its_person_signed_up_with(
     capsys: pytest.CaptureFixture[str], url: str
 ) -> None:
-    from bento.store import Store
+    from shiftsched.service.store import Store
 
     store = Store(url)
     store.db.migrate()

@@ -17,13 +17,13 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-import bento.solving.workers
-from bento.http.api import Settings, create_app
-from bento.solving.failures import SolveFailed, SolverBusy
-from bento.solving.workers import SolvePool
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment, SolveResponse
-from engine.rules import parse_request
+import shiftsched.service.solving.workers
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment, SolveResponse
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.solving.failures import SolveFailed, SolverBusy
+from shiftsched.service.solving.workers import SolvePool
 from tests.bento.pool_support import LONG_SECONDS, Background, hold, wait_until_running
 from tests.factories import minimal_request_dict
 
@@ -35,7 +35,7 @@ HEADERS = {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"}
 
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[SolvePool]:
-    monkeypatch.setattr(bento.solving.workers, "DEADLINE_GRACE_SECONDS", 0.5)
+    monkeypatch.setattr(shiftsched.service.solving.workers, "DEADLINE_GRACE_SECONDS", 0.5)
     opened = SolvePool(processes=2, memory_mb=0, cp_sat_workers=1)
     yield opened
     opened.close()
@@ -64,7 +64,7 @@ def test_an_overrun_stops_its_own_process_only(pool: SolvePool, tmp_path: Path) 
 def test_a_deadline_counts_from_the_start_not_from_the_wait(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(bento.solving.workers, "DEADLINE_GRACE_SECONDS", 0.5)
+    monkeypatch.setattr(shiftsched.service.solving.workers, "DEADLINE_GRACE_SECONDS", 0.5)
     single = SolvePool(processes=1, memory_mb=0, cp_sat_workers=1)
     try:
         first = Background(single, tmp_path)

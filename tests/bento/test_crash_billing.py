@@ -27,11 +27,11 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bento.billing.admission import SYNC_TIME_LIMIT_SECONDS
-from bento.billing.settlement import RECONCILE_EVERY_SECONDS, sync_lease_seconds
-from bento.http.api import Settings, create_app
-from bento.store import DEMO_ACCOUNT_ID, Store
-from bento.store.tables import jobs, ledger
+from shiftsched.service.billing.admission import SYNC_TIME_LIMIT_SECONDS
+from shiftsched.service.billing.settlement import RECONCILE_EVERY_SECONDS, sync_lease_seconds
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.store import DEMO_ACCOUNT_ID, Store
+from shiftsched.service.store.tables import jobs, ledger
 from tests.bento.conftest import PostgresServer
 from tests.bento.processes import (
     ROOT,

@@ -30,12 +30,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from starlette.testclient import TestClient
 
-from bento.dashboard.security import SESSION_COOKIE, SignInLimiter, SignUpLimiter
-from bento.store import Store
-from bento.store.tables import DISPLAY_PREFIX_LENGTH
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.dashboard.security import SESSION_COOKIE, SignInLimiter, SignUpLimiter
+from shiftsched.service.store import Store
+from shiftsched.service.store.tables import DISPLAY_PREFIX_LENGTH
 from tests.bento.conftest import BACKENDS
 from tests.bento.site import site_app, site_settings
 from tests.factories import minimal_request_dict
@@ -832,7 +832,7 @@ class _Json:
 def _account_id(client: TestClient) -> str:
     cookie = client.cookies.get(SESSION_COOKIE)
     assert cookie
-    from bento.dashboard.security import CookieSigner
+    from shiftsched.service.dashboard.security import CookieSigner
     from tests.bento.site import DASHBOARD_SECRET
 
     session_id = CookieSigner(DASHBOARD_SECRET).unsign(cookie)

@@ -42,12 +42,12 @@ from mcp.shared.auth import (
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from pydantic import AnyUrl
 
-from bento.billing.admission import MORE_UNITS
-from bento.mcp.server import MCP_PATH
-from bento.store.identity import CONNECTION_KEY_LABEL
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.billing.admission import MORE_UNITS
+from shiftsched.service.mcp.server import MCP_PATH
+from shiftsched.service.store.identity import CONNECTION_KEY_LABEL
 from tests.bento.processes import free_port
 from tests.bento.site import served_site
 from tests.factories import minimal_request_dict

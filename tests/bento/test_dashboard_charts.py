@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from bento.dashboard.charts import units_chart
+from shiftsched.service.dashboard.charts import units_chart
 
 
 def days_of(units: list[int]) -> list[tuple[date, int]]:

@@ -11,8 +11,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bento.dashboard.downloads import Downloads, Rendered, RenderedCache
-from bento.dashboard.exports import roster_file
+from shiftsched.service.dashboard.downloads import Downloads, Rendered, RenderedCache
+from shiftsched.service.dashboard.exports import roster_file
 from tests.bento.site import site_app, site_settings
 from tests.bento.test_dashboard import _account_id, sign_up, store_of
 from tests.bento.test_dashboard_export import completed_job

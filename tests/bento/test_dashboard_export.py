@@ -124,7 +124,10 @@ def test_a_queued_plan_exports_the_roster_of_its_request(browser: TestClient) ->
     store = store_of(browser)
     body = {"request": minimal_request_dict(), "absences": [], "history": {"assignments": []}}
     job = store.jobs.create_job(
-        _account_id(browser), body, parse="engine.planning:parse_plan", call="engine.plan:plan"
+        _account_id(browser),
+        body,
+        parse="shiftsched.contract.planning:parse_plan",
+        call="shiftsched.periods.plan:plan",
     )
     answer = {
         "job_id": job.id,

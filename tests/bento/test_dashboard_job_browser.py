@@ -26,9 +26,9 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
 from tests.bento.site import served_site
 from tests.bento.test_dashboard_browser import (
     BrowserLoop,

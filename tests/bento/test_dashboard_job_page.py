@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.dashboard.roster_print import shortage_words
-from bento.store import Job, Store
-from engine.audit import audit
-from engine.contract import SolveResponse
-from engine.rules import parse_request
-from engine.solve import solve
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.dashboard.roster_print import shortage_words
+from shiftsched.service.store import Job, Store
+from shiftsched.solving.solve import solve
 from tests.audited import EXACT
 from tests.bento.conftest import BACKENDS
 from tests.bento.site import site_app, site_settings

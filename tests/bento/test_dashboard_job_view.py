@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bento.dashboard.job_view import Units, job_view, units_of
-from bento.store import Job, Reservation
+from shiftsched.service.dashboard.job_view import Units, job_view, units_of
+from shiftsched.service.store import Job, Reservation
 
 MOMENT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bento.dashboard.job_view import gap
-from bento.dashboard.progress_chart import (
+from shiftsched.service.dashboard.job_view import gap
+from shiftsched.service.dashboard.progress_chart import (
     BOTTOM,
     HEIGHT,
     LEFT,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.dashboard.security import check_password, hash_password
-from bento.ops.demo import ensure_demo_user
-from bento.store import DEMO_ACCOUNT_ID, Store
+from shiftsched.service.dashboard.security import check_password, hash_password
+from shiftsched.service.ops.demo import ensure_demo_user
+from shiftsched.service.store import DEMO_ACCOUNT_ID, Store
 from tests.bento.site import site_app, site_settings
 from tests.bento.test_dashboard import csrf_of
 

@@ -5,13 +5,13 @@ PostgreSQL and Redis come from the conftest fixtures; both replicas run the real
 ``huey_consumer`` processes solve. Twenty queued jobs go to the replicas in turn. While
 each consumer solves a long job, one consumer is killed outright (SIGKILL): its job must
 be found dead from its silent heartbeat, run again on the survivor and complete there
-(the retry policy, ``bento.solving.jobs``). Meanwhile one replica is stopped and started again on
-its port while the jobs are polled through the other. Every job ends and both replicas
-give the same final answer for each. Then a consumer is frozen (SIGSTOP) while solving:
+(the retry policy, ``shiftsched.service.solving.jobs``). Meanwhile one replica is stopped and
+started again on its port while the jobs are polled through the other. Every job ends and both
+replicas give the same final answer for each. Then a consumer is frozen (SIGSTOP) while solving:
 its job runs again on a fresh consumer, and the frozen one, woken afterwards, ends its
 own run without touching the job. At the end the ledger shows each job's units settled
 once: the account paid for the completed jobs and nothing else, and the reconciliation
-command (``python -m bento.ops.admin reconcile``) finds the whole ledger consistent.
+command (``python -m shiftsched.service.ops.admin reconcile``) finds the whole ledger consistent.
 
 Every wait is a polling loop with a deadline only a broken system reaches; the figures
 printed (how long finding the dead run and re-running it took) are for people, never
@@ -37,10 +37,10 @@ import pytest
 import redis
 import sqlalchemy as sa
 
-from bento.solving.jobs import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
-from bento.store import DEMO_ACCOUNT_ID, Store, ledger
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.service.solving.jobs import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
+from shiftsched.service.store import DEMO_ACCOUNT_ID, Store, ledger
 from tests.bento.processes import (
     ROOT,
     STARTUP_SECONDS,
@@ -137,8 +137,8 @@ class Cluster:
 
 @dataclass
 class Consumers:
-    """The `huey_consumer bento.solving.jobs.huey` processes started (one thread and one solver
-    process each), running or not, so every one is stopped at the end."""
+    """The `huey_consumer shiftsched.service.solving.jobs.huey` processes started (one thread and
+    one solver process each), running or not, so every one is stopped at the end."""
 
     env: dict[str, str]
     folder: Path
@@ -148,7 +148,7 @@ class Consumers:
         consumer = Path(sys.executable).parent / "huey_consumer"
         command = [
             str(consumer),
-            "bento.solving.jobs.huey",
+            "shiftsched.service.solving.jobs.huey",
             "--workers",
             "1",
             "--worker-type",

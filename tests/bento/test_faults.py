@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import bento.solving.workers
-from bento.http.api import Settings, create_app
+import shiftsched.service.solving.workers
+from shiftsched.service.http.api import Settings, create_app
 from tests.factories import minimal_request_dict
 
 pytestmark = pytest.mark.slow  # kills a solver process mid-solve
@@ -64,7 +64,7 @@ def kill_the_solver_once_it_solves() -> threading.Thread:
 def test_killed_solve_fails_cleanly_and_the_server_keeps_serving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bento.solving.workers, "DEADLINE_GRACE_SECONDS", 1.0)
+    monkeypatch.setattr(shiftsched.service.solving.workers, "DEADLINE_GRACE_SECONDS", 1.0)
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'service.db'}",
         demo_api_key=KEY,

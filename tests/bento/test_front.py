@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.http.errors import ServiceError, error_types
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.http.errors import ServiceError, error_types
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
     """Its absolute addresses start from the public URL, whatever the Host header."""
     from starlette.applications import Starlette
 
-    from bento.http.front import serve_front_page
+    from shiftsched.service.http.front import serve_front_page
 
     app = serve_front_page(Starlette(), "https://rosters.example.org")
     with TestClient(app) as front:
@@ -87,7 +87,7 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
 
 def test_the_api_root_lists_the_operations_and_the_reference(client: TestClient) -> None:
     """The README's API address answers: the reference and every operation, no 404."""
-    from bento.http.operations import OPERATIONS
+    from shiftsched.service.http.operations import OPERATIONS
 
     index = client.get("/")
     assert index.status_code == 200

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
+from shiftsched.service.http.api import Settings, create_app
 from tests.test_rules import JSON_VALUES, damaged_requests
 
 DOCUMENTED = {200, 400, 413, 415, 422}

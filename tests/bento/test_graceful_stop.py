@@ -1,6 +1,6 @@
-"""The graceful stop's steps on a real solver pool (bento.solving.stopping): no new solve once it
-begins, a running solve that ends within the grace is delivered, one still running when
-the grace ends is cut off (SolverLost, ``stopping``), and a second stop ends the grace.
+"""The graceful stop's steps on a real solver pool (shiftsched.service.solving.stopping): no new
+solve once it begins, a running solve that ends within the grace is delivered, one still running
+when the grace ends is cut off (SolverLost, ``stopping``), and a second stop ends the grace.
 
 Tasks hold their process until the test releases them, so the outcomes follow the order
 of events, never the machine's speed; tests/bento/test_stopping.py stops a served one.
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bento.solving.failures import SolverLost
-from bento.solving.stopping import GracefulStop
-from bento.solving.workers import SolvePool
+from shiftsched.service.solving.failures import SolverLost
+from shiftsched.service.solving.stopping import GracefulStop
+from shiftsched.service.solving.workers import SolvePool
 from tests.bento.pool_support import LONG_SECONDS, Background
 
 pytestmark = pytest.mark.slow  # a real solver pool, stopped within and past its grace

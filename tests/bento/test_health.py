@@ -1,5 +1,5 @@
-"""Readiness (bento.ops.health) against real stores and queues: reachable ones are ready, a
-database or a queue nobody answers for is not, and the probe never raises, never runs
+"""Readiness (shiftsched.service.ops.health) against real stores and queues: reachable ones are
+ready, a database or a queue nobody answers for is not, and the probe never raises, never runs
 two checks at once and keeps its answer for its time to live."""
 
 from __future__ import annotations
@@ -13,12 +13,19 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bento.http.api import create_app
-from bento.ops.health import Health, Readiness, check, check_app, stopping, store_problem
-from bento.runtime import open_queue
-from bento.settings import Settings
-from bento.store import Store, StoreUnavailable
-from bento.store.tables import write_probe
+from shiftsched.service.http.api import create_app
+from shiftsched.service.ops.health import (
+    Health,
+    Readiness,
+    check,
+    check_app,
+    stopping,
+    store_problem,
+)
+from shiftsched.service.runtime import open_queue
+from shiftsched.service.settings import Settings
+from shiftsched.service.store import Store, StoreUnavailable
+from shiftsched.service.store.tables import write_probe
 from tests.bento.processes import free_port
 
 

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.http.gate import MAX_BODY_BYTES
-from bento.store import Jobs, Store, StoreUnavailable
-from engine import request_body as build
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.data import request_body as build
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.http.gate import MAX_BODY_BYTES
+from shiftsched.service.store import Jobs, Store, StoreUnavailable
 from tests.bento.conftest import BACKENDS
 from tests.factories import minimal_request_dict
 

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.http.gate import MAX_JSON_DEPTH, text_depth
-from engine.contract import MAX_COUNT, MAX_PENALTY_WEIGHT
+from shiftsched.contract.v1 import MAX_COUNT, MAX_PENALTY_WEIGHT
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.http.gate import MAX_JSON_DEPTH, text_depth
 from tests.factories import full_request_dict, minimal_request_dict, replaced
 
 KEY = "sk_test_" + "n" * 64

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import create_app
-from bento.settings import Settings
-from bento.store import Store
-from engine.__main__ import main
-from engine.audit import audit
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.__main__ import main
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.service.http.api import create_app
+from shiftsched.service.settings import Settings
+from shiftsched.service.store import Store
 from tests.audited import solved_and_audited
 from tests.bento.test_http import assert_problem, bearer, fresh_key, post
 from tests.factories import START_DATE, employee_dict, minimal_request_dict
@@ -84,8 +84,8 @@ def available(client: TestClient, key: str) -> int:
 def test_the_audit_is_free_and_answers_what_the_command_line_prints(
     client: TestClient, tmp_path: Path, dataset: str
 ) -> None:
-    from engine.greedy import greedy_roster, roster_assignments
-    from engine.problem import from_request
+    from shiftsched.solving.greedy import greedy_roster, roster_assignments
+    from shiftsched.solving.problem import from_request
 
     data = json.loads((DATASETS / f"{dataset}.json").read_text())
     problem = from_request(parse_request(data))
@@ -108,7 +108,7 @@ def test_the_audit_is_free_and_answers_what_the_command_line_prints(
 
 
 def parse_roster(cell: Json) -> Any:
-    from engine.contract import Assignment
+    from shiftsched.contract.v1 import Assignment
 
     return Assignment.model_validate(cell)
 

@@ -22,13 +22,13 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from bento.http.api import create_app
-from bento.solving.job_control import JobProgress
-from bento.store import Store
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.http.api import create_app
+from shiftsched.service.solving.job_control import JobProgress
+from shiftsched.service.store import Store
 from tests.bento.processes import start_huey_consumer
 from tests.bento.test_jobs import (
     CONSUMER_STOP_SECONDS,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bento.http.job_names import job_name
-from engine.inquiry import parse_explain, parse_why
-from engine.planning import parse_plan, parse_recommend, parse_replan
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import parse_plan, parse_recommend, parse_replan
+from shiftsched.questions.inquiry import parse_explain, parse_why
+from shiftsched.service.http.job_names import job_name
 from tests.factories import minimal_request_dict
 
 PERIOD = "2026-03-02 – 2026-03-08"

@@ -10,18 +10,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bento.solving.job_watch import (
+from shiftsched.service.solving.job_watch import (
     HEARTBEAT_SECONDS,
     IMPROVEMENTS_KEPT,
     MIN_WRITE_SECONDS,
     TRACE_KEPT,
     JobWatch,
 )
-from bento.store import Jobs, Store
-from bento.store.rows import now
-from engine.search.progress import ProgressPoint
+from shiftsched.service.store import Jobs, Store
+from shiftsched.service.store.rows import now
+from shiftsched.solving.search.progress import ProgressPoint
 
-TICK = 0.25  # the watch thread's period (bento.solving.job_watch.POLL_SECONDS)
+TICK = 0.25  # the watch thread's period (shiftsched.service.solving.job_watch.POLL_SECONDS)
 
 
 class CountingJobs(Jobs):

@@ -19,8 +19,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.solving.jobs import (
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanResponse, parse_plan
+from shiftsched.contract.size import request_size, size_class, units_for
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.solving.jobs import (
     MAX_ATTEMPTS,
     JobContext,
     JobQueue,
@@ -28,12 +33,7 @@ from bento.solving.jobs import (
     create_huey,
     engine_name,
 )
-from bento.store import Store
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.planning import PlanResponse, parse_plan
-from engine.rules import parse_request
-from engine.size import request_size, size_class, units_for
+from shiftsched.service.store import Store
 from tests.bento.processes import start_huey_consumer
 from tests.factories import START_DATE, minimal_request_dict
 
@@ -282,7 +282,10 @@ def test_a_long_plan_is_queued_polled_to_its_ledger_and_charged_once(
     assert available(client, key) == 5 - units  # held from acceptance
     record = store.jobs.find_job(job_id)
     assert record is not None
-    assert (record.parse, record.call) == ("engine.planning:parse_plan", "engine.plan:plan")
+    assert (record.parse, record.call) == (
+        "shiftsched.contract.planning:parse_plan",
+        "shiftsched.periods.plan:plan",
+    )
 
     answer = wait_for(client, key, job_id)
     assert answer["status"] == "completed", answer
@@ -330,9 +333,15 @@ def test_a_plan_is_admitted_like_a_solve(client: TestClient, store: Store) -> No
 
 
 def test_a_record_names_functions_of_the_engine_only() -> None:
-    assert engine_name(parse_plan) == "engine.planning:parse_plan"
-    assert checked_name("engine.plan:plan") == "engine.plan:plan"
-    for name in ("os:system", "engine.plan", "engine.plan:plan()", "builtins:eval"):
+    assert engine_name(parse_plan) == "shiftsched.contract.planning:parse_plan"
+    assert checked_name("shiftsched.periods.plan:plan") == "shiftsched.periods.plan:plan"
+    for name in (
+        "os:system",
+        "shiftsched.periods.plan",
+        "shiftsched.periods.plan:plan()",
+        "builtins:eval",
+        "shiftsched.service.ops.admin:main",
+    ):
         with pytest.raises(ValueError, match="names no function of the engine"):
             checked_name(name)
     for outside in (lambda data: data, functools.partial(parse_plan)):
@@ -415,7 +424,8 @@ def test_openapi_describes_the_queued_answer_and_polling(client: TestClient) -> 
 
 @pytest.mark.slow
 def test_a_separate_consumer_process_runs_queued_jobs(tmp_path: Path) -> None:
-    """Scale-out: `huey_consumer bento.solving.jobs.huey` with the service's environment."""
+    """Scale-out: `huey_consumer shiftsched.service.solving.jobs.huey` with the service's
+    environment."""
     settings = settings_for(tmp_path, jobs_consumer=False)
     store = Store(str(settings.database_url))
     store.db.migrate()

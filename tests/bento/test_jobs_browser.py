@@ -23,11 +23,11 @@ import pytest
 import sqlalchemy as sa
 from playwright.async_api import Page
 
-from bento.store import Store
-from bento.store.tables import ledger
-from engine.audit import audit, compare_with_metrics
-from engine.planning import ReplanResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import ReplanResponse
+from shiftsched.service.store import Store
+from shiftsched.service.store.tables import ledger
 from tests.bento.site import served_site
 from tests.bento.test_dashboard_browser import (
     BrowserLoop,

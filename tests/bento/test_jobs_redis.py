@@ -18,14 +18,14 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.solving.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
-from bento.store import Store, tables
-from bento.store.rows import now
-from engine.audit import audit
-from engine.contract import SolveResponse
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.solving.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
+from shiftsched.service.store import Store, tables
+from shiftsched.service.store.rows import now
 from tests.bento.processes import start_huey_consumer
 from tests.bento.test_jobs import (
     CONSUMER_STOP_SECONDS,
@@ -105,7 +105,8 @@ def test_queued_job_completes_audited_and_is_charged_once(redis_url: str, pg_url
 def test_a_separate_consumer_process_runs_jobs_the_service_queued(
     redis_url: str, pg_url: str
 ) -> None:
-    """Scale-out: JOBS_CONSUMER=external on the service, `huey_consumer bento.solving.jobs.huey`."""
+    """Scale-out: JOBS_CONSUMER=external on the service,
+    `huey_consumer shiftsched.service.solving.jobs.huey`."""
     settings = distributed(redis_url, pg_url, jobs_consumer=False, solve_processes=1)
     with TestClient(create_app(settings)) as client:
         store: Store = client.app.state.store  # type: ignore[attr-defined]
@@ -204,8 +205,8 @@ def test_a_consumer_marks_its_job_before_opening_the_store(redis_url: str) -> No
 def test_the_sweep_runs_dead_jobs_again_once_and_leaves_live_ones(
     redis_url: str, pg_url: str
 ) -> None:
-    """What every consumer does every few seconds (bento.solving.jobs, retry policy): a solving
-    job whose heartbeat went silent, or a job taken but never solving whose consumer's
+    """What every consumer does every few seconds (shiftsched.service.solving.jobs, retry policy): a
+    solving job whose heartbeat went silent, or a job taken but never solving whose consumer's
     mark is gone, runs again once; a second death fails it; live jobs are left alone."""
     settings = distributed(redis_url, pg_url, jobs_consumer=False)
     store = Store(pg_url)

@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bento.http.api import create_app
-from bento.settings import Settings
+from shiftsched.service.http.api import create_app
+from shiftsched.service.settings import Settings
 from tests.bento.processes import free_port
 
 

@@ -1,4 +1,5 @@
-"""Solver processes live and die with their pool (bento.solving.lifeline, bento.solving.workers).
+"""Solver processes live and die with their pool (shiftsched.service.solving.lifeline,
+shiftsched.service.solving.workers).
 
 The pool is the real one (pebble processes); tasks hold their process until the test
 releases them, and every wait for a process to end polls with a generous bound.
@@ -17,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bento.solving.failures import SolverBusy, SolverLost
-from bento.solving.workers import LOST_RETRY_AFTER_SECONDS, SolvePool
+from shiftsched.service.solving.failures import SolverBusy, SolverLost
+from shiftsched.service.solving.workers import LOST_RETRY_AFTER_SECONDS, SolvePool
 from tests.bento.pool_support import Background
 
 pytestmark = pytest.mark.slow  # solver processes started and killed
@@ -113,7 +114,7 @@ def test_a_stop_refuses_new_solves_and_cuts_off_running_ones(
 
 OWNER = """
 import sys, time
-from bento.solving.workers import SolvePool
+from shiftsched.service.solving.workers import SolvePool
 pool = SolvePool(processes=2, memory_mb=0, cp_sat_workers=1)
 import multiprocessing
 print(" ".join(str(child.pid) for child in multiprocessing.active_children()), flush=True)
@@ -145,7 +146,7 @@ time.sleep(600)
 """
 CHILD = """
 import time
-from bento.solving import lifeline
+from shiftsched.service.solving import lifeline
 assert lifeline.die_with_parent()
 print("bound", flush=True)
 time.sleep(600)

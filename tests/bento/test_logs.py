@@ -1,5 +1,5 @@
-"""The service's log lines (bento.ops.logs): JSON or key=value, with the request id bound at
-the time and a job's id, configured once on the ``bento`` loggers only."""
+"""The service's log lines (shiftsched.service.ops.logs): JSON or key=value, with the request id
+bound at the time and a job's id, configured once on the ``bento`` loggers only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bento.ops.logs import LOGGER_NAME, bound_request_id, configure
+from shiftsched.service.ops.logs import LOGGER_NAME, bound_request_id, configure
 
 
 @pytest.fixture
@@ -38,14 +38,14 @@ def test_json_lines_carry_the_bound_request_id_and_a_jobs_id(
     logger, buffer = configured
     install(logger, buffer, "json")
     with bound_request_id("r1"):
-        logging.getLogger("bento.solving.jobs").warning(
+        logging.getLogger("shiftsched.service.solving.jobs").warning(
             "job %s: slow", "j1", extra={"job_id": "j1"}
         )
-    logging.getLogger("bento.solving.jobs").info("outside")
+    logging.getLogger("shiftsched.service.solving.jobs").info("outside")
     first, second = (json.loads(line) for line in buffer.getvalue().splitlines())
     assert {k: first[k] for k in ("level", "logger", "message", "request_id", "job_id")} == {
         "level": "WARNING",
-        "logger": "bento.solving.jobs",
+        "logger": "shiftsched.service.solving.jobs",
         "message": "job j1: slow",
         "request_id": "r1",
         "job_id": "j1",
@@ -61,7 +61,7 @@ def test_a_traceback_stays_inside_its_json_line(
     try:
         raise ValueError("boom")
     except ValueError:
-        logging.getLogger("bento.http.api").exception("unexpected error")
+        logging.getLogger("shiftsched.service.http.api").exception("unexpected error")
     (line,) = buffer.getvalue().splitlines()
     assert "ValueError: boom" in json.loads(line)["exc_info"]
 
@@ -70,10 +70,10 @@ def test_text_lines_are_key_value_pairs(configured: tuple[logging.Logger, io.Str
     logger, buffer = configured
     install(logger, buffer, "text")
     with bound_request_id("r2"):
-        logging.getLogger("bento.billing.paid").warning("payment p: not recorded")
+        logging.getLogger("shiftsched.service.billing.paid").warning("payment p: not recorded")
     line = buffer.getvalue().strip()
     assert line.endswith('message="payment p: not recorded" request_id=r2')
-    assert " level=WARNING logger=bento.billing.paid " in line
+    assert " level=WARNING logger=shiftsched.service.billing.paid " in line
 
 
 def test_configuring_twice_keeps_one_handler_and_stops_propagation(

@@ -13,15 +13,15 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bento.http.api import Settings, create_app
-from bento.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
-from engine.audit import audit
-from engine.contract import Assignment, SolveResponse
-from engine.history import History
-from engine.inquiry import parse_audit
-from engine.planning import PlanResponse, ReplanResponse, roster_changes
-from engine.review import audit_roster
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit
+from shiftsched.contract.history import History
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import PlanResponse, ReplanResponse, roster_changes
+from shiftsched.contract.v1 import Assignment, SolveResponse
+from shiftsched.questions.inquiry import parse_audit
+from shiftsched.questions.review import audit_roster
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.mcp.server import MCP_PATH, create_mcp_app, create_mcp_server
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bento.ops.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance_dir
-from bento.ops.route_labels import OTHER, RouteLabels
+from shiftsched.service.ops.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance_dir
+from shiftsched.service.ops.route_labels import OTHER, RouteLabels
 from tests.bento import processes
 
 pytestmark = pytest.mark.slow  # serves in a process of its own
@@ -92,8 +92,8 @@ def test_metrics_do_not_grow_with_unknown_paths_nor_name_them(served: Served) ->
     assert abs(len(large) - len(small)) < 2_000, (len(small), len(large))
     assert large_files == small_files
     assert len(large) < 200_000
-    # A timer kept per request for BentoML's 900 s timeout (bento.ops.traffic_timeout) grew
-    # the worker by about 5 KB a request: 25 MB here.
+    # A timer kept per request for BentoML's 900 s timeout (shiftsched.service.ops.traffic_timeout)
+    # grew the worker by about 5 KB a request: 25 MB here.
     assert large_memory - small_memory < 10 * 2**20, (small_memory, large_memory)
 
 

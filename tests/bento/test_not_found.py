@@ -20,8 +20,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from bento.http.not_found import ReadableNotFound
-from bento.http.rate_limits import RateLimits
+from shiftsched.service.http.not_found import ReadableNotFound
+from shiftsched.service.http.rate_limits import RateLimits
 from tests.bento.site import site_app, site_settings
 
 BASE = "http://127.0.0.1:8000"  # the OAuth routes at the root want https or a loopback

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from engine.audit import audit
-from engine.roster_text import roster_lines
+from shiftsched.checking.audit import audit
+from shiftsched.present.roster_text import roster_lines
 from tests.bento.site import served_site
 from tests.notebooks.test_screenshot import ARTIFACTS, CHROMIUM_ARGS, require_chromium
 from tests.test_cli_tables import greedy

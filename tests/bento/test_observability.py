@@ -17,15 +17,15 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
-from bento.http.api import create_app
-from bento.ops.gauges import StateGauges, job_counts, queue_depth
-from bento.ops.logs import RequestContext
-from bento.ops.metrics import REGISTRY
-from bento.runtime import open_queue
-from bento.settings import Settings
-from bento.solving.jobs import JobContext, JobQueue
-from bento.store import Store
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.service.http.api import create_app
+from shiftsched.service.ops.gauges import StateGauges, job_counts, queue_depth
+from shiftsched.service.ops.logs import RequestContext
+from shiftsched.service.ops.metrics import REGISTRY
+from shiftsched.service.runtime import open_queue
+from shiftsched.service.settings import Settings
+from shiftsched.service.solving.jobs import JobContext, JobQueue
+from shiftsched.service.store import Store
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict
 
@@ -111,7 +111,7 @@ def test_a_quota_refusal_counts_the_units_refused(client: TestClient) -> None:
 def test_a_queued_solve_is_counted_and_logged_with_its_job_id(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bento")
+    caplog.set_level(logging.INFO, logger="shiftsched.service")
     store: Store = client.app.state.store  # type: ignore[attr-defined]
     key = store.accounts.issue_key(store.accounts.create_account("pro", tier="pro").id)
     queued = {"path": "queued", "outcome": "completed"}
@@ -167,7 +167,7 @@ def test_gauges_whose_sources_are_not_open_are_left_out() -> None:
 def test_the_log_line_of_a_solve_carries_the_answers_request_id(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bento")
+    caplog.set_level(logging.INFO, logger="shiftsched.service")
     caplog.handler.addFilter(RequestContext())
     response = solve(client)
     assert response.status_code == 200

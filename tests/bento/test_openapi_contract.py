@@ -12,11 +12,11 @@ import pytest
 from jsonschema_rs import Draft202012Validator
 from schemathesis.specs.openapi.adapter.validators import validate_v3
 
-from bento.billing.paid import API_KEY_ENTRY
-from bento.billing.payments.config import MppSettings, X402Settings
-from bento.billing.payments.mpp_gateway import MppGateway
-from bento.billing.payments.x402_gateway import X402Gateway
-from bento.http.openapi import openapi_document
+from shiftsched.service.billing.paid import API_KEY_ENTRY
+from shiftsched.service.billing.payments.config import MppSettings, X402Settings
+from shiftsched.service.billing.payments.mpp_gateway import MppGateway
+from shiftsched.service.billing.payments.x402_gateway import X402Gateway
+from shiftsched.service.http.openapi import openapi_document
 
 # object -> (all properties, required properties), as the v1 tables list them
 CONTRACT: dict[str, tuple[set[str], set[str]]] = {

@@ -17,18 +17,26 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from bento.billing.admission import Admission
-from bento.http.api import create_app
-from bento.http.openapi import _operation_item, openapi_document
-from bento.http.operations import OPERATIONS
-from bento.http.pipeline import Docs, InPool, InThread, Operation, Payer, Tool, endpoint
-from bento.mcp.server import _operation_tool
-from bento.settings import Settings
-from bento.store import Store
-from engine.contract import SolveRequest, ValidateResponse
-from engine.rules import parse_request
-from engine.size import request_size
-from engine.validation import describe
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size
+from shiftsched.contract.v1 import SolveRequest, ValidateResponse
+from shiftsched.questions.validation import describe
+from shiftsched.service.billing.admission import Admission
+from shiftsched.service.http.api import create_app
+from shiftsched.service.http.openapi import _operation_item, openapi_document
+from shiftsched.service.http.operations import OPERATIONS
+from shiftsched.service.http.pipeline import (
+    Docs,
+    InPool,
+    InThread,
+    Operation,
+    Payer,
+    Tool,
+    endpoint,
+)
+from shiftsched.service.mcp.server import _operation_tool
+from shiftsched.service.settings import Settings
+from shiftsched.service.store import Store
 from tests.bento.test_http import assert_problem, bearer, fresh_key, post
 from tests.factories import minimal_request_dict
 
@@ -131,7 +139,9 @@ def test_a_queued_declaration_is_run_by_name_from_its_job() -> None:
     solve in the pool, with a parser and an engine function found by their names."""
     with pytest.raises(ValueError, match="solver pool"):
         dataclasses.replace(DESCRIBE, queues=True)
-    pooled = dataclasses.replace(DESCRIBE, run=InPool("engine.validation:describe", "sync"))
+    pooled = dataclasses.replace(
+        DESCRIBE, run=InPool("shiftsched.questions.validation:describe", "sync")
+    )
     dataclasses.replace(pooled, queues=True)  # accepted
     with pytest.raises(ValueError):
         dataclasses.replace(pooled, queues=True, parse=lambda data: parse_request(data))

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from bento.solving.workers import SolvePool
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.service.solving.workers import SolvePool
 from tests.bento.payments_support import (
     PRICE_PER_UNIT,
     StandIn,

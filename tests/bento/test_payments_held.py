@@ -16,11 +16,11 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from bento.billing.payments.resettle import resettle_periodically, settle_held
-from bento.store import Store
-from bento.store.tables import payments
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.service.billing.payments.resettle import resettle_periodically, settle_held
+from shiftsched.service.store import Store
+from shiftsched.service.store.tables import payments
 from tests.bento.payments_support import (
     ASSET,
     MPP_PRICE_MINOR,

@@ -20,11 +20,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bento.store import Store
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.store import Store
 from tests.bento.payments_support import (
     MPP_ACCOUNT,
     MPP_PRICE_MINOR,

@@ -21,11 +21,11 @@ import pytest
 from mpp import Challenge, Credential, Receipt
 from starlette.testclient import TestClient
 
-from bento.billing.payments.mpp_gateway import MppGateway
-from bento.store.tables import payments
-from engine.rules import parse_request
-from engine.size import request_size, units_for
-from engine.synthetic import synthetic_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.service.billing.payments.mpp_gateway import MppGateway
+from shiftsched.service.store.tables import payments
 from tests.bento.payments_support import (
     MPP_ACCOUNT,
     MPP_PRICE_MINOR,

@@ -19,8 +19,8 @@ from functools import partial
 import httpx
 import pytest
 
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
 from tests.bento.payments_support import (
     NETWORK,
     PAY_TO,

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import bento.billing.payments.x402_gateway
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+import shiftsched.service.billing.payments.x402_gateway
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.size import request_size, units_for
 from tests.bento.payments_support import (
     ASSET,
     NETWORK,
@@ -401,7 +401,7 @@ def test_an_unexpected_fault_while_settling_is_internal_error(
         raise RuntimeError("encoder fault")
 
     monkeypatch.setattr(
-        bento.billing.payments.x402_gateway, "encode_payment_response_header", broken
+        shiftsched.service.billing.payments.x402_gateway, "encode_payment_response_header", broken
     )
     data = minimal_request_dict()
     response = post_solve(client, data, {"X-PAYMENT": x402_v1(SMALL_PRICE)})

@@ -17,18 +17,23 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import create_app
-from bento.http.gate import MAX_BODY_BYTES
-from bento.http.operations import RECOMMEND_UNITS
-from bento.settings import Settings
-from bento.store import Store
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Assignment
-from engine.history import History
-from engine.planning import PlanResponse, ReplanResponse, parse_recommend, roster_changes
-from engine.recommend import recommend
-from engine.rules import parse_request
-from engine.size import request_size, units_for
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.history import History
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import (
+    PlanResponse,
+    ReplanResponse,
+    parse_recommend,
+    roster_changes,
+)
+from shiftsched.contract.size import request_size, units_for
+from shiftsched.contract.v1 import Assignment
+from shiftsched.questions.recommend import recommend
+from shiftsched.service.http.api import create_app
+from shiftsched.service.http.gate import MAX_BODY_BYTES
+from shiftsched.service.http.operations import RECOMMEND_UNITS
+from shiftsched.service.settings import Settings
+from shiftsched.service.store import Store
 from tests.audited import solved_and_audited
 from tests.bento.conftest import BACKENDS
 from tests.bento.test_http import assert_problem, bearer, fresh_key, large_request, post

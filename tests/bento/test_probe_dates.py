@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from engine import request_body as build
-from engine.contract import MAX_PERIOD_DAYS
+from shiftsched.contract.v1 import MAX_PERIOD_DAYS
+from shiftsched.data import request_body as build
+from shiftsched.service.http.api import Settings, create_app
 from tests.factories import demand, minimal_request_dict
 
 KEY = "sk_test_" + "d" * 64

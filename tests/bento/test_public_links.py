@@ -18,8 +18,8 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from bento.billing.payments.config import MppSettings, X402Settings
-from bento.store import Store
+from shiftsched.service.billing.payments.config import MppSettings, X402Settings
+from shiftsched.service.store import Store
 from tests.bento.site import site_app, site_settings
 from tests.bento.test_jobs import bearer, fresh_key, large_request
 

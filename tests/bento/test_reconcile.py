@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from bento.billing.settlement import Outbox
-from bento.ops.admin import EXIT_REFUSED, main
-from bento.store import Store
-from bento.store.reconcile import UNLEASED_HOLD_AGE, audit, settle_stale_holds
-from bento.store.rows import now
-from bento.store.tables import jobs, ledger
+from shiftsched.service.billing.settlement import Outbox
+from shiftsched.service.ops.admin import EXIT_REFUSED, main
+from shiftsched.service.store import Store
+from shiftsched.service.store.reconcile import UNLEASED_HOLD_AGE, audit, settle_stale_holds
+from shiftsched.service.store.rows import now
+from shiftsched.service.store.tables import jobs, ledger
 from tests.factories import minimal_request_dict
 
 LEASE = 30.0

@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
+from shiftsched.service.http.api import Settings, create_app
 
 pytestmark = pytest.mark.slow  # fuzzes every operation
 

@@ -15,9 +15,9 @@ import httpx
 import httpx2
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import SolveResponse
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
 from tests.bento.payments_support import (
     MPP_ACCOUNT,
     MPP_PRICE_MINOR,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bento.settings import Settings
-from engine.cores import available_cores
+from shiftsched.service.settings import Settings
+from shiftsched.solving.cores import available_cores
 
 
 @pytest.fixture

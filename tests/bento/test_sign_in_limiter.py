@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import secrets
 
-from bento.dashboard.security import SignInLimiter, SignUpLimiter
-from bento.http.addresses import client_address
+from shiftsched.service.dashboard.security import SignInLimiter, SignUpLimiter
+from shiftsched.service.http.addresses import client_address
 
 
 def test_the_sixth_attempt_for_one_email_within_a_minute_is_refused() -> None:

@@ -33,7 +33,7 @@ import psutil
 import pytest
 import sqlalchemy as sa
 
-from bento.store import Store, ledger
+from shiftsched.service.store import Store, ledger
 from tests.bento.processes import (
     GONE_SECONDS,
     ROOT,
@@ -90,7 +90,7 @@ class Served:
 
     def solvers(self) -> list[int]:
         """The solver processes: spawned children at the default CPU priority (the light
-        processes, spawned too, run at a lower one: bento.solving.light)."""
+        processes, spawned too, run at a lower one: shiftsched.service.solving.light)."""
         return [
             pid
             for pid in descendants(self.worker())

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
-from bento.store import (
+from shiftsched.service.store import (
     DEFAULT_FREE_QUOTA,
     DEMO_ACCOUNT_ID,
     DEMO_FREE_QUOTA,

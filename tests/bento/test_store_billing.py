@@ -15,7 +15,7 @@ from multiprocessing.synchronize import Barrier
 import pytest
 import sqlalchemy as sa
 
-from bento.store import Reservation, Store, UnknownAccount, ledger
+from shiftsched.service.store import Reservation, Store, UnknownAccount, ledger
 
 THREADS = 8
 PROCESSES = 4

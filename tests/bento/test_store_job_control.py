@@ -13,8 +13,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from bento.store import Store
-from bento.store.rows import now
+from shiftsched.service.store import Store
+from shiftsched.service.store.rows import now
 
 REQUEST = {"start_date": "2026-03-02", "end_date": "2026-03-08", "employees": [{"id": "e1"}]}
 PROGRESS = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from bento.store import Store
-from bento.store.job_list import PAGE_SIZE, JobFilter, JobRow
+from shiftsched.service.store import Store
+from shiftsched.service.store.job_list import PAGE_SIZE, JobFilter, JobRow
 
 REQUEST = {"start_date": "2026-03-02", "end_date": "2026-03-08", "employees": [{"id": "e1"}]}
 SOLVED = {"job_id": "x", "status": "completed", "solution": {"assignments": []}}
@@ -79,7 +79,9 @@ def test_filters_narrow_the_rows_and_pages_reach_the_oldest(store: Store) -> Non
     for number in range(PAGE_SIZE + 5):
         job = kept(store, account.id, 1, ("recommend", "why")[number % 2], key_id=key_info.id)
         store.jobs.finish_job(job, "completed", response_json={"recommendations": []})
-    plan = store.jobs.create_job(account.id, {"request": REQUEST}, call="engine.plan:plan")
+    plan = store.jobs.create_job(
+        account.id, {"request": REQUEST}, call="shiftsched.periods.plan:plan"
+    )
     assert key and plan.operation is None  # a queued plan recorded before operations were
 
     first = store.job_list.page(account.id, JobFilter())

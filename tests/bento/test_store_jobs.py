@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from bento.store import Store, UnknownAccount
+from shiftsched.service.store import Store, UnknownAccount
 
 REQUEST = {"start_date": "2026-03-02", "end_date": "2026-03-08", "employees": [{"id": "e1"}]}
 
@@ -29,12 +29,15 @@ def test_a_job_keeps_the_names_of_what_runs_it(store: Store) -> None:
     plan = store.jobs.create_job(
         account.id,
         {"request": REQUEST},
-        parse="engine.planning:parse_plan",
-        call="engine.plan:plan",
+        parse="shiftsched.contract.planning:parse_plan",
+        call="shiftsched.periods.plan:plan",
     )
     found = store.jobs.find_job(plan.id)
     assert found is not None
-    assert (found.parse, found.call) == ("engine.planning:parse_plan", "engine.plan:plan")
+    assert (found.parse, found.call) == (
+        "shiftsched.contract.planning:parse_plan",
+        "shiftsched.periods.plan:plan",
+    )
     solve = store.jobs.create_job(account.id, REQUEST)
     assert (solve.parse, solve.call) == (None, None)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from bento.store import Store, hash_key
-from bento.store.tables import api_keys
+from shiftsched.service.store import Store, hash_key
+from shiftsched.service.store.tables import api_keys
 
 OLD_SCHEMA = [
     """CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, name VARCHAR(200) NOT NULL,
@@ -51,7 +51,7 @@ def test_an_older_database_is_upgraded_in_place(database_url: str) -> None:
 def test_expired_sessions_requests_codes_and_tokens_are_purged(store: Store) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bento.store.tables import oauth_clients, oauth_requests, web_sessions
+    from shiftsched.service.store.tables import oauth_clients, oauth_requests, web_sessions
 
     identity = store.identity
     user = identity.create_user("purge@example.com", "$argon2id$placeholder")

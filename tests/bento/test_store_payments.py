@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from bento.store import Store
-from bento.store.tables import payments
+from shiftsched.service.store import Store
+from shiftsched.service.store.tables import payments
 
 THREADS = 8
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bento.store import DEFAULT_DATABASE_PATH, Store, StoreUnavailable
+from shiftsched.service.store import DEFAULT_DATABASE_PATH, Store, StoreUnavailable
 
 CALLS: dict[str, Callable[[Store], object]] = {
     "migrate": lambda s: s.db.migrate(),

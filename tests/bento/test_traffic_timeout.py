@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from bento.ops.traffic_timeout import fixed_timeout_middleware
+from shiftsched.service.ops.traffic_timeout import fixed_timeout_middleware
 
 
 class RecordingLoop(asyncio.SelectorEventLoop):

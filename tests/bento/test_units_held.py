@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from bento.http.api import Settings, create_app
-from bento.ops import metrics
-from bento.store import Store
+from shiftsched.service.http.api import Settings, create_app
+from shiftsched.service.ops import metrics
+from shiftsched.service.store import Store
 from tests.bento.conftest import BACKENDS
 from tests.factories import minimal_request_dict
 

@@ -31,18 +31,18 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from bento.billing.admission import Admission
-from bento.http.api import create_app
-from bento.http.errors import MAX_LISTED_ERRORS
-from bento.http.pipeline import Docs, InLightPool, Operation, Payer, Tool, endpoint
-from bento.http.rate_limits import LimitedByAddress, RateLimits
-from bento.settings import Settings
-from bento.store import Store, StoreUnavailable
-from bento.store.reconcile import audit as audit_ledger
-from bento.store.reconcile import settle_stale_holds
-from bento.store.tables import jobs
-from engine.contract import ProblemDetails
-from engine.inquiry import AuditRequest, AuditResponse
+from shiftsched.contract.v1 import ProblemDetails
+from shiftsched.questions.inquiry import AuditRequest, AuditResponse
+from shiftsched.service.billing.admission import Admission
+from shiftsched.service.http.api import create_app
+from shiftsched.service.http.errors import MAX_LISTED_ERRORS
+from shiftsched.service.http.pipeline import Docs, InLightPool, Operation, Payer, Tool, endpoint
+from shiftsched.service.http.rate_limits import LimitedByAddress, RateLimits
+from shiftsched.service.settings import Settings
+from shiftsched.service.store import Store, StoreUnavailable
+from shiftsched.service.store.reconcile import audit as audit_ledger
+from shiftsched.service.store.reconcile import settle_stale_holds
+from shiftsched.service.store.tables import jobs
 from tests.bento.test_http import assert_problem, fresh_key, post
 from tests.factories import START_DATE, minimal_request_dict
 
@@ -83,7 +83,7 @@ def _hurried(name: str, payment: Any, admit: Any) -> Operation:
         docs=Docs("Work under a half-second deadline", answered="nothing, ever"),
         parse=_long_work,
         admit=admit,
-        run=InLightPool("engine.__main__:main", DEADLINE_SECONDS),
+        run=InLightPool("shiftsched.__main__:main", DEADLINE_SECONDS),
         payment=payment,
     )
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import random
 
-from engine.decompose import ColumnGeneration
-from engine.decompose.labelling import LabellingPricer
-from engine.decompose.pricing import Cell, Column, EmployeePricer
-from engine.decompose.rows import Member, cover_rows
-from engine.problem import Problem
-from engine.solve import SolveLimits, solve_problem
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.decompose.labelling import LabellingPricer
+from shiftsched.solving.decompose.pricing import Cell, Column, EmployeePricer
+from shiftsched.solving.decompose.rows import Member, cover_rows
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.solve import SolveLimits, solve_problem
 
 SCALE = 1000
 

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine.decompose import ColumnGeneration
-from engine.formats import curtois
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.solve import solve
+from shiftsched.contract.parse import parse_request
+from shiftsched.formats import curtois
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import solve
 from tests.audited import work_limited
 from tests.strategies import requests
 

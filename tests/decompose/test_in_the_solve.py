@@ -15,16 +15,16 @@ import time
 
 import pytest
 
-from engine.decompose import ColumnGeneration, Generation
-from engine.decompose.restricted import best_combination
-from engine.formats import curtois
-from engine.formats.curtois_check import check
-from engine.greedy import greedy_roster
-from engine.model.build import build
-from engine.search.completion import complete_roster
-from engine.search.portfolio import STEP_BACK_NICENESS, Incumbent, _Decomposer
-from engine.search.progress import Progress
-from engine.solve import SolveLimits, solve_problem
+from shiftsched.formats import curtois
+from shiftsched.formats.curtois_check import check
+from shiftsched.solving.decompose import ColumnGeneration, Generation
+from shiftsched.solving.decompose.restricted import best_combination
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.model.build import build
+from shiftsched.solving.search.completion import complete_roster
+from shiftsched.solving.search.portfolio import STEP_BACK_NICENESS, Incumbent, _Decomposer
+from shiftsched.solving.search.progress import Progress
+from shiftsched.solving.solve import SolveLimits, solve_problem
 
 OPTIMUM_2 = 828  # Curtois & Qu instance 2, proven optimal in the literature
 
@@ -225,7 +225,7 @@ def test_a_search_that_ends_first_spares_the_first_compile(
     # A process's first compile of the path pricer cannot be stopped and the solve
     # waits for it: the decomposition holds off for a grace period, and a search that
     # has ended by then (``done``) leaves it uncompiled. Once compiled, it goes ahead.
-    import engine.search.portfolio as portfolio
+    import shiftsched.solving.search.portfolio as portfolio
 
     monkeypatch.setattr(portfolio, "paths_compiled", lambda: compiled_already)
     runs: list[bool] = []

@@ -1,9 +1,9 @@
 """Pricing by paths over the days agrees with CP-SAT on the employee's own model.
 
-Random small benchmark instances (engine.formats.curtois): shifts with forbidden
+Random small benchmark instances (shiftsched.formats.curtois): shifts with forbidden
 successors, runs of work and of rest, total minutes, shift counts, weekends (the period
 starting on any weekday, so a weekend may be cut by either end), days off and
-preferences. For each employee, CP-SAT's one-employee model (engine.decompose.pricing)
+preferences. For each employee, CP-SAT's one-employee model (shiftsched.solving.decompose.pricing)
 is the reference:
 
 - a row is accepted by the path pricer exactly when CP-SAT accepts it, at the same cost;
@@ -24,12 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.decompose import ColumnGeneration
-from engine.decompose.labelling import LabellingPricer, supports
-from engine.decompose.pricing import EmployeePricer
-from engine.decompose.rows import Member
-from engine.formats import curtois
-from engine.problem import Problem
+from shiftsched.formats import curtois
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.decompose.labelling import LabellingPricer, supports
+from shiftsched.solving.decompose.pricing import EmployeePricer
+from shiftsched.solving.decompose.rows import Member
+from shiftsched.solving.problem import Problem
 from tests.audited import work_limited
 from tests.decompose.agreement import (
     SCALE,
@@ -171,9 +171,9 @@ def test_a_negative_multiplier_is_refused() -> None:
 
 
 def test_the_master_holds_a_limit_and_retires_rosters_that_break_it() -> None:
-    from engine.decompose.master import LIMIT_PENALTY, Master
-    from engine.decompose.pricing import Column, Limit
-    from engine.decompose.rows import CoverRow
+    from shiftsched.solving.decompose.master import LIMIT_PENALTY, Master
+    from shiftsched.solving.decompose.pricing import Column, Limit
+    from shiftsched.solving.decompose.rows import CoverRow
 
     # One employee, one day's demand of one head at 10 a missing head; the employee's
     # limit allows at most 0 worked minutes, so working costs the limit's penalty.

@@ -1,9 +1,9 @@
 """Pricing v1 requests by paths: every employee rule of the contract, against CP-SAT.
 
-Random small generated requests (engine.synthetic, every constraint family), with the
+Random small generated requests (shiftsched.data.synthetic, every constraint family), with the
 period starting on any date (so weeks and months are cut at either end), a random
 consecutive-days cap, and transitions made hard or soft, forbid or require at random. For
-each employee, CP-SAT's one-employee model (engine.decompose.pricing) is the reference:
+each employee, CP-SAT's one-employee model (shiftsched.solving.decompose.pricing) is the reference:
 
 - a row is accepted by the path pricer exactly when CP-SAT accepts it, at the same cost
   (duties, fixed days, windowed soft rules and all);
@@ -24,16 +24,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.decompose import ColumnGeneration
-from engine.decompose.labelling import LabellingPricer, supports
-from engine.decompose.master import Master
-from engine.decompose.pricing import Column, EmployeePricer, Limit, lp_cost
-from engine.decompose.rows import CoverRow
-from engine.greedy import greedy_roster
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.solve import solve_problem
-from engine.synthetic import synthetic_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.decompose.labelling import LabellingPricer, supports
+from shiftsched.solving.decompose.master import Master
+from shiftsched.solving.decompose.pricing import Column, EmployeePricer, Limit, lp_cost
+from shiftsched.solving.decompose.rows import CoverRow
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.solve import solve_problem
 from tests.audited import work_limited
 from tests.decompose.agreement import (
     SCALE,

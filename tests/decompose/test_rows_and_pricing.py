@@ -1,8 +1,8 @@
 """The decomposition prices a roster exactly as the model and the audit do.
 
 Split a roster by employee: each employee's own terms (the one-employee model,
-engine.decompose.pricing) plus the cover rows' costs (engine.decompose.rows) must be the
-audit's objective when the request has no rule that ties employees together, and never
+shiftsched.solving.decompose.pricing) plus the cover rows' costs (shiftsched.solving.decompose.rows)
+must be the audit's objective when the request has no rule that ties employees together, and never
 more than it otherwise (those rules are left out of the decomposition, which only
 lowers a bound). This is what makes the Lagrangian bound a bound.
 """
@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine.audit import audit
-from engine.decompose.pricing import EmployeePricer
-from engine.decompose.rows import cover_rows
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.solve import solve
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.decompose.pricing import EmployeePricer
+from shiftsched.solving.decompose.rows import cover_rows
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.solve import solve
 from tests.audited import work_limited
 from tests.strategies import requests
 
@@ -69,7 +69,7 @@ def test_employees_and_rows_price_a_roster_like_the_audit(data: dict[str, Any]) 
 
 
 def test_a_row_costs_each_missing_and_each_extra_head() -> None:
-    from engine.decompose.rows import CoverRow
+    from shiftsched.solving.decompose.rows import CoverRow
 
     row = CoverRow("r", tuple((e, 0, 0, None) for e in range(5)), 2, 3, 100, 1)
     assert [row.cost(c) for c in range(6)] == [200, 100, 0, 0, 1, 2]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.formats.curtois import (
+from shiftsched.formats.curtois import (
     Cover,
     Instance,
     Request,
@@ -19,13 +19,13 @@ from engine.formats.curtois import (
     to_problem,
     to_roster,
 )
-from engine.formats.curtois_check import OFF, check
-from engine.greedy import greedy_roster
-from engine.model.build import build
-from engine.model.sequences import forbidden_rows
-from engine.model.tight import evaluate, tight_values
-from engine.problem import Problem
-from engine.solve import SolveLimits, add_roster_hint, complete_hint, solve_problem
+from shiftsched.formats.curtois_check import OFF, check
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.model.build import build
+from shiftsched.solving.model.sequences import forbidden_rows
+from shiftsched.solving.model.tight import evaluate, tight_values
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.solve import SolveLimits, add_roster_hint, complete_hint, solve_problem
 from tests.audited import BACKSTOP_SECONDS
 from tests.formats.tiny import Staff, daily, solve_text, text
 

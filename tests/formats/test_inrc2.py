@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.formats.inrc2 import (
+from shiftsched.formats.inrc2 import (
     DATASET_DIR,
     Assignment,
     Contract,
@@ -29,7 +29,7 @@ from engine.formats.inrc2 import (
     parse_validator_report,
     parse_week,
 )
-from engine.formats.inrc2_eval import (
+from shiftsched.formats.inrc2_eval import (
     HARD,
     SOFT,
     Day,

@@ -2,7 +2,7 @@
 engine's problem, the week's model priced as the competition's evaluator prices it, and
 the week-by-week planner on the shipped n005w4 sequence.
 
-The evaluator (engine.formats.inrc2_eval) is the oracle: it reproduces the competition
+The evaluator (shiftsched.formats.inrc2_eval) is the oracle: it reproduces the competition
 validator's report, and the engine's model shares no code with it. Solves use one
 worker, a fixed seed and deterministic work limits (or are proven optimal), so no
 result depends on the machine's speed or load.
@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from engine.formats.inrc2 import (
+from shiftsched.formats.inrc2 import (
     DATASET_DIR,
     Scenario,
     WeekData,
@@ -24,8 +24,8 @@ from engine.formats.inrc2 import (
     parse_scenario,
     parse_week,
 )
-from engine.formats.inrc2_eval import SOFT, Day, evaluate, evaluate_roster, week_roster
-from engine.formats.inrc2_plan import (
+from shiftsched.formats.inrc2_eval import SOFT, Day, evaluate, evaluate_roster, week_roster
+from shiftsched.formats.inrc2_plan import (
     Instance,
     forecast,
     load_instance,
@@ -34,9 +34,9 @@ from engine.formats.inrc2_plan import (
     plan_weeks,
     week_limits,
 )
-from engine.formats.inrc2_problem import share, to_solution, week_problem
-from engine.problem import Problem
-from engine.solve import solve_problem
+from shiftsched.formats.inrc2_problem import share, to_solution, week_problem
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.solve import solve_problem
 from tests.audited import BACKSTOP_SECONDS
 from tests.formats.test_inrc2 import _scenario as scenario_text
 from tests.formats.test_inrc2 import _week as week_text

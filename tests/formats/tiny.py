@@ -1,7 +1,7 @@
 """Tiny Curtois & Qu instances written as text, solved by the engine and checked.
 
 Every roster the engine returns goes through the independent checker
-(:mod:`engine.formats.curtois_check`): no hard violation, and the checker's objective equals
+(:mod:`shiftsched.formats.curtois_check`): no hard violation, and the checker's objective equals
 the solver's to the unit.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.formats.curtois import Instance, parse, to_problem, to_roster
-from engine.formats.curtois_check import CheckReport, check
-from engine.solve import SolveLimits, SolveOutcome, solve_problem
+from shiftsched.formats.curtois import Instance, parse, to_problem, to_roster
+from shiftsched.formats.curtois_check import CheckReport, check
+from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
 from tests.audited import BACKSTOP_SECONDS
 
 LIMITS = SolveLimits(time_limit_seconds=BACKSTOP_SECONDS, num_workers=1, random_seed=0)

@@ -2,7 +2,7 @@
 
 Instances are tiny and built from named constants: a period starting on Monday
 2026-03-02 (ISO week 2026-W10), shifts with a per-day demand, employees with the fields
-under test, put together by :mod:`engine.request_body`. Every roster the engine returns
+under test, put together by :mod:`shiftsched.data.request_body`. Every roster the engine returns
 is checked by the independent auditor (:func:`solve_and_audit`): no hard violation, and
 the reported objective, soft violations and shortage markers equal the audited ones to
 the unit.
@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import request_body as build
-from engine.audit import AuditReport, audit, compare_with_metrics
-from engine.contract import Shortage, Solution, SolveRequest, SolveResponse
-from engine.rules import parse_request
-from engine.solve import SolveLimits, solve
+from shiftsched.checking.audit import AuditReport, audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Shortage, Solution, SolveRequest, SolveResponse
+from shiftsched.data import request_body as build
+from shiftsched.solving.solve import SolveLimits, solve
 from tests.audited import BACKSTOP_SECONDS
 
 START = "2026-03-02"  # a Monday, first day of ISO week 2026-W10

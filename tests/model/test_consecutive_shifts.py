@@ -1,4 +1,4 @@
-"""Per-employee bounds on runs of worked days (hard; engine.model.consecutive_shifts)."""
+"""Per-employee bounds on runs of worked days (hard; solving.model.consecutive_shifts)."""
 
 from __future__ import annotations
 

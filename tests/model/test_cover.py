@@ -1,4 +1,4 @@
-"""Weighted cover targets (soft; engine.model.cover)."""
+"""Weighted cover targets (soft; shiftsched.solving.model.cover)."""
 
 from __future__ import annotations
 

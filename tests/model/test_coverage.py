@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from engine.contract import Shortage
-from engine.errors import InvalidRequest
-from engine.rules import parse_request
-from engine.weights import DEMAND_EXCESS, SHORTAGE
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Shortage
+from shiftsched.errors import InvalidRequest
+from shiftsched.solving.weights import DEMAND_EXCESS, SHORTAGE
 from tests.model.conftest import (
     OPEN_MAX,
     date,

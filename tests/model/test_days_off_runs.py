@@ -1,4 +1,4 @@
-"""Minimum runs of days off (hard; engine.model.days_off_runs)."""
+"""Minimum runs of days off (hard; shiftsched.solving.model.days_off_runs)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from engine.contract import Shortage
-from engine.weights import SHORTAGE
+from shiftsched.contract.v1 import Shortage
+from shiftsched.solving.weights import SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from engine.audit import FAIRNESS_DEFAULT as AUDIT_FAIRNESS_DEFAULT
-from engine.weights import DEMAND_EXCESS, FAIRNESS_DEFAULT
+from shiftsched.checking.audit import FAIRNESS_DEFAULT as AUDIT_FAIRNESS_DEFAULT
+from shiftsched.solving.weights import DEMAND_EXCESS, FAIRNESS_DEFAULT
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

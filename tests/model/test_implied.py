@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from ortools.sat.python import cp_model
 
-from engine.contract import SolveRequest
-from engine.model.build import CompiledModel, build
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.synthetic import synthetic_request
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveRequest
+from shiftsched.data.synthetic import synthetic_request
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.problem import Problem, from_request
 from tests.factories import minimal_request_dict
 
 pytestmark = pytest.mark.slow  # solves each instance with and without the implied rows

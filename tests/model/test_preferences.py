@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from engine import weights
-from engine.weights import DAYS_PER_WEEK, PREFERENCE, SHORTAGE
+from shiftsched.solving import weights
+from shiftsched.solving.weights import DAYS_PER_WEEK, PREFERENCE, SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

@@ -8,15 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from engine.audit import HARD_CODES
-from engine.diagnose import FAMILY_ORDER, SOFT_ONLY_FAMILIES
-from engine.model.build import build
-from engine.model.family import RuleFamily
-from engine.model.registry import BY_NAME, DIAGNOSIS_ORDER, FAMILIES, HARD_RULES, family_named
-from engine.problem import from_request
-from engine.rules import parse_request
-from engine.synthetic import MIXES
-from engine.variants import FAMILIES as SWITCHABLE_FAMILIES
+from shiftsched.checking.audit import HARD_CODES
+from shiftsched.contract.parse import parse_request
+from shiftsched.data.synthetic import MIXES
+from shiftsched.questions.variants import FAMILIES as SWITCHABLE_FAMILIES
+from shiftsched.solving.diagnose import FAMILY_ORDER, SOFT_ONLY_FAMILIES
+from shiftsched.solving.model.build import build
+from shiftsched.solving.model.family import RuleFamily
+from shiftsched.solving.model.registry import (
+    BY_NAME,
+    DIAGNOSIS_ORDER,
+    FAMILIES,
+    HARD_RULES,
+    family_named,
+)
+from shiftsched.solving.problem import from_request
 from tests.factories import full_request_dict
 
 DOCS = Path(__file__).parents[2] / "docs"

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from engine.model.build import build
-from engine.model.sequences import forbidden_rows
-from engine.problem import TransitionSpec, from_request
-from engine.rules import parse_request
-from engine.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.model.build import build
+from shiftsched.solving.model.sequences import forbidden_rows
+from shiftsched.solving.problem import TransitionSpec, from_request
+from shiftsched.solving.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

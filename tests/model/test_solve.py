@@ -10,8 +10,8 @@ from typing import Any
 import ortools
 import pytest
 
-from engine import weights
-from engine.solve import SolveLimits, _search_seconds
+from shiftsched.solving import weights
+from shiftsched.solving.solve import SolveLimits, _search_seconds
 from tests.model.conftest import (
     NIGHT_HOURS,
     TIME_LIMIT_SECONDS,
@@ -24,8 +24,8 @@ from tests.model.conftest import (
     solve_request,
 )
 
-# The module itself: as an attribute of the package, engine.audit is the function.
-audit_module = importlib.import_module("engine.audit")
+# The module itself: as an attribute of the package, shiftsched.checking.audit is the function.
+audit_module = importlib.import_module("shiftsched.checking.audit")
 
 DAY, LATE, NIGHT = "D", "L", "N"
 A, B = "A", "B"
@@ -188,10 +188,10 @@ def test_objective_value_is_the_sum_of_violation_penalties() -> None:
 
 
 def test_model_invalid_is_reported_with_the_validator_text() -> None:
-    from engine.model.build import build
-    from engine.problem import from_request
-    from engine.rules import parse_request
-    from engine.solve import SolveLimits, run, to_response
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.solving.model.build import build
+    from shiftsched.solving.problem import from_request
+    from shiftsched.solving.solve import SolveLimits, run, to_response
 
     data = request(2, [shift(DAY, 2, 1)], [employee(A, [DAY])])
     compiled = build(from_request(parse_request(data)))
@@ -207,9 +207,9 @@ def test_model_invalid_is_reported_with_the_validator_text() -> None:
 
 
 def test_warm_start_does_not_change_the_optimum() -> None:
-    from engine.problem import from_request
-    from engine.rules import parse_request
-    from engine.solve import SolveLimits, solve_problem
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.solving.problem import from_request
+    from shiftsched.solving.solve import SolveLimits, solve_problem
 
     data = request(
         5,

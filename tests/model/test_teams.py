@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from engine.weights import DEMAND_EXCESS, PAIRING_REQUIRE, PREFERENCE, SHORTAGE, SKILL_SUPPORT
+from shiftsched.solving.weights import (
+    DEMAND_EXCESS,
+    PAIRING_REQUIRE,
+    PREFERENCE,
+    SHORTAGE,
+    SKILL_SUPPORT,
+)
 from tests.model.conftest import (
     NIGHT_HOURS,
     date,

@@ -27,14 +27,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Metrics
-from engine.formats.curtois import load, to_problem
-from engine.model.build import CompiledModel, build
-from engine.model.tight import evaluate, tight_values
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.solve import SolveLimits, _extract, solve
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Metrics
+from shiftsched.formats.curtois import load, to_problem
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.model.tight import evaluate, tight_values
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.solve import SolveLimits, _extract, solve
 from tests.strategies import requests
 
 pytestmark = pytest.mark.slow  # solves whole datasets

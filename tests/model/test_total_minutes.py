@@ -1,4 +1,4 @@
-"""Total worked minutes per employee over the period (hard; engine.model.total_minutes)."""
+"""Total worked minutes per employee over the period (hard; solving.model.total_minutes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Maximum worked weekends (hard; engine.model.weekends)."""
+"""Maximum worked weekends (hard; shiftsched.solving.model.weekends)."""
 
 from __future__ import annotations
 

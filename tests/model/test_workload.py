@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine.weights import (
+from shiftsched.solving.weights import (
     DAYS_PER_MONTH_MIN,
     DAYS_PER_WEEK,
     DEMAND_EXCESS,

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from engine.audit import audit
-from engine.contract import Assignment
-from engine.edit import reassign
-from engine.items import term_field, term_words
-from engine.rules import parse_request
-from engine.solve import to_response
+from shiftsched.checking.audit import audit
+from shiftsched.checking.items import term_field, term_words
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment
+from shiftsched.questions.edit import reassign
+from shiftsched.solving.solve import to_response
 from tests.notebooks.test_notebooks import EXPLORE, ROOT, infeasible, load, upload_of
 
 pytestmark = pytest.mark.slow  # runs the notebook whole

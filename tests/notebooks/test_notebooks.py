@@ -23,9 +23,9 @@ import altair as alt
 import polars as pl
 import pytest
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Metrics, SolveRequest
-from engine.rules import parse_request
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Metrics, SolveRequest
 from tests.audited import solved_and_audited
 from tests.model import conftest as small
 
@@ -37,7 +37,7 @@ INFEASIBLE = ROOT / "datasets" / "infeasible"
 MARIMO = Path(sys.executable).parent / "marimo"
 
 # Arguments no load can change, and still quick. Every notebook solves on one worker with
-# a fixed seed (`--work-limit`, engine.notebook_limits), never with the two workers a
+# a fixed seed (`--work-limit`, shiftsched.present.notebook_limits), never with the two workers a
 # person at the screen gets: two workers return equally good rosters in a different order
 # from run to run, and tests here compare the rosters of two runs. Each solve stops on
 # its proof or after a fixed amount of deterministic CP-SAT work, whichever comes first:
@@ -405,7 +405,7 @@ def test_explore_sick_call_starts_with_nobody_sick() -> None:
 
 
 def test_explore_sick_call_replans_and_recommends() -> None:
-    from engine.planning import roster_changes
+    from shiftsched.contract.planning import roster_changes
 
     first_run = run("explore", **EXPLORE)
     outcome = first_run["outcome"]
@@ -606,9 +606,9 @@ def test_explore_explains_an_avoidable_shortage_and_compares_its_fill() -> None:
 
 
 def assert_compared(defs: Mapping[str, Any], after: list[Any]) -> None:
-    """The comparison shown is engine.review.compare's of the roster above and ``after``,
-    and every table and chart of it holds its figures."""
-    from engine.review import compare
+    """The comparison shown is shiftsched.questions.review.compare's of the roster above and
+    ``after``, and every table and chart of it holds its figures."""
+    from shiftsched.questions.review import compare
 
     comparison = defs["comparison"]
     assert comparison == compare(defs["variant"], defs["outcome"].assignments, after)

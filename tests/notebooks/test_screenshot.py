@@ -26,7 +26,7 @@ import httpx
 import pytest
 from playwright.sync_api import sync_playwright
 
-from engine.rules import parse_request
+from shiftsched.contract.parse import parse_request
 from tests.audited import solved_and_audited
 from tests.bento.processes import free_port, stop
 from tests.notebooks.test_notebooks import short_staffed_data
@@ -445,16 +445,16 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     give a re-plan line and fills whose figures are the audits computed here, an
     uploaded SolveResponse is shown with the audit's objective, and choosing a dataset
     after uploading a request switches back to it."""
-    from engine.audit import audit
-    from engine.edit import reassign
-    from engine.items import term_words
-    from engine.notebook_limits import notebook_limits
-    from engine.planning import Absence, ReplanRequest
-    from engine.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
-    from engine.replan import replan
-    from engine.rules import load_json, parse_request
-    from engine.solve import solve_problem, to_response
-    from engine.variants import with_max_consecutive_days
+    from shiftsched.checking.audit import audit
+    from shiftsched.checking.items import term_words
+    from shiftsched.contract.parse import load_json, parse_request
+    from shiftsched.contract.planning import Absence, ReplanRequest
+    from shiftsched.periods.replan import replan
+    from shiftsched.present.notebook_limits import notebook_limits
+    from shiftsched.questions.edit import reassign
+    from shiftsched.questions.variants import with_max_consecutive_days
+    from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
+    from shiftsched.solving.solve import solve_problem, to_response
 
     # The page's solve, here: the same request, settings, worker and seed.
     request = parse_request(load_json((ROOT / "datasets" / "retail_weekdays.json").read_bytes()))

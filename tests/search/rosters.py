@@ -1,6 +1,6 @@
 """Problems, first rosters and independent checks shared by the search tests.
 
-A starting roster is the greedy roster (:mod:`engine.greedy`) completed by one CP-SAT
+A starting roster is the greedy roster (:mod:`shiftsched.solving.greedy`) completed by one CP-SAT
 solve with every decision fixed to it: cheap, deterministic and usually far from
 optimal, so a neighbourhood search has something to improve. Every roster a search
 returns is checked twice, independently of the search: as an assignment of the full
@@ -18,16 +18,16 @@ from pathlib import Path
 
 from ortools.sat.python import cp_model
 
-from engine.audit import audit, compare_with_metrics
-from engine.contract import Metrics, SolveRequest
-from engine.formats.curtois import Instance, load, to_problem, to_roster
-from engine.formats.curtois_check import check
-from engine.greedy import greedy_roster
-from engine.model.build import CompiledModel, build
-from engine.model.tight import tight_values
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.solve import _extract, add_roster_hint
+from shiftsched.checking.audit import audit, compare_with_metrics
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Metrics, SolveRequest
+from shiftsched.formats.curtois import Instance, load, to_problem, to_roster
+from shiftsched.formats.curtois_check import check
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.model.tight import tight_values
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.solve import _extract, add_roster_hint
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 DATASET_NAMES = (

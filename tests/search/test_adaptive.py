@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.search.adaptive import (
+from shiftsched.solving.search.adaptive import (
     CHOICE_FLOOR,
     GROW,
     SHRINK,

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine.decompose import ColumnGeneration
-from engine.formats.curtois import load
-from engine.model.build import CompiledModel
-from engine.search.adaptive import Selector
-from engine.search.lns import NeighbourhoodSearch, Step, StepLimits
-from engine.search.neighbourhoods import NEIGHBOURHOODS
-from engine.search.submodel import Extractor
+from shiftsched.formats.curtois import load
+from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.model.build import CompiledModel
+from shiftsched.solving.search.adaptive import Selector
+from shiftsched.solving.search.lns import NeighbourhoodSearch, Step, StepLimits
+from shiftsched.solving.search.neighbourhoods import NEIGHBOURHOODS
+from shiftsched.solving.search.submodel import Extractor
 from tests.search.rosters import (
     BACKSTOP_SECONDS,
     Start,

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.greedy import greedy_roster
-from engine.problem import Problem, from_request
-from engine.rules import parse_request
-from engine.search.neighbourhoods import (
+from shiftsched.contract.parse import parse_request
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.search.neighbourhoods import (
     BLOCK_DAYS,
     NEIGHBOURHOODS,
     SWAP_REACH,

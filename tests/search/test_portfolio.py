@@ -24,12 +24,12 @@ from functools import cache
 import pytest
 from ortools.sat.python import cp_model
 
-import engine.search.portfolio as portfolio
-from engine.formats.curtois import load, to_roster
-from engine.formats.curtois_check import check
-from engine.greedy import greedy_roster
-from engine.model.build import CompiledModel
-from engine.search.portfolio import (
+import shiftsched.solving.search.portfolio as portfolio
+from shiftsched.formats.curtois import load, to_roster
+from shiftsched.formats.curtois_check import check
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.model.build import CompiledModel
+from shiftsched.solving.search.portfolio import (
     FULL_LINEARIZATION,
     MAX_LINEARIZED_VARIABLES,
     STEP_RAMP,
@@ -42,8 +42,8 @@ from engine.search.portfolio import (
     step_limit,
     step_seconds,
 )
-from engine.search.progress import Progress
-from engine.solve import SolveLimits, SolveOutcome, run, solve, solve_problem
+from shiftsched.solving.search.progress import Progress
+from shiftsched.solving.solve import SolveLimits, SolveOutcome, run, solve, solve_problem
 from tests.audited import EXACT, solved_and_audited
 from tests.search.rosters import (
     BACKSTOP_SECONDS,
@@ -209,7 +209,7 @@ def searches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Call]]:
         calls.append(Call(plan, parameters.num_workers, parameters.linearization_level, result))
         return result
 
-    monkeypatch.setattr(importlib.import_module("engine.solve"), "search", spy)
+    monkeypatch.setattr(importlib.import_module("shiftsched.solving.solve"), "search", spy)
     yield calls
 
 

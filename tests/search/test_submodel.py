@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from engine.search.neighbourhoods import NEIGHBOURHOODS, shape_of
-from engine.search.submodel import Extractor, Tokens
+from shiftsched.solving.search.neighbourhoods import NEIGHBOURHOODS, shape_of
+from shiftsched.solving.search.submodel import Extractor, Tokens
 from tests.search.rosters import (
     BACKSTOP_SECONDS,
     curtois_problem,

@@ -1,1 +1,0 @@
-"""Importers and checkers for public benchmark formats (mapped onto engine.problem)."""

@@ -1,0 +1,1 @@
+"""Importers and checkers for public benchmark formats (mapped onto shiftsched.solving.problem)."""

@@ -1,0 +1,264 @@
+"""One INRC-II week as an engine problem, and the engine's roster back as a solution.
+
+:func:`week_problem` maps a scenario, one week's data and the history at that week's
+start onto :class:`shiftsched.solving.problem.Problem` (docs/inrc2.md, "The engine's model of a
+week", has the table). The history goes into each nurse's :class:`shiftsched.solving.problem.Seam`,
+the counters the rule families read at the start of a period, as the history of a v1
+request does. :func:`to_solution` turns the engine's assignments into the week's
+:class:`shiftsched.formats.inrc2.Solution`.
+
+The week is priced as the competition prices it, except for the two rules judged over
+the whole horizon (total assignments, S6; working weekends, S7), of which a week sees a
+prorated share until the last week, which sees them exactly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from shiftsched.contract.horizon import Horizon
+from shiftsched.contract.v1 import Assignment as EngineAssignment
+from shiftsched.formats.inrc2 import (
+    ANY,
+    Assignment,
+    Contract,
+    History,
+    Nurse,
+    NurseHistory,
+    Scenario,
+    Solution,
+    WeekData,
+)
+from shiftsched.formats.inrc2_eval import (
+    DAYS_PER_WEEK,
+    WEIGHT_COMPLETE_WEEKEND,
+    WEIGHT_CONSECUTIVE_SHIFT,
+    WEIGHT_CONSECUTIVE_WORK,
+    WEIGHT_DAYS_OFF,
+    WEIGHT_OPTIMAL_COVERAGE,
+    WEIGHT_PREFERENCE,
+    WEIGHT_TOTAL_ASSIGNMENTS,
+    WEIGHT_WORKING_WEEKENDS,
+)
+from shiftsched.solving.problem import (
+    CoverSpec,
+    Demand,
+    DutySpec,
+    EmployeeSpec,
+    PreferenceSpec,
+    Problem,
+    RunBounds,
+    Seam,
+    ShiftSpec,
+    SoftRange,
+    TransitionSpec,
+)
+
+START = dt.date(2024, 1, 1)  # a Monday; stage k is the week starting 7k days later
+
+
+def week_start(stage: int) -> dt.date:
+    return START + dt.timedelta(days=DAYS_PER_WEEK * stage)
+
+
+def week_problem(
+    scenario: Scenario,
+    history: History,
+    week: WeekData,
+    forecast: Sequence[WeekData] = (),
+) -> Problem:
+    """The engine's problem for the week that starts where ``history`` ends.
+
+    The stage is ``history.week``; the weeks left, this one included, are
+    ``scenario.weeks - history.week``, which sets the week's share of S6 and S7.
+
+    ``forecast``: weeks modelled after this one, as a guess of what comes (their
+    coverage only; a request is known only in its own week). The problem then spans
+    ``1 + len(forecast)`` weeks and its S6 and S7 ranges that many weeks' share; only
+    the first week is kept (:func:`to_solution`).
+    """
+    modelled = (week, *forecast)
+    days = DAYS_PER_WEEK * len(modelled)
+    start = week_start(history.week)
+    horizon = Horizon(start, start + dt.timedelta(days=days - 1))
+    shift_index = {s.name: i for i, s in enumerate(scenario.shift_types)}
+    skill_index = {k: i for i, k in enumerate(scenario.skills)}
+    nobody = Demand(mins=(0,) * days, maxs=(None,) * days)
+    shifts = tuple(ShiftSpec(s.name, s.name, None, nobody) for s in scenario.shift_types)
+    minimum = {(s, k): [0] * days for s in range(len(shifts)) for k in range(len(scenario.skills))}
+    cover = []
+    for w, data in enumerate(modelled):
+        for r in data.requirements:
+            s, k = shift_index[r.shift], skill_index[r.skill]
+            for day in range(DAYS_PER_WEEK):
+                at = w * DAYS_PER_WEEK + day
+                minimum[s, k][at] = r.minimum[day]
+                if r.optimal[day] > 0:
+                    cover.append(CoverSpec(at, s, r.optimal[day], WEIGHT_OPTIMAL_COVERAGE, 0, k))
+    duties = tuple(
+        DutySpec(
+            skill,
+            skill,
+            {s: Demand(tuple(minimum[s, k]), (None,) * days) for s in range(len(shifts))},
+        )
+        for k, skill in enumerate(scenario.skills)
+    )
+    remaining = max(1, scenario.weeks - history.week)
+    context = _Week(scenario, week, shift_index, skill_index, remaining, len(modelled), start)
+    employees = tuple(
+        _nurse(i, nurse, history.of(nurse.name), context) for i, nurse in enumerate(scenario.nurses)
+    )
+    transitions = tuple(
+        TransitionSpec(0, shift_index[s.name], shift_index[b], True, True, _forbid(s.name, b))
+        for s in scenario.shift_types
+        for b in s.forbidden_next
+    )
+    return Problem(
+        horizon=horizon,
+        shifts=shifts,
+        duties=duties,
+        employees=employees,
+        max_consecutive_days=None,
+        transitions=transitions,
+        cover=tuple(cover),
+        duty_required=True,
+    )
+
+
+def _forbid(before: str, after: str) -> str:
+    return f"shift_transition:forbid:{before}:{after}"
+
+
+def seam_of(past: NurseHistory, shift_index: Mapping[str, int]) -> Seam:
+    """A nurse's history as the counters the rule families read."""
+    working = past.last_shift is not None
+    return Seam(
+        worked_run=past.consecutive_work if working else 0,
+        last_shift=shift_index[past.last_shift] if past.last_shift is not None else None,
+        shift_run=past.consecutive_shift if working else 0,
+        off_run=0 if working else past.consecutive_off,
+        days_worked=past.assignments,
+        weekends_worked=past.weekends,
+    )
+
+
+def share(before: int, total: int, remaining: int, span: int = 1) -> int:
+    """The count to reach by the end of the next ``span`` weeks, of ``total`` over the
+    horizon: ``before`` plus their share of what is left, ``(total - before) x span /
+    remaining`` rounded half up, and never below ``before``. Weeks that reach the
+    horizon's end get ``total`` itself."""
+    if span >= remaining:
+        return total
+    left = max(0, total - before)
+    return before + (2 * left * span + remaining) // (2 * remaining)
+
+
+@dataclass(frozen=True)
+class _Week:
+    """What every nurse's mapping reads: the scenario and the week being planned."""
+
+    scenario: Scenario
+    data: WeekData
+    shift_index: Mapping[str, int]
+    skill_index: Mapping[str, int]
+    remaining: int  # weeks left in the horizon, this one included
+    span: int  # weeks the problem models, this one and the forecast ones
+    start: dt.date
+
+
+def _nurse(position: int, nurse: Nurse, past: NurseHistory, week: _Week) -> EmployeeSpec:
+    contract = week.scenario.contract_of(nurse.name)
+    shift_index = week.shift_index
+    own = tuple(sorted(week.skill_index[k] for k in nurse.skills))
+    every = tuple(range(len(shift_index)))
+    days = DAYS_PER_WEEK * week.span
+    spec = EmployeeSpec(
+        id=nurse.name,
+        is_manager=False,
+        assignable=frozenset(every),
+        skills=dict.fromkeys(own, 1),
+        day_options=(every,) * days,
+        duty_options=dict.fromkeys(every, own),
+        preferences=_requests(nurse.name, week.data, shift_index, week.start),
+        field=f"employees[{position}]",
+        seam=seam_of(past, shift_index),
+    )
+    return _with_contract(spec, contract, week.scenario, past, week)
+
+
+def _with_contract(
+    spec: EmployeeSpec, contract: Contract, scenario: Scenario, past: NurseHistory, week: _Week
+) -> EmployeeSpec:
+    """``spec`` with the soft rules S2, S3, S5, S6 and S7 of the nurse's contract."""
+    remaining, span = week.remaining, week.span
+    return replace(
+        spec,
+        work_runs=RunBounds(
+            contract.min_consecutive_work, contract.max_consecutive_work, WEIGHT_CONSECUTIVE_WORK
+        ),
+        off_runs=RunBounds(
+            contract.min_consecutive_off, contract.max_consecutive_off, WEIGHT_DAYS_OFF
+        ),
+        shift_runs=tuple(
+            (
+                week.shift_index[s.name],
+                RunBounds(s.min_consecutive, s.max_consecutive, WEIGHT_CONSECUTIVE_SHIFT),
+            )
+            for s in scenario.shift_types
+        ),
+        complete_weekends=WEIGHT_COMPLETE_WEEKEND if contract.complete_weekends else 0,
+        total_days=SoftRange(
+            share(past.assignments, contract.min_total, remaining, span),
+            share(past.assignments, contract.max_total, remaining, span),
+            WEIGHT_TOTAL_ASSIGNMENTS,
+        ),
+        weekend_cap=SoftRange(
+            0,
+            share(past.weekends, contract.max_weekends, remaining, span),
+            WEIGHT_WORKING_WEEKENDS,
+        ),
+    )
+
+
+def _requests(
+    nurse: str, week: WeekData, shift_index: Mapping[str, int], start: dt.date
+) -> tuple[PreferenceSpec, ...]:
+    """S4: a request for the whole day is a day-off wish, one for a shift an avoided shift."""
+    found = []
+    for q in week.requests:
+        if q.nurse != nurse:
+            continue
+        day = (start + dt.timedelta(days=q.day)).isoformat()
+        if q.shift == ANY:
+            name = f"preference:day_off:{nurse}:{day}"
+            found.append(PreferenceSpec("day_off", q.day, None, name, WEIGHT_PREFERENCE))
+        else:
+            name = f"preference:avoided_shift:{nurse}:{day}:{q.shift}"
+            found.append(
+                PreferenceSpec(
+                    "avoided_shift", q.day, shift_index[q.shift], name, WEIGHT_PREFERENCE
+                )
+            )
+    return tuple(found)
+
+
+def to_solution(
+    scenario: Scenario, stage: int, assignments: Iterable[EngineAssignment]
+) -> Solution:
+    """The week's solution file from the engine's assignments (each holds its skill);
+    the days after the week (forecast weeks, :func:`week_problem`) are left out."""
+    start = week_start(stage)
+    found = []
+    for a in assignments:
+        day = (a.date - start).days
+        if day >= DAYS_PER_WEEK:
+            continue
+        if day < 0:
+            raise ValueError(f"assignment on {a.date} lies before week {stage}")
+        if a.duty_id is None:
+            raise ValueError(f"{a.employee_id} works {a.shift_id} on {a.date} with no skill")
+        found.append(Assignment(a.employee_id, day, a.shift_id, a.duty_id))
+    found.sort(key=lambda a: (a.day, a.nurse))
+    return Solution(stage, scenario.name, tuple(found), f"<planned week {stage}>")

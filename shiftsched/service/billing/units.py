@@ -1,0 +1,246 @@
+"""Paying with an API key: the account's units, held while an operation runs and captured
+once its answer is delivered.
+
+Every keyed operation bills the same way (docs/semantics.md, "When a solve is charged"):
+the units are reserved before any work, under a lease that bounds the hold should the
+service die (``shiftsched.service.billing.settlement``); captured when the answer is delivered, and
+released on every other outcome, so an error never costs a unit. Every keyed call
+(a solve, a plan, a re-plan, a recommendation, an explanation, a why-not question) is
+also kept as a job from before it runs until the retention time ends, so its ``job_id``
+can be polled and every charge belongs to a job row its caller can open; it then settles
+through the job's end, in one transaction, rather than by a capture of its own. A call
+that delivers nothing leaves no row, as it leaves no charge.
+
+A store that fails when the answer is ready never withholds it: the headers say billing
+failed, claim no units remaining, and the capture (or the job's end) is kept in the
+outbox until the store takes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Final, Literal, TypeVar
+
+import anyio
+from pydantic import BaseModel
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import Response
+
+from shiftsched.contract.v1 import SolveResponse, Usage
+from shiftsched.service.billing.admission import Admission, reserve_units
+from shiftsched.service.billing.settlement import Lease, Outbox
+from shiftsched.service.http.blocking import in_thread
+from shiftsched.service.settings import Settings
+from shiftsched.service.solving.outcome import answer_body, delivered_response
+from shiftsched.service.store import Account, Store, StoreUnavailable
+
+INSTANT_LEASE_SECONDS: Final = 60.0
+"""The hold of an operation that runs no solver (milliseconds): a minute is ample."""
+PURGE_EVERY_SECONDS: Final = 3600  # how often finished jobs past their retention are deleted
+T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class KeyPayer:
+    """The account of a valid API key, paying in units."""
+
+    request: Request
+    account: Account
+    why_not: str = ""  # nothing to add when a refusal to queue names the tier
+
+    @property
+    def may_queue(self) -> bool:
+        """Only a pro key may take the queued path."""
+        return self.account.tier == "pro"
+
+    async def hold(
+        self,
+        purpose: str,
+        admission: Admission,
+        *,
+        solves: bool,
+        data: object,
+        name: str | None = None,
+    ) -> UnitsBill:
+        """Reserve the admission's units (QuotaExceeded, or ServiceUnavailable when only
+        units held by the account's solves under way are missing) and record the call
+        (operation ``purpose``, body ``data``, called ``name``) as a running job holding
+        them before it runs (a store that fails then fails the request: 503, nothing
+        charged)."""
+        store: Store = self.request.app.state.store
+        settings: Settings = self.request.app.state.settings
+        reservation_id = uuid.uuid4().hex
+        lease = Lease(store, reservation_id, settings, admission.time_limit) if solves else None
+        seconds = lease.seconds if lease is not None else INSTANT_LEASE_SECONDS
+        await reserve_units(
+            store,
+            self.account.id,
+            admission.units,
+            reservation_id,
+            lease_seconds=seconds,
+            purpose=purpose,
+        )
+        job_id = uuid.uuid4().hex
+        bill = UnitsBill(self.request, self.account, admission.units, reservation_id, job_id)
+        bill.on_start = lease.renew if lease is not None else None
+        try:
+            await in_thread(
+                store.jobs.create_job,
+                self.account.id,
+                data,
+                units_reserved=admission.units,
+                reservation_id=reservation_id,
+                key_id=self.account.key_id,
+                size=admission.size,
+                kind="sync",
+                job_id=job_id,
+                operation=purpose,
+                name=name,
+            )
+        except BaseException:
+            await bill.release()
+            raise
+        return bill
+
+
+@dataclass
+class UnitsBill:
+    """Units held for one operation, until :meth:`settle` or :meth:`release`."""
+
+    request: Request
+    account: Account
+    units: int
+    reservation_id: str
+    job_id: str  # the call's job record
+    on_start: Callable[[], None] | None = field(default=None)  # cuts the lease at the start
+    nothing_charged: str = "nothing was charged"
+    undelivered_note: str = ""
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.request.app.state.store
+        return store
+
+    async def release(self) -> None:
+        """Nothing was delivered: forget the job record, give the units back."""
+        await in_thread(self.store.jobs.abandon_sync_job, self.job_id)
+        await in_thread(self.store.ledger.release, self.reservation_id)
+
+    async def settle(self, answer: BaseModel) -> Response:
+        """Capture the units of a delivered answer and answer it with the units headers;
+        a kept job's answer names it (``job_id``, in a 422 too)."""
+        if "job_id" in type(answer).model_fields:
+            answer = answer.model_copy(update={"job_id": self.job_id})
+        answer, headers = await self._end_job(answer)
+        response = delivered_response(self.request, answer, headers, job_id=self.job_id)
+        if _ended_as(answer) == "completed":
+            self._purge_after(response)
+        return response
+
+    async def _end_job(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
+        """End the kept job and settle its units in one transaction; a store that fails
+        now keeps the end in the outbox (no units remaining are claimed then, since none
+        are known)."""
+        status = _ended_as(answer)
+        error = answer.error if isinstance(answer, SolveResponse) else None
+        code = None if error is None or status == "completed" else error.code
+        headers = {"X-Units-Consumed": str(self.units)}
+        try:
+            settings: Settings = self.request.app.state.settings
+            answer, ended, remaining = await _patiently(
+                lambda: self._finish(answer, status, code), settings.settle_patience_seconds
+            )
+            if not ended:  # the lease ran out first: the reconciler released the units
+                log.warning("job %s: delivered after its lease; not charged", self.job_id)
+                _, _, remaining = await in_thread(self.store.ledger.usage, self.account.id)
+                headers["X-Units-Consumed"] = "0"
+                answer = _with_usage(answer, 0, remaining)
+            headers["X-Units-Remaining"] = str(remaining)
+        except StoreUnavailable:
+            if isinstance(answer, SolveResponse):
+                answer = answer.model_copy(update={"usage": None})
+            outbox: Outbox = self.request.app.state.outbox
+            body = answer_body(answer)
+            kept = await in_thread(
+                outbox.put, self.job_id, status, body, error_code=code, charged=True
+            )
+            if not kept:  # the lease will release the units: nothing is consumed
+                headers["X-Units-Consumed"] = "0"
+            headers["X-Service-Billing-Status"] = "failed"
+        return answer, headers
+
+    def _finish(
+        self, answer: BaseModel, status: Literal["completed", "failed"], code: str | None
+    ) -> tuple[BaseModel, bool, int]:
+        """End the job, charged, with the answer as it will be sent (in a thread): the
+        answer with its usage, whether the job was still running, the units left."""
+        _, _, remaining = self.store.ledger.usage(self.account.id)  # this hold still held
+        answer = _with_usage(answer, self.units, remaining)
+        ended = self.store.jobs.finish_job(
+            self.job_id,
+            status,
+            response_json=answer_body(answer),
+            error_code=code,
+            charged=True,
+        )
+        return answer, ended, remaining
+
+    def _purge_after(self, response: Response) -> None:
+        """Forget finished jobs past their retention, after the answer, at most hourly."""
+        state = self.request.app.state
+        if time.monotonic() < state.next_purge:
+            return
+        state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
+        response.background = BackgroundTask(in_thread, purge, state.store, state.settings)
+
+
+async def _patiently(write: Callable[[], T], patience: float) -> T:
+    """``write()`` in a thread, tried again while the store is away, for up to
+    ``patience`` seconds (``SETTLE_PATIENCE_SECONDS``); then StoreUnavailable.
+
+    Why: the headers must say what the ledger holds. A store that is locked or away for a
+    moment (a SQLite writer holding the file, a database failing over) usually answers
+    again within seconds; waiting for it, the request learns whether its capture won or
+    its lease ran out first and the reconciler released the units (the job is then no
+    longer running: 0 consumed). Only a longer outage leaves the answer to the outbox."""
+    give_up = time.monotonic() + patience
+    pause = 0.5
+    while True:
+        try:
+            return await in_thread(write)
+        except StoreUnavailable:
+            if time.monotonic() + pause > give_up:
+                raise
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+
+def _ended_as(answer: BaseModel) -> Literal["completed", "failed"]:
+    """How a delivered answer ends its job: a solve as its status says (a diagnosed
+    infeasibility is failed, yet charged); any other answer (a ranking, a verdict)
+    completed."""
+    if isinstance(answer, SolveResponse) and answer.status != "completed":
+        return "failed"
+    return "completed"
+
+
+def _with_usage(answer: BaseModel, consumed: int, remaining: int) -> BaseModel:
+    """A completed solve's answer says what it cost; other answers carry headers only."""
+    if isinstance(answer, SolveResponse) and answer.status == "completed":
+        usage = Usage(units_consumed=consumed, units_remaining=remaining)
+        return answer.model_copy(update={"usage": usage})
+    return answer
+
+
+def purge(store: Store, settings: Settings) -> int:
+    """Forget finished jobs past their retention (at start, then at most hourly)."""
+    cutoff = datetime.now(UTC) - timedelta(days=settings.job_retention_days)
+    return store.jobs.purge_finished_jobs(cutoff)

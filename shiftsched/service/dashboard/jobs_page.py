@@ -1,0 +1,70 @@
+"""What the Jobs page shows: the filters read from its query, a page of rows, and the
+links to older and newer rows.
+
+Why apart from the page handler: the filters are a plain GET form (the dashboard's CSP
+allows no inline script), so the query is all the state there is; reading it, keeping
+it across pages and naming each operation in words are one job, kept here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlencode
+
+from starlette.datastructures import QueryParams
+
+from shiftsched.service.http.operations import OPERATIONS
+from shiftsched.service.store.job_list import JobFilter, JobsPage
+from shiftsched.service.store.rows import JobStatus
+
+STATUSES: Final[tuple[JobStatus, ...]] = ("running", "completed", "failed")
+OPERATION_WORDS: Final = {op.name: op.called_as for op in OPERATIONS if op.keeps_job}
+"""Every operation a job can be, and what a person calls it, in the API's order."""
+ROSTER_OPERATIONS: Final = frozenset({"solve", "plan", "replan"})
+"""Operations whose completed answer is a roster, which the exports can download."""
+
+
+@dataclass(frozen=True)
+class JobsQuery:
+    """The Jobs page's query: the filter and the page (1: the newest rows)."""
+
+    where: JobFilter
+    page: int
+
+    def link(self, page: int) -> str:
+        """The query string of another page under the same filter."""
+        fields = {
+            "status": self.where.status,
+            "operation": self.where.operation,
+            "key": self.where.key_id,
+            "page": str(page) if page > 1 else None,
+        }
+        kept = {name: value for name, value in fields.items() if value}
+        return "?" + urlencode(kept) if kept else "?"
+
+    @property
+    def filtered(self) -> bool:
+        return self.where != JobFilter()
+
+
+def read_query(params: QueryParams, key_ids: set[str]) -> JobsQuery:
+    """The filter and page asked for. A value that names nothing (an unknown status or
+    operation, another account's key, a page that is not a number) filters nothing."""
+    status = params.get("status")
+    operation = params.get("operation")
+    key_id = params.get("key")
+    page = params.get("page", "1")
+    where = JobFilter(
+        status=status if status in STATUSES else None,
+        operation=operation if operation in OPERATION_WORDS else None,
+        key_id=key_id if key_id in key_ids else None,
+    )
+    return JobsQuery(where, int(page) if page.isdigit() and int(page) > 0 else 1)
+
+
+def page_links(query: JobsQuery, listing: JobsPage) -> tuple[str | None, str | None]:
+    """(newer, older): the query strings of the neighbouring pages, None at either end."""
+    newer = query.link(listing.page - 1) if listing.page > 1 else None
+    older = query.link(listing.page + 1) if listing.has_older else None
+    return newer, older

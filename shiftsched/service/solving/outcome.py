@@ -1,0 +1,113 @@
+"""What an operation's answer means to its caller, whoever pays.
+
+The engine answers with typed models: a ``SolveResponse`` (or a ``ReplanResponse``, which
+is one) for anything that solves, another model (a ranking) for what does not. What
+counts as *delivered* (a roster, an infeasibility with its diagnosis, or any answer that
+is not a solve), which error an undelivered one raises (504 solver-timeout, else 500) and
+how a delivered one is answered (200, or 422 solver-infeasible) is decided here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.http.errors import InternalError, SolverInfeasible, SolverTimeout
+from shiftsched.service.http.problems import render
+from shiftsched.service.ops import metrics
+from shiftsched.service.settings import Settings
+from shiftsched.service.solving.failures import SolverBusy
+from shiftsched.service.solving.workers import SolvePool
+
+
+async def run_in_pool(
+    request: Request,
+    call: str,
+    ask: BaseModel,
+    time_limit: float,
+    path: metrics.SolvePath,
+    on_start: Callable[[], None] | None = None,
+) -> SolveResponse:
+    """The engine's ``call`` on ``ask`` in a solver process; ``on_start`` is called (in
+    the waiting thread) once a process is taken, just before it solves.
+
+    Raises ``SolverBusy`` when no solver process came free within the configured wait,
+    or when the waiting line is full; ``SolverLost`` (a ``SolverBusy`` too, answered 503
+    the same way) when the process was lost or the service is stopping; and
+    ``SolveFailed`` if the worker overran or failed otherwise.
+    A request waits in a thread of its own line (``app.state.solve_line``), so waiting
+    solves never hold the threads the store and the rest of the service run on.
+    """
+    settings: Settings = request.app.state.settings
+    pool: SolvePool = request.app.state.pool
+    line: anyio.CapacityLimiter = request.app.state.solve_line
+    if line.available_tokens < 1:
+        raise SolverBusy(pool.retry_after_seconds())
+    solve = partial(
+        pool.solve,
+        ask,
+        time_limit,
+        settings.diagnosis_budget_seconds,
+        wait_seconds=settings.solve_queue_wait_seconds,
+        on_start=on_start,
+        call=call,
+    )
+    with metrics.solving(path) as seen:
+        answer: SolveResponse = seen(await anyio.to_thread.run_sync(solve, limiter=line))
+    return answer
+
+
+def delivered(answer: BaseModel) -> bool:
+    """A roster, a diagnosed infeasibility, or an answer that is not a solve: what a
+    caller pays for. docs/semantics.md, "When a solve is charged"."""
+    if not isinstance(answer, SolveResponse):
+        return True
+    error = answer.error
+    return answer.status == "completed" or (
+        error is not None and error.code == "no_solution" and error.diagnosis is not None
+    )
+
+
+def undelivered(answer: SolveResponse, note: str = "") -> SolverTimeout | InternalError:
+    """The error of an answer with nothing to deliver: 504 when the solver ran out of
+    time without a roster, else 500."""
+    message = answer.error.message if answer.error is not None else None
+    detail = f"{message or ''}{note}" or None
+    if answer.error is not None and answer.error.code == "solver_timeout":
+        return SolverTimeout(detail)
+    return InternalError(detail)
+
+
+def answer_body(answer: BaseModel) -> dict[str, Any]:
+    """The JSON body of an answer, as the contract spells it (absent fields left out)."""
+    return answer.model_dump(mode="json", exclude_none=True)
+
+
+def delivered_response(
+    request: Request, answer: BaseModel, headers: dict[str, str], job_id: str | None = None
+) -> Response:
+    """200 with the answer, or 422 solver-infeasible with the diagnosis and, when the
+    charge was kept as a job, its ``job_id`` (an extension member, RFC 9457), so the
+    caller can find the row of what it paid.
+
+    The 422 is returned, not raised: a diagnosed infeasibility is a delivered answer, paid
+    for like a roster and carrying the same billing headers, not an error exit."""
+    if not isinstance(answer, SolveResponse) or answer.status == "completed":
+        return JSONResponse(answer_body(answer), headers=headers)
+    error = answer.error
+    assert error is not None, "a delivered answer that is not a roster is diagnosed"
+    infeasible = SolverInfeasible(
+        error.message,
+        headers=headers,
+        solver_status=error.solver_status,
+        diagnosis=None if error.diagnosis is None else answer_body(error.diagnosis),
+        job_id=job_id,
+    )
+    return render(request, infeasible)

@@ -1,0 +1,94 @@
+"""Soft ranges on counts that span several periods: the seam's count plus the period's.
+
+Set only by importers (INRC-II, docs/inrc2.md), each read from the seam:
+
+- ``total_days`` (``EmployeeSpec.total_days = (low, high, weight)``): the worked days
+  before the period (``seam.days_worked``) plus the period's cost ``weight`` per day
+  below ``low`` or above ``high`` (``total_days:<employee>``, in days);
+- ``weekend_cap`` (``EmployeeSpec.weekend_cap``): likewise for worked weekends,
+  ``seam.weekends_worked`` plus the period's weekends with a worked Saturday or Sunday
+  (``weekend_cap:<employee>``, in weekends). A weekend is the Saturday and Sunday of one
+  ISO week, or the part of it inside the period.
+
+The importer chooses the range, so a period can be given its share of a range that
+holds over a longer horizon (docs/inrc2.md says how INRC-II prorates it).
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from shiftsched.contract.horizon import SATURDAY
+from shiftsched.solving.model.context import ModelContext, Var
+from shiftsched.solving.model.family import RuleFamily
+from shiftsched.solving.model.terms import Expr
+from shiftsched.solving.problem import SoftRange
+
+
+def _outside(ctx: ModelContext, count: Expr, most: int, bounds: SoftRange, name: str) -> Expr:
+    """Units of ``count`` (which can reach ``most``) outside ``bounds``, declared."""
+    parts: list[Expr] = []
+    if bounds.low > 0:
+        under = ctx.at_least(bounds.low - count, 0, max(0, bounds.low), f"under[{name}]")
+        parts.append(under)
+    if most > bounds.high:
+        over = ctx.at_least(count - bounds.high, 0, most - bounds.high, f"over[{name}]")
+        parts.append(over)
+    return cp_model.LinearExpr.sum(parts) if parts else 0
+
+
+def add_total_days(ctx: ModelContext) -> None:
+    problem = ctx.problem
+    for e, employee in enumerate(problem.employees):
+        bounds = employee.total_days
+        if bounds is None:
+            continue
+        works = [w for d in range(problem.num_days) if (w := ctx.works(e, d)) is not None]
+        before = employee.seam.days_worked
+        count = cp_model.LinearExpr.sum(works) + before
+        name = f"total_days:{employee.id}"
+        magnitude = _outside(ctx, count, before + len(works), bounds, name)
+        ctx.penalize(name, "total_days", bounds.weight, magnitude, "day")
+
+
+def add_weekend_cap(ctx: ModelContext) -> None:
+    problem, model = ctx.problem, ctx.model
+    weekends = [
+        [d for d in week.days if problem.horizon.weekdays[d] >= SATURDAY]
+        for week in problem.horizon.weeks
+    ]
+    for e, employee in enumerate(problem.employees):
+        bounds = employee.weekend_cap
+        if bounds is None:
+            continue
+        worked: list[Var] = []
+        for days in weekends:
+            works = [w for d in days if (w := ctx.works(e, d)) is not None]
+            if len(works) == 1:
+                worked.append(works[0])
+            elif works:
+                weekend = model.new_bool_var(f"weekend[{employee.id}]")
+                for w in works:
+                    model.add_implication(w, weekend)
+                worked.append(ctx.define(weekend, *works))
+        before = employee.seam.weekends_worked
+        count = cp_model.LinearExpr.sum(worked) + before
+        name = f"weekend_cap:{employee.id}"
+        magnitude = _outside(ctx, count, before + len(worked), bounds, name)
+        ctx.penalize(name, "weekend_cap", bounds.weight, magnitude, "weekend")
+
+
+TOTAL_DAYS = RuleFamily(
+    "total_days",
+    "a soft range on worked days, the days before the period included (imported benchmarks)",
+    add_total_days,
+    hard=False,
+    soft_terms=("total_days:",),
+)
+WEEKEND_CAP = RuleFamily(
+    "weekend_cap",
+    "a soft range on worked weekends, those before the period included (imported benchmarks)",
+    add_weekend_cap,
+    hard=False,
+    soft_terms=("weekend_cap:",),
+)

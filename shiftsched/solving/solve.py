@@ -1,0 +1,614 @@
+"""Solve a problem with CP-SAT and read the roster and its explanation back.
+
+The pipeline is ``from_request -> build -> enforce hard groups -> search -> extract``; the
+search is CP-SAT alone with one worker, and from two workers on the portfolio of
+:mod:`shiftsched.solving.search` (CP-SAT on the full model beside a neighbourhood search). The best
+bound is always CP-SAT's proof on the full model, never an estimate.
+Every CP-SAT status maps to an outcome (an unknown one fails loudly); MODEL_INVALID
+carries ``Validate()``'s text in the outcome and the log, never in the v1 response: that
+text names model internals (variables, "possible integer overflow"), which mean nothing
+to a caller, so the response says only that the model could not be built. The worker
+count is always set explicitly, and the OR-Tools version, parameters and seed are
+recorded with each result.
+
+A time-limited (FEASIBLE) answer may carry slack variables that are not yet tight,
+which would overstate a penalty or report a shortage that does not exist. Every roster,
+optimal or not, is therefore priced from its decisions alone (shiftsched.solving.model.tight): each
+penalty, shortage marker and the objective are exact, with no further solve that could
+run out of time.
+
+A caller may stop a solve early from another thread (``SolveLimits.stop``, e.g. a queued
+job whose client asked to stop it): the answer is then the best roster found so far, a
+normal ``feasible`` (or ``optimal``) result priced like any time-limited one, or, when
+there is none, the outcome ``cancelled`` (error code ``cancelled``). A stop that arrives
+before the search starts (during the build or the hint's completion) always gives
+``cancelled``, even when the completed hint is a roster: a client sees a roster only once
+the search has recorded it, so a stop before that point never yields (or bills) one. The
+build itself is not interruptible; the stop is seen as soon as it ends. A proven
+infeasibility is not diagnosed once a stop was asked for (the diagnosis is a search of
+its own, which the caller no longer waits for).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+from importlib.metadata import version as package_version
+from typing import Literal
+
+from ortools.sat.python import cp_model
+
+from shiftsched.contract.v1 import (
+    Assignment,
+    ErrorInfo,
+    Metrics,
+    Shortage,
+    SoftConstraintViolation,
+    Solution,
+    SolveRequest,
+    SolveResponse,
+    SolverInfo,
+)
+from shiftsched.solving import suite_guard
+from shiftsched.solving.cores import available_cores
+from shiftsched.solving.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
+from shiftsched.solving.greedy import Roster, greedy_roster
+from shiftsched.solving.model.build import CompiledModel, build
+from shiftsched.solving.model.tight import evaluate, tight_values
+from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.search.portfolio import Plan, SearchResult, plan_for, search
+from shiftsched.solving.search.progress import Progress, ProgressPoint
+from shiftsched.solving.search.stopping import requested, stopping
+
+__all__ = ["ProgressPoint", "SolveLimits", "SolveOutcome", "run", "solve", "solve_problem"]
+
+OutcomeStatus = Literal[
+    "optimal", "feasible", "infeasible", "timeout", "model_invalid", "cancelled"
+]
+
+# The time limit is a wall-clock budget for the whole call: build, search and
+# extraction. The search gets what the build left, minus a reserve for the rest.
+HINT_COMPLETION_LIMIT_SECONDS = 60.0  # without a time limit
+HINT_COMPLETION_SHARE = 0.25  # of what the budget has left
+EXTRACTION_RESERVE_SECONDS = 1.5
+# Pricing a roster reads every variable: 4.0 us each on Curtois & Qu 24 (4.5 s for 1.1
+# million variables, 0.44 s for 113,000); the reserve allows 6 us.
+EXTRACTION_SECONDS_PER_VARIABLE = 6e-6
+EXTRACTION_RESERVE_SHARE = 0.1
+MIN_SEARCH_SECONDS = 0.2
+WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
+ORTOOLS_VERSION = package_version("ortools")
+SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
+MODEL_INVALID_MESSAGE = "the solver refused the model built from this request (a bug)"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SolveLimits:
+    """How to run the solver. ``time_limit_seconds`` None: the request's own timeout.
+
+    Results are reproducible with ``num_workers=1`` and a fixed ``random_seed`` when the
+    solve ends before its time limit (a wall-clock limit makes any run timing-dependent).
+
+    ``parameters`` sets further CP-SAT parameters by name (``SatParameters`` fields, e.g.
+    ``{"num_violation_ls": 1}``), applied after the ones above; a string value is read as
+    the field's type (``"true"``, ``"2"``), a list extends a repeated field. Empty (the
+    default) leaves CP-SAT's defaults, so v1 solves are unchanged.
+
+    With two or more workers the search is a portfolio (:mod:`shiftsched.solving.search`): CP-SAT on
+    the full model beside a rostering-aware neighbourhood search, which makes results
+    timing-dependent; ``neighbourhood_search=False`` gives every worker to CP-SAT.
+    """
+
+    time_limit_seconds: float | None = None  # wall clock for the whole call
+    num_workers: int | None = None  # None: every available core
+    random_seed: int = 0
+    log_search: bool = False
+    warm_start: bool = True  # hint a greedy roster (shiftsched.solving.greedy)
+    diagnosis_budget_seconds: float = DEFAULT_BUDGET_SECONDS  # 0: do not diagnose
+    parameters: Mapping[str, object] = field(default_factory=dict)  # extra CP-SAT ones
+    neighbourhood_search: bool = (
+        True  # from 2 workers on: the portfolio (shiftsched.solving.search)
+    )
+    # Sees each point of the search's trace as it happens (shiftsched.solving.search.progress).
+    on_progress: Callable[[ProgressPoint], None] | None = None
+    # Set from another thread to end the solve early (module docstring: the best roster
+    # so far, else ``cancelled``).
+    stop: threading.Event | None = field(default=None, compare=False)
+
+
+@dataclass
+class SolveOutcome:
+    """Everything a solve produced, before it is shaped into a v1 response."""
+
+    status: OutcomeStatus
+    cp_sat_status: str
+    runtime_seconds: float
+    solver: SolverInfo
+    assignments: list[Assignment] = field(default_factory=list)
+    shortages: list[Shortage] = field(default_factory=list)
+    violations: list[SoftConstraintViolation] = field(default_factory=list)
+    objective_value: float | None = None
+    best_bound: float | None = None
+    message: str | None = None
+    progress: list[ProgressPoint] = field(default_factory=list)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.status in ("optimal", "feasible")
+
+    @property
+    def gap(self) -> float | None:
+        if self.objective_value is None or self.best_bound is None:
+            return None
+        return max(0.0, self.objective_value - self.best_bound) / max(
+            1.0, abs(self.objective_value)
+        )
+
+
+def solve(
+    request: SolveRequest, limits: SolveLimits | None = None, job_id: str | None = None
+) -> SolveResponse:
+    """Solve a validated v1 request and shape the result as a v1 SolveResponse."""
+    started = time.perf_counter()  # the call's clock: the problem's conversion counts too
+    limits = limits or SolveLimits()
+    if limits.time_limit_seconds is None:
+        limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
+    outcome = solve_problem(from_request(request), limits, started)
+    response = to_response(outcome, job_id or uuid.uuid4().hex)
+    diagnosing = limits.diagnosis_budget_seconds > 0 and not requested(limits.stop)
+    if outcome.status == "infeasible" and diagnosing and response.error:
+        diagnosis = diagnose(
+            request,
+            DiagnosisLimits(
+                limits.diagnosis_budget_seconds, limits.num_workers or available_cores()
+            ),
+        )
+        response = response.model_copy(
+            update={"error": response.error.model_copy(update={"diagnosis": diagnosis})}
+        )
+    return response
+
+
+def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:
+    if outcome.has_solution:
+        metrics = Metrics(
+            solver_runtime_seconds=outcome.runtime_seconds,
+            objective_value=outcome.objective_value,
+            soft_constraint_violations=outcome.violations,
+            status=outcome.status,
+            best_bound=outcome.best_bound,
+            gap=outcome.gap,
+            solver=outcome.solver,
+        )
+        solution = Solution(
+            assignments=outcome.assignments, metrics=metrics, shortages=outcome.shortages
+        )
+        return SolveResponse(job_id=job_id, status="completed", solution=solution)
+    code = {"infeasible": "no_solution", "timeout": "solver_timeout"}.get(
+        outcome.status, outcome.status
+    )
+    message = outcome.message
+    if outcome.status == "model_invalid":
+        log.error("CP-SAT refused the model: %s", message)
+        message = MODEL_INVALID_MESSAGE
+    error = ErrorInfo(code=code, message=message, solver_status=outcome.cp_sat_status)
+    return SolveResponse(job_id=job_id, status="failed", solution=None, error=error)
+
+
+def solve_problem(
+    problem: Problem, limits: SolveLimits, started: float | None = None
+) -> SolveOutcome:
+    """Build, solve and extract; the engine-level entry point for any problem source.
+
+    Every time it reports (the first roster, the trace, the runtime) counts from
+    ``started`` (a ``time.perf_counter()`` reading; by default this call's start), so a
+    caller that did work of its own before, such as reading the request, counts that too:
+    the figures are what the person who asked waited, the model build included.
+    """
+    started = time.perf_counter() if started is None else started
+    compiled = build(problem)
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    start = None
+    if limits.warm_start and not requested(limits.stop):
+        add_roster_hint(compiled, greedy_roster(problem))
+        start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
+    return run(compiled, limits, started, start=start)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A complete, feasible first solution of the model: every variable's value."""
+
+    values: list[int]
+    objective: float
+
+
+def complete_hint(
+    compiled: CompiledModel, seconds: float, stop: threading.Event | None = None
+) -> Completion | None:
+    """Extend a hint of the decisions to every variable of the model, when it is feasible.
+
+    CP-SAT takes a complete, feasible hint as its first solution at once; a hint of the
+    decisions alone leaves slack and helper variables to the search, which on large
+    models can take longer than finding a roster from scratch. The completion is a
+    trivial solve: decisions fixed to the hint, the rest minimized (as in polishing).
+    Returns the completed solution, or None, leaving the partial hint, when the hinted
+    roster breaks a hard rule, the completion runs out of time or ``stop`` is set.
+    """
+    model = compiled.model.clone()
+    completer = cp_model.CpSolver()
+    completer.parameters.fix_variables_to_their_hinted_value = True
+    completer.parameters.num_workers = 1
+    completer.parameters.max_time_in_seconds = seconds
+    with stopping(stop, completer.stop_search):
+        status = completer.solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or requested(stop):
+        return None
+    values = list(completer.response_proto.solution)
+    target = compiled.model
+    target.clear_hints()  # type: ignore[no-untyped-call]
+    hint = target.proto.solution_hint
+    hint.vars.extend(range(len(values)))
+    hint.values.extend(values)
+    return Completion(values, completer.objective_value)
+
+
+def add_roster_hint(compiled: CompiledModel, roster: Roster) -> None:
+    """Hint every decision variable from a roster (1 where it assigns, 0 elsewhere)."""
+    model = compiled.model
+    for key, x in compiled.x.items():
+        model.add_hint(x, key in roster)
+    for (e, d, s, k), y in compiled.y.items():
+        model.add_hint(y, roster.get((e, d, s)) == k)
+
+
+def _search_seconds(limits: SolveLimits, started: float, variables: int) -> float | None:
+    """The search's share of the wall-clock budget: what build left, minus the reserve
+    for pricing the roster (which grows with the model's ``variables``)."""
+    if limits.time_limit_seconds is None:
+        return None
+    budget = limits.time_limit_seconds
+    pricing = max(EXTRACTION_RESERVE_SECONDS, EXTRACTION_SECONDS_PER_VARIABLE * variables)
+    reserve = min(pricing, EXTRACTION_RESERVE_SHARE * budget)
+    left = budget - (time.perf_counter() - started) - reserve
+    return max(MIN_SEARCH_SECONDS, left)
+
+
+def _parameters(
+    solver: cp_model.CpSolver,
+    limits: SolveLimits,
+    workers: int,
+    search_seconds: float | None,
+    planned: Mapping[str, object] | None = None,
+) -> None:
+    """Set the solver's parameters; the caller's own (``limits.parameters``) come last."""
+    p = solver.parameters
+    p.num_workers = workers
+    p.random_seed = limits.random_seed
+    # Rosters are full of interchangeable employees, and CP-SAT's symmetry detection spent
+    # seconds in presolve before the first roster (a 40,000-size request: 4.2 s to the
+    # first roster with it, 0.6 s without); no instance measured lost its proof of
+    # optimality without it (benchmarks/README.md).
+    p.symmetry_level = 0
+    if search_seconds is not None:
+        p.max_time_in_seconds = search_seconds
+    for name, value in {**(planned or {}), **limits.parameters}.items():
+        set_parameter(solver, name, value)
+    if limits.log_search:  # the log goes to stderr: stdout carries the JSON result
+        p.log_search_progress = True
+        p.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
+
+
+def set_parameter(solver: cp_model.CpSolver, name: str, value: object) -> None:
+    """Set one CP-SAT parameter by name; a string is converted to the field's type."""
+    p = solver.parameters
+    if not hasattr(p, name):
+        raise ValueError(f"unknown CP-SAT parameter {name!r}")
+    current = getattr(p, name)
+    if isinstance(value, str) and not isinstance(current, str):
+        if isinstance(current, bool):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"CP-SAT parameter {name!r} is a bool, not {value!r}")
+            value = value.lower() in ("true", "1")
+        elif isinstance(current, int):
+            value = int(value)
+        elif isinstance(current, float):
+            value = float(value)
+        elif hasattr(type(current), "__members__"):  # an enum, by member name
+            value = type(current).__members__[value]
+        else:  # a repeated field: comma-separated items
+            value = [item for item in value.split(",") if item]
+    if isinstance(value, list | tuple):
+        getattr(p, name).extend(value)
+    else:
+        setattr(p, name, value)
+
+
+def run(
+    compiled: CompiledModel,
+    limits: SolveLimits,
+    started: float | None = None,
+    *,
+    start: Completion | None = None,
+) -> SolveOutcome:
+    """Solve a compiled model and extract the roster (hard groups as the caller left them).
+
+    ``start``: the model carries this complete, feasible hint (see :func:`complete_hint`).
+    It decides how the portfolio splits its workers (``shiftsched.solving.search.plan_for``), and
+    the neighbourhood search starts from it at once: on a large model CP-SAT takes far longer
+    to load and restate it (Curtois & Qu 24: 61 s) than the search needs to improve it.
+    """
+    started = time.perf_counter() if started is None else started
+    workers = limits.num_workers or available_cores()
+    suite_guard.check_workers(limits.num_workers, workers)  # inert outside the test suite
+    variables = len(compiled.model.proto.variables)
+    plan = _plan(limits, workers, variables, hinted=start is not None)
+    solver = cp_model.CpSolver()
+    search_seconds = _search_seconds(limits, started, variables)
+    _parameters(solver, limits, plan.full_workers, search_seconds, plan.full_parameters)
+    progress = Progress(limits.on_progress, started)
+    solver.best_bound_callback = progress.on_bound
+    info = partial(_solver_info, limits, workers, progress)
+    invalid = compiled.model.validate()
+    if invalid:
+        return SolveOutcome(
+            "model_invalid",
+            "MODEL_INVALID",
+            time.perf_counter() - started,
+            info("MODEL_INVALID"),
+            message=invalid,
+        )
+    if requested(limits.stop):
+        return _cancelled(time.perf_counter() - started, info("UNKNOWN"))
+    result = search(
+        compiled,
+        solver,
+        plan,
+        progress,
+        search_seconds,
+        limits.random_seed,
+        lambda: _solve_with_watchdog(
+            solver, compiled.model, progress, search_seconds, stop=limits.stop
+        ),
+        start=None if start is None else (start.values, start.objective),
+    )
+    if progress.error is not None:
+        raise progress.error
+    elapsed = time.perf_counter() - started
+    if result.solution is not None:
+        return _solved(compiled, result, progress, info, started)
+    return _unsolved(
+        compiled, limits, result.status, solver.status_name(result.status), elapsed, info
+    )
+
+
+def _plan(limits: SolveLimits, workers: int, variables: int, *, hinted: bool) -> Plan:
+    """The portfolio's split of the workers, or all of them on CP-SAT when the caller
+    turned the neighbourhood search off."""
+    if not limits.neighbourhood_search:
+        return Plan(full_workers=workers, neighbourhood_threads=0)
+    return plan_for(workers, variables, hinted)
+
+
+def _solver_info(
+    limits: SolveLimits, workers: int, progress: Progress, status_name: str
+) -> SolverInfo:
+    """What the response records about the solver; read from ``progress`` when called,
+    so it holds the search's figures as they stand at the end."""
+    return SolverInfo(
+        ortools_version=ORTOOLS_VERSION,
+        num_workers=workers,
+        random_seed=limits.random_seed,
+        time_limit_seconds=limits.time_limit_seconds or 0.0,
+        warm_start=limits.warm_start,
+        cp_sat_status=status_name,
+        time_to_first_solution_seconds=progress.first_solution_seconds,
+        stopped_on_request=True if requested(limits.stop) else None,
+        solutions_found=progress.solutions,
+        bound_source=progress.bound_source,
+    )
+
+
+def _unsolved(
+    compiled: CompiledModel,
+    limits: SolveLimits,
+    status: cp_model.CpSolverStatus,
+    name: str,
+    elapsed: float,
+    info: Callable[[str], SolverInfo],
+) -> SolveOutcome:
+    """The outcome of a search that recorded no roster, by CP-SAT's status (an unknown
+    status fails loudly rather than pass for one of these)."""
+    if status == cp_model.UNKNOWN and requested(limits.stop):
+        return _cancelled(elapsed, info(name))
+    if status == cp_model.INFEASIBLE:
+        return SolveOutcome(
+            "infeasible",
+            name,
+            elapsed,
+            info(name),
+            message="the hard rules admit no roster",
+        )
+    if status == cp_model.MODEL_INVALID:
+        return SolveOutcome(
+            "model_invalid",
+            name,
+            elapsed,
+            info(name),
+            message=compiled.model.validate() or "CP-SAT reported MODEL_INVALID",
+        )
+    if status == cp_model.UNKNOWN:
+        return SolveOutcome(
+            "timeout",
+            name,
+            elapsed,
+            info(name),
+            message=f"no roster found within {limits.time_limit_seconds} s",
+        )
+    raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
+
+
+def _cancelled(elapsed: float, solver: SolverInfo) -> SolveOutcome:
+    """The caller stopped the solve before any roster was recorded."""
+    return SolveOutcome(
+        "cancelled",
+        solver.cp_sat_status,
+        elapsed,
+        solver,
+        message="the solve was stopped before it found a roster",
+    )
+
+
+def _solved(
+    compiled: CompiledModel,
+    result: SearchResult,
+    progress: Progress,
+    info: Callable[[str], SolverInfo],
+    started: float,
+) -> SolveOutcome:
+    """The best roster of the search, priced exactly from its decisions.
+
+    The status is ``optimal`` when the search proved it (CP-SAT's proof, or a roster whose
+    cost meets the proven bound); the reported CP-SAT status then reads ``OPTIMAL`` too.
+    """
+    assert result.solution is not None
+    progress.finish(result.bound, result.bound_source or "cp_sat")
+    values = tight_values(compiled, result.solution)
+    assignments, violations, shortages = _extract(compiled, values)
+    name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"
+    objective = math.fsum(v.penalty for v in violations)  # the same whatever their order
+    return SolveOutcome(
+        status="optimal" if result.proved_optimal else "feasible",
+        cp_sat_status=name,
+        runtime_seconds=time.perf_counter() - started,
+        solver=info(name),
+        assignments=assignments,
+        shortages=shortages,
+        violations=violations,
+        objective_value=objective,
+        best_bound=objective if result.proved_optimal else float(min(result.bound, objective)),
+        progress=progress.points,
+    )
+
+
+def _solve_with_watchdog(
+    solver: cp_model.CpSolver,
+    model: cp_model.CpModel,
+    progress: Progress,
+    time_limit: float | None,
+    *,
+    stop: threading.Event | None = None,
+) -> cp_model.CpSolverStatus:
+    """Solve, and stop the search from outside if CP-SAT overruns its own time limit or
+    the caller sets ``stop``."""
+    progress.start()
+    with stopping(stop, solver.stop_search):
+        if time_limit is None:
+            return solver.solve(model, progress)
+        watchdog = threading.Timer(time_limit + WATCHDOG_GRACE_SECONDS, solver.stop_search)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            return solver.solve(model, progress)
+        finally:
+            watchdog.cancel()
+
+
+def completion_seconds(limits: SolveLimits, started: float) -> float:
+    """At most a quarter of what the budget has left.
+
+    The completion is a trivial solve, but loading a large model is not: Curtois & Qu
+    24 (1.1 million variables) takes about 15 s. A completion cut off leaves CP-SAT to
+    find a first roster from scratch, which there took longer than 120 s; the earlier
+    cap of a tenth and at most 10 s did exactly that.
+    """
+    if limits.time_limit_seconds is None:
+        return HINT_COMPLETION_LIMIT_SECONDS
+    left = limits.time_limit_seconds - (time.perf_counter() - started)
+    return max(MIN_SEARCH_SECONDS, HINT_COMPLETION_SHARE * left)
+
+
+def _extract(
+    compiled: CompiledModel, values: list[int]
+) -> tuple[list[Assignment], list[SoftConstraintViolation], list[Shortage]]:
+    """The roster, its merged soft violations and its shortage markers.
+
+    ``values`` is a solution with every auxiliary at its least value (tight_values), so
+    each penalty and shortage is the exact price of the roster's decisions.
+    """
+    problem = compiled.problem
+    duty_of: dict[tuple[int, int, int], int] = {}
+    for (e, d, s, k), y in compiled.y.items():
+        if values[y.index]:
+            duty_of[e, d, s] = k
+    assignments = [
+        Assignment(
+            employee_id=problem.employees[e].id,
+            date=problem.horizon.dates[d],
+            shift_id=problem.shifts[s].id,
+            duty_id=problem.duties[duty_of[e, d, s]].id if (e, d, s) in duty_of else None,
+        )
+        for (e, d, s), x in compiled.x.items()
+        if values[x.index]
+    ]
+    assignments.sort(key=lambda a: (a.date, a.shift_id, a.employee_id))
+
+    magnitude: dict[str, int] = defaultdict(int)
+    weight_of: dict[str, int] = {}
+    for term in compiled.terms:
+        magnitude[term.name] += evaluate(term.magnitude, values)
+        weight_of[term.name] = term.weight
+    violations = [
+        SoftConstraintViolation(name=name, penalty=float(weight_of[name] * m), violated_by=float(m))
+        for name, m in sorted(magnitude.items())
+        if m > 0
+    ]
+    return assignments, violations, _shortages(compiled, values)
+
+
+def _shortages(compiled: CompiledModel, values: list[int]) -> list[Shortage]:
+    problem = compiled.problem
+    found = []
+    for slot in compiled.shortages:
+        missing = evaluate(slot.missing, values)
+        if missing <= 0:
+            continue
+        found.append(
+            (
+                (
+                    SHORTAGE_KIND_ORDER[slot.kind],
+                    slot.day,
+                    problem.shifts[slot.shift].id if slot.shift is not None else "",
+                    problem.duties[slot.duty].id if slot.duty is not None else "",
+                    slot.order,
+                ),
+                Shortage(
+                    kind=slot.kind,
+                    date=problem.horizon.dates[slot.day],
+                    shift_id=problem.shifts[slot.shift].id if slot.shift is not None else None,
+                    shift_ids=(
+                        [problem.shifts[s].id for s in slot.shifts]
+                        if slot.shifts is not None
+                        else None
+                    ),
+                    duty_id=problem.duties[slot.duty].id if slot.duty is not None else None,
+                    required=slot.required,
+                    assigned=evaluate(slot.assigned, values),
+                    missing=missing,
+                ),
+            )
+        )
+    found.sort(key=lambda pair: pair[0])
+    return [shortage for _, shortage in found]
