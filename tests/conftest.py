@@ -28,7 +28,7 @@ test is held to the rules of the test that first sets it up.
 The fast lane (``make test-fast``) leaves out what starts a server or a browser, builds
 the Bento or is marked ``slow``. The server marks come from the fixtures, here, so a new
 test is sorted by what it uses: a test that needs ``postgres_server`` (also through the
-``postgresql`` parameter of the backend fixtures, ``tests.bento.conftest.BACKENDS``) is
+``postgresql`` parameter of the backend fixtures, ``tests.service.conftest.BACKENDS``) is
 marked ``postgres``, ``redis_server`` ``redis``, ``browser_loop`` ``browser``. A test
 that reaches one of these fixtures some other way without its mark fails, rather than
 slowing the lane unseen. ``bento_build``, the screenshots' ``browser`` and ``slow`` (a
@@ -117,7 +117,7 @@ class UnmarkedServers:
             names = ", ".join(f"{f} but is not marked {SERVER_FIXTURES[f]}" for f in self.started)
             pytest.fail(
                 f"{item.nodeid} starts {names}: mark it, or its parameter as "
-                "tests.bento.conftest.BACKENDS does",
+                "tests.service.conftest.BACKENDS does",
                 pytrace=False,
             )
         return result

@@ -28,7 +28,9 @@ from tests.audited import work_limited
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 FILES = sorted(DATASETS.glob("*.json"))
-INFEASIBLE = DATASETS / "infeasible"  # planted infeasible requests, see tests/test_diagnose.py
+INFEASIBLE = (
+    DATASETS / "infeasible"
+)  # planted infeasible requests, see tests/solving/test_diagnose.py
 PLANTED_FILES = sorted(p for p in INFEASIBLE.glob("*.json") if p.name != "index.json")
 MAX_SIZE = "max_size.json"
 QUICK = {"retail_weekdays.json"}  # solved in the fast lane; every other dataset takes seconds

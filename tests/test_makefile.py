@@ -32,7 +32,7 @@ def test_make_help_lists_every_declared_target_with_its_text() -> None:
 @pytest.mark.parametrize("target", ["serve", "consumer"])
 def test_long_running_targets_exec_their_server(target: str) -> None:
     """The recipe's shell is replaced by the server (exec), so the SIGTERM make passes on
-    to its child reaches the server; tests/bento/test_stopping.py stops a real one."""
+    to its child reaches the server; tests/service/solving/test_stopping.py stops a real one."""
     makefile = (ROOT / "Makefile").read_text()
     recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     assert recipe is not None

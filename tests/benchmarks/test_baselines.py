@@ -25,7 +25,7 @@ from shiftsched.solving.problem import from_request
 from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
 from tests.audited import work_limited
 from tests.factories import full_request_dict, minimal_request_dict
-from tests.model.conftest import date, demand, duty, employee, request, shift
+from tests.solving.model.conftest import date, demand, duty, employee, request, shift
 from tests.strategies import requests
 
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"

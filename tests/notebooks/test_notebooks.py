@@ -27,7 +27,7 @@ from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Metrics, SolveRequest
 from tests.audited import solved_and_audited
-from tests.model import conftest as small
+from tests.solving.model import conftest as small
 
 pytestmark = pytest.mark.slow  # runs the notebooks whole
 

@@ -28,8 +28,8 @@ from playwright.sync_api import sync_playwright
 
 from shiftsched.contract.parse import parse_request
 from tests.audited import solved_and_audited
-from tests.bento.processes import free_port, stop
 from tests.notebooks.test_notebooks import short_staffed_data
+from tests.service.processes import free_port, stop
 
 pytestmark = pytest.mark.browser  # each test opens Chromium itself, in `opened`
 ROOT = Path(__file__).parent.parent.parent

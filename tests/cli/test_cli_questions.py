@@ -1,0 +1,104 @@
+"""The command line's questions about a roster: compare, explain, why, and an audit of a
+roster that belongs to another request.
+
+The roster is the proven optimum of the minimal request with a spare employee, and every
+re-plan behind an answer ends on its proof (one worker, a fixed seed), so only what
+holds for any optimal roster is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shiftsched.checking.audit import audit
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import Assignment
+from tests.audited import solved_and_audited
+from tests.cli.test_cli import EXIT_INVALID, EXIT_OK, RETAIL, faults, run, run_text, write
+from tests.factories import employee_dict, minimal_request_dict
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def published() -> tuple[Json, list[Json]]:
+    data = minimal_request_dict()
+    data["employees"].append(employee_dict("e4"))
+    solution = solved_and_audited(parse_request(data))
+    return data, [a.model_dump(mode="json", exclude_none=True) for a in solution.assignments]
+
+
+def test_compare_prints_the_changes_from_a_to_b(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    data, roster = published
+    request = write(tmp_path, "request.json", data)
+    a = write(tmp_path, "a.json", {"assignments": roster})
+    b = write(tmp_path, "b.json", roster[1:])
+    code, answer = run(["compare", request, a, b])
+    assert code == EXIT_OK
+    [change] = answer["changes"]
+    assert (change["employee_id"], change["change"]) == (roster[0]["employee_id"], "removed")
+    [employee] = answer["employees"]
+    assert (employee["shifts"], employee["changed_cells"]) == (-1, 1)
+    assert answer["objective_delta"] == answer["objective_after"] - answer["objective_before"]
+    assert answer["objective_delta"] > 0  # a head is missing now
+
+
+@pytest.mark.slow
+def test_explain_prints_one_entry_per_shortage(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    data, roster = published
+    request = write(tmp_path, "request.json", data)
+    holed = write(tmp_path, "holed.json", roster[1:])
+    code, answer = run(["explain", request, holed, "--workers", "1", "--time-limit", "120"])
+    assert code == EXIT_OK
+    [entry] = answer["explanations"]
+    assert entry["verdict"] == "avoidable"
+    fill = [Assignment.model_validate(a) for a in entry["roster"]]
+    assert audit(parse_request(data), fill).hard_violations == []
+
+
+@pytest.mark.slow
+def test_why_prints_the_verdict(tmp_path: Path, published: tuple[Json, list[Json]]) -> None:
+    data, roster = published
+    data = json.loads(json.dumps(data))
+    cell = roster[0]
+    request = write(tmp_path, "request.json", data)
+    published_roster = write(tmp_path, "roster.json", roster)
+    argv = ["why", request, published_roster, "--employee", cell["employee_id"]]
+    code, answer = run([*argv, "--date", cell["date"], "--workers", "1", "--time-limit", "120"])
+    assert code == EXIT_OK
+    assert answer["verdict"] == "possible"
+    code, answer = run([*argv, "--date", cell["date"], "--shift", cell["shift_id"]])
+    assert (code, answer["verdict"]) == (EXIT_OK, "already")
+
+
+def test_a_roster_of_another_request_is_one_fault(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    _, roster = published
+    code, stdout, stderr = run_text(["audit", str(RETAIL), write(tmp_path, "r.json", roster)])
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert faults(stderr) == [("(root)", "roster_of_another_request")]
+    response = {"solution": {"assignments": roster, "metrics": {}}}
+    code, _, stderr = run_text(["audit", str(RETAIL), write(tmp_path, "s.json", response)])
+    assert faults(stderr) == [("solution.assignments", "roster_of_another_request")]
+
+
+def test_export_and_recommend_of_another_requests_roster_say_so_once(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    _, roster = published
+    other = write(tmp_path, "r.json", {"assignments": roster})
+    code, stdout, stderr = run_text(["export", str(RETAIL), other, "--format", "csv"])
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert faults(stderr) == [("assignments", "roster_of_another_request")]
+    slot = "2026-04-27:" + json.loads(RETAIL.read_text())["shifts"][0]["id"]
+    code, _, stderr = run_text(["recommend", str(RETAIL), other, "--slot", slot])
+    assert (code, faults(stderr)) == (EXIT_INVALID, [("roster", "roster_of_another_request")])
