@@ -37,19 +37,14 @@ from shiftsched.periods.seam import with_history
 from shiftsched.solving.conflicts import ProbeOutcome, shrink, solve_assuming
 from shiftsched.solving.cores import available_cores
 from shiftsched.solving.diagnose import MAX_PROBE_SECONDS, DiagnosisLimits, describe, diagnose
-from shiftsched.solving.greedy import Roster, greedy_roster
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.greedy_views import Roster
+from shiftsched.solving.hint import add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.model.context import Var
 from shiftsched.solving.model.terms import PenaltyTerm
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.solve import (
-    SolveLimits,
-    add_roster_hint,
-    complete_hint,
-    completion_seconds,
-    run,
-    to_response,
-)
+from shiftsched.solving.solve import SolveLimits, completion_seconds, run, to_response
 
 CHANGE_TERM = "roster_changes"  # the penalty term's name inside the model only
 

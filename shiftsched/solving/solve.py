@@ -32,26 +32,20 @@ its own, which the caller no longer waits for).
 from __future__ import annotations
 
 import logging
-import math
 import sys
 import threading
 import time
 import uuid
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from importlib.metadata import version as package_version
-from typing import Literal
 
 from ortools.sat.python import cp_model
 
 from shiftsched.contract.v1 import (
-    Assignment,
     ErrorInfo,
     Metrics,
-    Shortage,
-    SoftConstraintViolation,
     Solution,
     SolveRequest,
     SolveResponse,
@@ -60,19 +54,17 @@ from shiftsched.contract.v1 import (
 from shiftsched.solving import suite_guard
 from shiftsched.solving.cores import available_cores
 from shiftsched.solving.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
-from shiftsched.solving.greedy import Roster, greedy_roster
+from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.hint import Completion, add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
-from shiftsched.solving.model.tight import evaluate, tight_values
+from shiftsched.solving.outcome import SolveOutcome, cancelled, solved
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.search.portfolio import Plan, SearchResult, plan_for, search
+from shiftsched.solving.search.portfolio import Plan, plan_for, search
 from shiftsched.solving.search.progress import Progress, ProgressPoint
 from shiftsched.solving.search.stopping import requested, stopping
 
 __all__ = ["ProgressPoint", "SolveLimits", "SolveOutcome", "run", "solve", "solve_problem"]
 
-OutcomeStatus = Literal[
-    "optimal", "feasible", "infeasible", "timeout", "model_invalid", "cancelled"
-]
 
 # The time limit is a wall-clock budget for the whole call: build, search and
 # extraction. The search gets what the build left, minus a reserve for the rest.
@@ -86,7 +78,6 @@ EXTRACTION_RESERVE_SHARE = 0.1
 MIN_SEARCH_SECONDS = 0.2
 WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
-SHORTAGE_KIND_ORDER = {"staffing": 0, "manager": 1, "duty": 2, "cross_shift": 3}
 MODEL_INVALID_MESSAGE = "the solver refused the model built from this request (a bug)"
 
 log = logging.getLogger(__name__)
@@ -124,35 +115,6 @@ class SolveLimits:
     # Set from another thread to end the solve early (module docstring: the best roster
     # so far, else ``cancelled``).
     stop: threading.Event | None = field(default=None, compare=False)
-
-
-@dataclass
-class SolveOutcome:
-    """Everything a solve produced, before it is shaped into a v1 response."""
-
-    status: OutcomeStatus
-    cp_sat_status: str
-    runtime_seconds: float
-    solver: SolverInfo
-    assignments: list[Assignment] = field(default_factory=list)
-    shortages: list[Shortage] = field(default_factory=list)
-    violations: list[SoftConstraintViolation] = field(default_factory=list)
-    objective_value: float | None = None
-    best_bound: float | None = None
-    message: str | None = None
-    progress: list[ProgressPoint] = field(default_factory=list)
-
-    @property
-    def has_solution(self) -> bool:
-        return self.status in ("optimal", "feasible")
-
-    @property
-    def gap(self) -> float | None:
-        if self.objective_value is None or self.best_bound is None:
-            return None
-        return max(0.0, self.objective_value - self.best_bound) / max(
-            1.0, abs(self.objective_value)
-        )
 
 
 def solve(
@@ -224,53 +186,6 @@ def solve_problem(
         add_roster_hint(compiled, greedy_roster(problem))
         start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
     return run(compiled, limits, started, start=start)
-
-
-@dataclass(frozen=True)
-class Completion:
-    """A complete, feasible first solution of the model: every variable's value."""
-
-    values: list[int]
-    objective: float
-
-
-def complete_hint(
-    compiled: CompiledModel, seconds: float, stop: threading.Event | None = None
-) -> Completion | None:
-    """Extend a hint of the decisions to every variable of the model, when it is feasible.
-
-    CP-SAT takes a complete, feasible hint as its first solution at once; a hint of the
-    decisions alone leaves slack and helper variables to the search, which on large
-    models can take longer than finding a roster from scratch. The completion is a
-    trivial solve: decisions fixed to the hint, the rest minimized (as in polishing).
-    Returns the completed solution, or None, leaving the partial hint, when the hinted
-    roster breaks a hard rule, the completion runs out of time or ``stop`` is set.
-    """
-    model = compiled.model.clone()
-    completer = cp_model.CpSolver()
-    completer.parameters.fix_variables_to_their_hinted_value = True
-    completer.parameters.num_workers = 1
-    completer.parameters.max_time_in_seconds = seconds
-    with stopping(stop, completer.stop_search):
-        status = completer.solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or requested(stop):
-        return None
-    values = list(completer.response_proto.solution)
-    target = compiled.model
-    target.clear_hints()  # type: ignore[no-untyped-call]
-    hint = target.proto.solution_hint
-    hint.vars.extend(range(len(values)))
-    hint.values.extend(values)
-    return Completion(values, completer.objective_value)
-
-
-def add_roster_hint(compiled: CompiledModel, roster: Roster) -> None:
-    """Hint every decision variable from a roster (1 where it assigns, 0 elsewhere)."""
-    model = compiled.model
-    for key, x in compiled.x.items():
-        model.add_hint(x, key in roster)
-    for (e, d, s, k), y in compiled.y.items():
-        model.add_hint(y, roster.get((e, d, s)) == k)
 
 
 def _search_seconds(limits: SolveLimits, started: float, variables: int) -> float | None:
@@ -371,7 +286,7 @@ def run(
             message=invalid,
         )
     if requested(limits.stop):
-        return _cancelled(time.perf_counter() - started, info("UNKNOWN"))
+        return cancelled(time.perf_counter() - started, info("UNKNOWN"))
     result = search(
         compiled,
         solver,
@@ -388,7 +303,7 @@ def run(
         raise progress.error
     elapsed = time.perf_counter() - started
     if result.solution is not None:
-        return _solved(compiled, result, progress, info, started)
+        return solved(compiled, result, progress, info, started)
     return _unsolved(
         compiled, limits, result.status, solver.status_name(result.status), elapsed, info
     )
@@ -432,7 +347,7 @@ def _unsolved(
     """The outcome of a search that recorded no roster, by CP-SAT's status (an unknown
     status fails loudly rather than pass for one of these)."""
     if status == cp_model.UNKNOWN and requested(limits.stop):
-        return _cancelled(elapsed, info(name))
+        return cancelled(elapsed, info(name))
     if status == cp_model.INFEASIBLE:
         return SolveOutcome(
             "infeasible",
@@ -458,49 +373,6 @@ def _unsolved(
             message=f"no roster found within {limits.time_limit_seconds} s",
         )
     raise RuntimeError(f"unexpected CP-SAT status {status} ({name})")
-
-
-def _cancelled(elapsed: float, solver: SolverInfo) -> SolveOutcome:
-    """The caller stopped the solve before any roster was recorded."""
-    return SolveOutcome(
-        "cancelled",
-        solver.cp_sat_status,
-        elapsed,
-        solver,
-        message="the solve was stopped before it found a roster",
-    )
-
-
-def _solved(
-    compiled: CompiledModel,
-    result: SearchResult,
-    progress: Progress,
-    info: Callable[[str], SolverInfo],
-    started: float,
-) -> SolveOutcome:
-    """The best roster of the search, priced exactly from its decisions.
-
-    The status is ``optimal`` when the search proved it (CP-SAT's proof, or a roster whose
-    cost meets the proven bound); the reported CP-SAT status then reads ``OPTIMAL`` too.
-    """
-    assert result.solution is not None
-    progress.finish(result.bound, result.bound_source or "cp_sat")
-    values = tight_values(compiled, result.solution)
-    assignments, violations, shortages = _extract(compiled, values)
-    name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"
-    objective = math.fsum(v.penalty for v in violations)  # the same whatever their order
-    return SolveOutcome(
-        status="optimal" if result.proved_optimal else "feasible",
-        cp_sat_status=name,
-        runtime_seconds=time.perf_counter() - started,
-        solver=info(name),
-        assignments=assignments,
-        shortages=shortages,
-        violations=violations,
-        objective_value=objective,
-        best_bound=objective if result.proved_optimal else float(min(result.bound, objective)),
-        progress=progress.points,
-    )
 
 
 def _solve_with_watchdog(
@@ -538,77 +410,3 @@ def completion_seconds(limits: SolveLimits, started: float) -> float:
         return HINT_COMPLETION_LIMIT_SECONDS
     left = limits.time_limit_seconds - (time.perf_counter() - started)
     return max(MIN_SEARCH_SECONDS, HINT_COMPLETION_SHARE * left)
-
-
-def _extract(
-    compiled: CompiledModel, values: list[int]
-) -> tuple[list[Assignment], list[SoftConstraintViolation], list[Shortage]]:
-    """The roster, its merged soft violations and its shortage markers.
-
-    ``values`` is a solution with every auxiliary at its least value (tight_values), so
-    each penalty and shortage is the exact price of the roster's decisions.
-    """
-    problem = compiled.problem
-    duty_of: dict[tuple[int, int, int], int] = {}
-    for (e, d, s, k), y in compiled.y.items():
-        if values[y.index]:
-            duty_of[e, d, s] = k
-    assignments = [
-        Assignment(
-            employee_id=problem.employees[e].id,
-            date=problem.horizon.dates[d],
-            shift_id=problem.shifts[s].id,
-            duty_id=problem.duties[duty_of[e, d, s]].id if (e, d, s) in duty_of else None,
-        )
-        for (e, d, s), x in compiled.x.items()
-        if values[x.index]
-    ]
-    assignments.sort(key=lambda a: (a.date, a.shift_id, a.employee_id))
-
-    magnitude: dict[str, int] = defaultdict(int)
-    weight_of: dict[str, int] = {}
-    for term in compiled.terms:
-        magnitude[term.name] += evaluate(term.magnitude, values)
-        weight_of[term.name] = term.weight
-    violations = [
-        SoftConstraintViolation(name=name, penalty=float(weight_of[name] * m), violated_by=float(m))
-        for name, m in sorted(magnitude.items())
-        if m > 0
-    ]
-    return assignments, violations, _shortages(compiled, values)
-
-
-def _shortages(compiled: CompiledModel, values: list[int]) -> list[Shortage]:
-    problem = compiled.problem
-    found = []
-    for slot in compiled.shortages:
-        missing = evaluate(slot.missing, values)
-        if missing <= 0:
-            continue
-        found.append(
-            (
-                (
-                    SHORTAGE_KIND_ORDER[slot.kind],
-                    slot.day,
-                    problem.shifts[slot.shift].id if slot.shift is not None else "",
-                    problem.duties[slot.duty].id if slot.duty is not None else "",
-                    slot.order,
-                ),
-                Shortage(
-                    kind=slot.kind,
-                    date=problem.horizon.dates[slot.day],
-                    shift_id=problem.shifts[slot.shift].id if slot.shift is not None else None,
-                    shift_ids=(
-                        [problem.shifts[s].id for s in slot.shifts]
-                        if slot.shifts is not None
-                        else None
-                    ),
-                    duty_id=problem.duties[slot.duty].id if slot.duty is not None else None,
-                    required=slot.required,
-                    assigned=evaluate(slot.assigned, values),
-                    missing=missing,
-                ),
-            )
-        )
-    found.sort(key=lambda pair: pair[0])
-    return [shortage for _, shortage in found]

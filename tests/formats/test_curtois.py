@@ -21,11 +21,12 @@ from shiftsched.formats.curtois import (
 )
 from shiftsched.formats.curtois_check import OFF, check
 from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.hint import add_roster_hint, complete_hint
 from shiftsched.solving.model.build import build
 from shiftsched.solving.model.sequences import forbidden_rows
 from shiftsched.solving.model.tight import evaluate, tight_values
 from shiftsched.solving.problem import Problem
-from shiftsched.solving.solve import SolveLimits, add_roster_hint, complete_hint, solve_problem
+from shiftsched.solving.solve import SolveLimits, solve_problem
 from tests.audited import BACKSTOP_SECONDS
 from tests.formats.tiny import Staff, daily, solve_text, text
 

@@ -21,7 +21,8 @@ from shiftsched.data import request_body as build
 from shiftsched.data.synthetic import synthetic_request
 from shiftsched.solving import weights
 from shiftsched.solving.greedy import _greedy as greedy_pass
-from shiftsched.solving.greedy import _State, greedy_roster, roster_assignments
+from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.greedy_state import State
 from shiftsched.solving.problem import from_request
 from tests.factories import demand, employee_dict, minimal_request_dict
 from tests.strategies import requests
@@ -131,7 +132,7 @@ def _state(**constraints: Any) -> Any:
         employee_dict("other"),
     ]
     data["constraints"] = constraints
-    return _State(from_request(parse_request(data)), priced=True)
+    return State(from_request(parse_request(data)), priced=True)
 
 
 def test_a_beginner_first_on_a_shift_costs_support_and_a_senior_then_earns_it() -> None:
@@ -143,7 +144,7 @@ def test_a_beginner_first_on_a_shift_costs_support_and_a_senior_then_earns_it() 
     assert state.soft_cost(senior, 0, 0) == -weights.SKILL_SUPPORT
     state.place(senior, 0, 0, None)
     assert state.soft_cost(other, 0, 0) == 0
-    assert _State(state.problem).soft_cost(junior, 1, 0) == 0  # the plain pass prices nothing
+    assert State(state.problem).soft_cost(junior, 1, 0) == 0  # the plain pass prices nothing
 
 
 def test_soft_transitions_price_the_shift_after_yesterday_s() -> None:

@@ -14,9 +14,9 @@ from ortools.sat.python import cp_model
 from shiftsched.checking.audit import audit
 from shiftsched.contract.parse import parse_request
 from shiftsched.solving.greedy import greedy_roster, roster_assignments
+from shiftsched.solving.hint import add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.solve import add_roster_hint, complete_hint
 from tests.audited import BACKSTOP_SECONDS
 from tests.solving.model.conftest import employee, parse, shift
 from tests.solving.model.conftest import request as make_request

@@ -31,10 +31,11 @@ from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Metrics
 from shiftsched.formats.curtois import load, to_problem
+from shiftsched.solving.extract import extract
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.model.tight import evaluate, tight_values
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.solve import SolveLimits, _extract, solve
+from shiftsched.solving.solve import SolveLimits, solve
 from tests.strategies import requests
 
 pytestmark = pytest.mark.slow  # solves whole datasets
@@ -155,7 +156,7 @@ def assert_loose_slack_is_priced_like_the_audit(
     if solution is None:
         return  # the hard rules admit no roster: nothing to price
     assert_tight_completion_is_the_cheapest(compiled, solution)
-    assignments, violations, shortages = _extract(
+    assignments, violations, shortages = extract(
         compiled, tight_values(compiled, _loosest(compiled, solution))
     )
     report = audit(request, assignments)

@@ -23,11 +23,12 @@ from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Metrics, SolveRequest
 from shiftsched.formats.curtois import Instance, load, to_problem, to_roster
 from shiftsched.formats.curtois_check import check
+from shiftsched.solving.extract import extract
 from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.hint import add_roster_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.model.tight import tight_values
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.solve import _extract, add_roster_hint
 
 DATASETS = Path(__file__).resolve().parents[3] / "datasets"
 DATASET_NAMES = (
@@ -125,7 +126,7 @@ def changed_cells(model: CompiledModel, before: Sequence[int], after: Sequence[i
 
 def priced_by_audit(model: CompiledModel, request: SolveRequest, solution: Sequence[int]) -> float:
     """The roster's exact price; the audit must find no broken rule and the same price."""
-    assignments, violations, shortages = _extract(model, tight_values(model, solution))
+    assignments, violations, shortages = extract(model, tight_values(model, solution))
     objective = float(sum(v.penalty for v in violations))
     report = audit(request, assignments)
     assert report.hard_violations == [], report.hard_violations
@@ -140,7 +141,7 @@ def priced_by_audit(model: CompiledModel, request: SolveRequest, solution: Seque
 
 def priced_by_checker(model: CompiledModel, instance: Instance, solution: Sequence[int]) -> float:
     """The roster's exact price; the Curtois & Qu checker must accept it at that price."""
-    assignments, violations, _ = _extract(model, tight_values(model, solution))
+    assignments, violations, _ = extract(model, tight_values(model, solution))
     objective = float(sum(v.penalty for v in violations))
     report = check(instance, to_roster(model.problem, assignments))
     assert report.violations == [], report.violations
