@@ -46,7 +46,13 @@ The package's attribute ``audit`` is the function (no module of it is named ``au
 so ``from shiftsched.checking.audit import audit`` gives the function.
 """
 
-from shiftsched.checking.audit.evaluate import (
+from shiftsched.checking.audit.change import ChangeEvaluator
+from shiftsched.checking.audit.context import shift_minutes
+from shiftsched.checking.audit.evaluate import audit, audit_json
+from shiftsched.checking.audit.findings import AuditReport, HardViolation
+from shiftsched.checking.audit.metrics import compare_shortages, compare_with_metrics
+from shiftsched.checking.audit.response import ReadResponse, read_response
+from shiftsched.checking.audit.terms import (
     CONSECUTIVE_DAYS,
     DAYS_PER_MONTH_MIN,
     DAYS_PER_WEEK,
@@ -63,16 +69,6 @@ from shiftsched.checking.audit.evaluate import (
     SKILL_SUPPORT,
     WEEKLY_HOURS,
     WEIGHTS,
-    AuditReport,
-    ChangeEvaluator,
-    HardViolation,
-    ReadResponse,
-    audit,
-    audit_json,
-    compare_shortages,
-    compare_with_metrics,
-    read_response,
-    shift_minutes,
 )
 
 __all__ = [
