@@ -1,0 +1,116 @@
+"""The command line's entry point: the parser, built from the declarations, and the run
+of one subcommand with its faults as exit codes.
+
+Why derived: each operation of the engine declares its subcommand once
+(``shiftsched.operations``, its ``command``): what ``--help`` says, its arguments beyond
+the request file and its handler. An operation declared without a handler answers its
+request file with its engine function, as JSON (:func:`answer`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, TextIO
+
+from shiftsched.cli.export import EXPORT
+from shiftsched.cli.files import read_json
+from shiftsched.cli.output import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, print_json
+from shiftsched.errors import InvalidRequest
+from shiftsched.operations import OPERATIONS, Command, Operation, named
+
+if TYPE_CHECKING:  # generic in the stubs only
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+Handler = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], int]
+
+
+def answer(
+    operation: Operation, args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
+) -> int:
+    """The handler of an operation that declares none: its engine function's answer to
+    the request file, as JSON."""
+    ask = named(operation.parser)(read_json(args.request, stdin))
+    result = named(operation.function)(ask)
+    print_json(result.model_dump(mode="json", exclude_none=True), out)
+    return EXIT_OK
+
+
+def commands() -> list[tuple[str, Command, Handler]]:
+    """Every subcommand (its name, its declaration, its handler), as ``--help`` lists
+    them: the operations that declare one, and ``export``."""
+    found: list[tuple[str, Command, Handler]] = [
+        (EXPORT.name, EXPORT, named(EXPORT.handler)),
+    ]
+    for operation in OPERATIONS:
+        command = operation.command
+        if command is not None:
+            handler = named(command.handler) if command.handler else partial(answer, operation)
+            found.append((operation.command_name, command, handler))
+    return sorted(found, key=lambda entry: entry[1].listed)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per declaration, in the order ``--help`` lists them."""
+    built = argparse.ArgumentParser(
+        prog="python -m shiftsched",
+        description="Validate, solve and audit shift-scheduling requests (the v1 contract).",
+        epilog="Exit codes: 0 done, 1 no roster or an audit that is not clean, "
+        "2 bad input, 3 internal error.",
+    )
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument(
+        "-q", "--quiet", action="store_true", help="nothing on stderr but the faults"
+    )
+    sub = built.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command, handler in commands():
+        _add(sub, quiet, name, command, handler)
+    return built
+
+
+def _add(
+    sub: Subcommands, quiet: argparse.ArgumentParser, name: str, command: Command, run: Handler
+) -> None:
+    parsed = sub.add_parser(
+        name, parents=[quiet], help=command.help, description=command.description
+    )
+    parsed.add_argument("request", help=command.request_help)
+    for argument in command.arguments:
+        parsed.add_argument(*argument.flags, **argument.options)
+    parsed.set_defaults(run=run)
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    out: TextIO = sys.stdout,
+    stdin: TextIO = sys.stdin,
+    err: TextIO = sys.stderr,
+) -> int:
+    """Run one subcommand: its exit code, a fault of the input as exit 2 with every
+    fault and its JSON path, anything else as exit 3 with a short message."""
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args, out, stdin, err))
+    except InvalidRequest as exc:
+        from shiftsched.present.console import fault_lines
+
+        count = len(exc.errors)
+        err.write(f"bad input: {count} fault{'' if count == 1 else 's'}\n")
+        for line in fault_lines(exc.errors):
+            err.write(f"  {line}\n")
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return 130
+    except Exception as exc:  # the last resort: a short message, never a traceback
+        err.write(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in the engine, not in your input; please report it with the "
+            "request that caused it.\n"
+        )
+        return EXIT_INTERNAL
+
+
+__all__ = ["EXIT_FAILED", "EXIT_INTERNAL", "EXIT_INVALID", "EXIT_OK", "answer", "main", "parser"]

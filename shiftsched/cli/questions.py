@@ -1,0 +1,152 @@
+"""The subcommands that answer questions about a request or a roster: ``validate``,
+``audit``, ``compare``, ``explain``, ``why`` and ``recommend``.
+
+Why apart from the solves: each prints its answer's JSON and a line in words on stderr;
+none prints a roster of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from shiftsched.cli.files import assignments, history, limits, question_body, read_json, roster
+from shiftsched.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from shiftsched.errors import InvalidRequest
+
+
+def validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """The request checked without solving: its verdict on stdout, faults included."""
+    from shiftsched.questions.validation import validate as validated
+
+    try:
+        response = validated(read_json(args.request, stdin))
+    except InvalidRequest as exc:  # the verdict is validate's result: stdout too
+        print_json({"errors": [e.as_dict() for e in exc.errors]}, out)
+        raise
+    print_json(response.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(f"valid: {response.employee_count} employees, {response.schedule_days} days\n")
+    return EXIT_OK
+
+
+def audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """The independent audit of a roster, and what its reported figures get wrong."""
+    from shiftsched.checking.audit import audit as audited
+    from shiftsched.checking.audit import compare_shortages, compare_with_metrics
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.questions.review import explained
+
+    request = parse_request(read_json(args.request, stdin))
+    response = assignments(args.response, stdin, request)
+    before = None if args.history is None else history(request, args.history, stdin)
+    report = audited(request, response.assignments, history=before)
+    payload = explained(request, response.assignments, report).model_dump(
+        mode="json", exclude_none=True
+    )
+    mismatches: list[str] = []
+    if response.metrics is not None:
+        mismatches += compare_with_metrics(report, response.metrics)
+    if response.shortages is not None:
+        mismatches += compare_shortages(report, response.shortages)
+    if response.metrics is not None or response.shortages is not None:
+        payload["metrics_mismatches"] = mismatches
+    if response.notes:
+        payload["notes"] = response.notes
+    print_json(payload, out)
+    clean = report.feasible and not mismatches
+    if not args.quiet:
+        verdict = "clean" if clean else "not clean"
+        err.write(
+            f"audit {verdict}: {len(report.hard_violations)} hard violations, "
+            f"{len(mismatches)} metrics that disagree, objective {report.objective_value:g}\n"
+        )
+    return EXIT_OK if clean else EXIT_FAILED
+
+
+def compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """What differs from roster A to roster B of one request."""
+    from shiftsched.contract.parse import parse_request
+    from shiftsched.questions.review import compare as compared
+
+    request = parse_request(read_json(args.request, stdin))
+    before = assignments(args.before, stdin, request).assignments
+    after = assignments(args.after, stdin, request).assignments
+    past = None if args.history is None else history(request, args.history, stdin)
+    answer = compared(request, before, after, history=past)
+    print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        totals = answer.totals  # the lists hold at most listed_limit items each
+        err.write(
+            f"{totals.changes} cells differ for {len(answer.employees)} employees; "
+            f"objective {answer.objective_before:g} -> {answer.objective_after:g} "
+            f"({answer.objective_delta:+g}); hard violations "
+            f"+{totals.hard_violations_added} -{totals.hard_violations_removed}\n"
+        )
+    return EXIT_OK
+
+
+def explain(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """A verdict for each shortage of a roster."""
+    from shiftsched.questions.explain import explain_shortages
+    from shiftsched.questions.inquiry import parse_explain
+
+    body = question_body(args, stdin)
+    if args.date:
+        body["dates"] = args.date
+    answer = explain_shortages(parse_explain(body), limits(args))
+    print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        verdicts = [e.verdict for e in answer.explanations]
+        counts = ", ".join(
+            f"{verdicts.count(v)} {v}" for v in ("avoidable", "unavoidable", "undecided")
+        )
+        err.write(f"{len(verdicts)} shortages explained: {counts}\n")
+    return EXIT_OK
+
+
+def why(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """Why an employee is not off, or not on a shift, on a date."""
+    from shiftsched.questions.inquiry import parse_why
+    from shiftsched.questions.why import why_not
+
+    body = question_body(args, stdin)
+    body |= {"employee_id": args.employee, "date": args.date}
+    if args.shift is not None:
+        shift_id, _, duty_id = args.shift.partition(":")
+        body["shift_id"] = shift_id
+        if duty_id:
+            body["duty_id"] = duty_id
+    answer = why_not(parse_why(body), limits(args))
+    print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:
+        err.write(f"{answer.question} {answer.verdict}: {answer.summary}\n")
+    return EXIT_OK if answer.verdict in ("already", "possible", "impossible") else EXIT_FAILED
+
+
+def recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
+    """Who could fill a slot, best first, without re-solving."""
+    from shiftsched.contract.planning import parse_recommend
+    from shiftsched.present.answer_text import recommend_text, terminal_width
+    from shiftsched.questions.recommend import recommend as recommended
+
+    request, published = roster(args, stdin)
+    data = {"request": request, "roster": published, "slot": args.slot, "absences": args.absent}
+    if args.history is not None:
+        data["history"] = read_json(args.history, stdin)
+    if args.top is not None:
+        data["top"] = args.top
+    ask = parse_recommend(data)
+    answer = recommended(ask)
+    listed = answer.model_dump(mode="json", exclude_none=True)["recommendations"]
+    if args.format == "table":
+        out.write(recommend_text(ask, answer, terminal_width()))
+    else:
+        print_json({"recommendations": listed}, out)
+    if not args.quiet:
+        feasible = sum(1 for r in answer.recommendations if r.feasible)
+        err.write(
+            f"{answer.candidates} candidates; the top {len(listed)} listed, "
+            f"{feasible} of them without a broken hard rule\n"
+        )
+    return EXIT_OK
