@@ -29,7 +29,7 @@ from shiftsched.service.dashboard.web import (
     signed_in,
 )
 from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.store.identity import User
+from shiftsched.service.store.users import User
 
 TIER_FEATURES: Final = {
     "basic": "Synchronous solves of problems up to size 80,000, within 30 seconds.",
@@ -47,7 +47,7 @@ async def keys(request: Request, user: User) -> Response:
     if form is None:
         return csrf_failed(request, user)
     created = await in_thread(
-        deps_of(request).identity.create_key, user.account_id, form.get("label")
+        deps_of(request).store.account_view.create_key, user.account_id, form.get("label")
     )
     return await _keys_page(request, user, new_key=created)
 
@@ -58,15 +58,15 @@ async def disable_key(request: Request, user: User) -> Response:
     if form is None:
         return csrf_failed(request, user)
     key_id = request.path_params["key_id"]
-    await in_thread(deps_of(request).identity.disable_key, user.account_id, key_id)
+    await in_thread(deps_of(request).store.account_view.disable_key, user.account_id, key_id)
     return go(request, "/keys")
 
 
 @signed_in
 async def usage(request: Request, user: User) -> Response:
-    identity = deps_of(request).identity
-    account = await in_thread(identity.account, user.account_id)
-    days = await in_thread(identity.units_per_day, user.account_id)
+    view = deps_of(request).store.account_view
+    account = await in_thread(view.account, user.account_id)
+    days = await in_thread(view.units_per_day, user.account_id)
     return render(
         request,
         "usage.html",
@@ -82,7 +82,7 @@ async def usage(request: Request, user: User) -> Response:
 async def jobs(request: Request, user: User) -> Response:
     """The account's jobs, newest first, a page at a time, filtered by the query."""
     deps = deps_of(request)
-    keys = await in_thread(deps.identity.keys, user.account_id)
+    keys = await in_thread(deps.store.account_view.keys, user.account_id)
     query = read_query(request.query_params, {key.id for key in keys})
     listing = await in_thread(deps.store.job_list.page, user.account_id, query.where, query.page)
     newer, older = page_links(query, listing)
@@ -118,8 +118,8 @@ async def job_result(request: Request, user: User) -> Response:
 
 @signed_in
 async def apps(request: Request, user: User) -> Response:
-    identity = deps_of(request).identity
-    connected = await in_thread(identity.connections, user.account_id)
+    connections = deps_of(request).store.connections
+    connected = await in_thread(connections.of_account, user.account_id)
     return render(request, "apps.html", user=user, connections=connected)
 
 
@@ -128,20 +128,20 @@ async def revoke_app(request: Request, user: User) -> Response:
     form = await form_with_csrf(request)
     if form is None:
         return csrf_failed(request, user)
-    revoke = deps_of(request).identity.revoke_connection
+    revoke = deps_of(request).store.connections.revoke_connection
     await in_thread(revoke, user.account_id, request.path_params["app_id"])
     return go(request, "/apps")
 
 
 @signed_in
 async def tier(request: Request, user: User) -> Response:
-    identity = deps_of(request).identity
-    account = await in_thread(identity.account, user.account_id)
+    view = deps_of(request).store.account_view
+    account = await in_thread(view.account, user.account_id)
     return render(request, "tier.html", user=user, account=account, features=TIER_FEATURES)
 
 
 async def _keys_page(request: Request, user: User, **extra: Any) -> Response:
-    identity = deps_of(request).identity
-    listed = await in_thread(identity.keys, user.account_id)
+    view = deps_of(request).store.account_view
+    listed = await in_thread(view.keys, user.account_id)
     welcome = request.query_params.get("welcome") == "1"
     return render(request, "keys.html", user=user, keys=listed, welcome=welcome, **extra)

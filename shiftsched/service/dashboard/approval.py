@@ -26,7 +26,8 @@ from shiftsched.service.dashboard.web import (
 )
 from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.mcp.oauth import SCOPE, redirect_origin, redirect_uri_problem
-from shiftsched.service.store.identity import User, client_name
+from shiftsched.service.store.connections import client_name
+from shiftsched.service.store.users import User
 
 SCOPE_DESCRIPTIONS: Final = {
     SCOPE: [
@@ -46,9 +47,9 @@ async def approve(request: Request, user: User) -> Response:
 
 
 async def _ask(request: Request, user: User) -> Response:
-    identity = deps_of(request).identity
+    authorizations = deps_of(request).store.authorizations
     request_id = request.query_params.get("request", "")
-    pending = await in_thread(identity.pending_request, request_id)
+    pending = await in_thread(authorizations.pending_request, request_id)
     if pending is None:
         return _expired_request(request, user)
     client_id, params = pending
@@ -56,7 +57,7 @@ async def _ask(request: Request, user: User) -> Response:
     if redirect_uri_problem(redirect_uri) is not None:
         message = "This app asks to be sent back to an address this service does not allow."
         return error_page(request, 400, "Unsafe app address", message, user)
-    info = await in_thread(identity.client, client_id) or {}
+    info = await in_thread(authorizations.client, client_id) or {}
     return render(
         request,
         "approve.html",
@@ -73,13 +74,13 @@ async def _answer(request: Request, user: User) -> Response:
     form = await form_with_csrf(request)
     if form is None:
         return csrf_failed(request, user)
-    identity = deps_of(request).identity
+    authorizations = deps_of(request).store.authorizations
     request_id = form.get("request", "")
-    pending = await in_thread(identity.pending_request, request_id)
+    pending = await in_thread(authorizations.pending_request, request_id)
     if pending is not None and redirect_uri_problem(str(pending[1]["redirect_uri"])):
         return _expired_request(request, user)
     if form.get("decision") == "approve":
-        approved = await in_thread(identity.approve, request_id, user.account_id)
+        approved = await in_thread(authorizations.approve, request_id, user.account_id)
         if approved is None:
             return _expired_request(request, user)
         code, params = approved
@@ -87,7 +88,7 @@ async def _answer(request: Request, user: User) -> Response:
             params["redirect_uri"], code=code, state=params.get("state")
         )
     else:
-        denied = await in_thread(identity.deny, request_id)
+        denied = await in_thread(authorizations.deny, request_id)
         if denied is None:
             return _expired_request(request, user)
         _, params = denied

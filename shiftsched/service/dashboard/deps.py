@@ -25,7 +25,7 @@ from shiftsched.service.http.addresses import client_address
 from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.settings import Settings
 from shiftsched.service.store import Store
-from shiftsched.service.store.identity import Identity, User
+from shiftsched.service.store.users import User
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,6 @@ class DashboardDeps:
         settings: Settings = self.public_api.state.settings
         return settings
 
-    @property
-    def identity(self) -> Identity:
-        return self.store.identity
-
 
 def deps_of(request: Request) -> DashboardDeps:
     """The dashboard's dependencies, from the app serving ``request``."""
@@ -73,7 +69,7 @@ async def current_user(request: Request) -> User | None:
     session_id, _ = visitor(request)
     if session_id is None:
         return None
-    return await in_thread(deps_of(request).identity.session_user, session_id)
+    return await in_thread(deps_of(request).store.sessions.session_user, session_id)
 
 
 def address_of(request: Request) -> str:

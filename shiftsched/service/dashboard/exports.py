@@ -26,7 +26,7 @@ from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.solving.jobs import job_input, solved_request
 from shiftsched.service.store import Job
-from shiftsched.service.store.identity import User
+from shiftsched.service.store.users import User
 
 FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
 PARSERS: Final = {op.name: op.parse for op in OPERATIONS}

@@ -38,7 +38,7 @@ from shiftsched.service.dashboard.web import (
 from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.solving.job_control import request_stop
 from shiftsched.service.store import Job, Reservation, Store
-from shiftsched.service.store.identity import User
+from shiftsched.service.store.users import User
 
 REFRESH_SECONDS: Final = 2  # while a job runs
 STOPPING_REFRESH_SECONDS: Final = 1  # a stopped job ends within about a second

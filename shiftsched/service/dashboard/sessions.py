@@ -43,7 +43,7 @@ from shiftsched.service.dashboard.web import (
     set_cookie,
 )
 from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.store.identity import EmailTaken, User, normalize_email
+from shiftsched.service.store.users import EmailTaken, User, normalize_email
 
 AFTER_SIGN_IN: Final = "/keys"
 # The sign-in page with the note for both kinds of sign-up, then the first page's welcome.
@@ -83,7 +83,7 @@ async def sign_up(request: Request) -> Response:
     hashed = await in_thread(hash_password, password)
     # A taken email is answered exactly as a new account: the answer must not tell them apart.
     with suppress(EmailTaken):
-        await in_thread(deps.identity.create_user, email, hashed)
+        await in_thread(deps.store.users.create_user, email, hashed)
     return go(request, AFTER_SIGN_UP)
 
 
@@ -109,7 +109,7 @@ async def sign_in(request: Request) -> Response:
         )
         response.headers["Retry-After"] = "60"
         return response
-    user = await in_thread(deps.identity.user_by_email, email)
+    user = await in_thread(deps.store.users.user_by_email, email)
     ok = await in_thread(check_password, user.password_hash if user else None, password)
     if user is None or not ok:
         return render(
@@ -122,7 +122,7 @@ async def sign_in(request: Request) -> Response:
         )
     if needs_rehash(user.password_hash):
         rehashed = await in_thread(hash_password, password)
-        await in_thread(deps.identity.set_password_hash, user.id, rehashed)
+        await in_thread(deps.store.users.set_password_hash, user.id, rehashed)
     return await _start_session(request, user, target)
 
 
@@ -132,7 +132,7 @@ async def sign_out(request: Request) -> Response:
         return csrf_failed(request)
     session_id, _ = visitor(request)
     if session_id is not None:
-        await in_thread(deps_of(request).identity.end_session, session_id)
+        await in_thread(deps_of(request).store.sessions.end_session, session_id)
     response = go(request, "/sign-in")
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
@@ -143,8 +143,8 @@ async def _start_session(request: Request, user: User, target: str) -> Response:
     deps = deps_of(request)
     old_session, _ = visitor(request)
     if old_session is not None:
-        await in_thread(deps.identity.end_session, old_session)
-    session_id = await in_thread(deps.identity.start_session, user.id)
+        await in_thread(deps.store.sessions.end_session, old_session)
+    session_id = await in_thread(deps.store.sessions.start_session, user.id)
     response = RedirectResponse(local(request, target), status_code=303)
     set_cookie(request, response, SESSION_COOKIE, deps.signer.sign(session_id))
     response.delete_cookie(ANONYMOUS_COOKIE, path="/")

@@ -15,7 +15,7 @@ from starlette.responses import RedirectResponse, Response
 
 from shiftsched.service.dashboard.deps import current_user, deps_of, visitor
 from shiftsched.service.dashboard.security import ANONYMOUS_COOKIE, new_visitor_id
-from shiftsched.service.store.identity import User
+from shiftsched.service.store.users import User
 
 Page = Callable[[Request], Awaitable[Response]]
 UserPage = Callable[[Request, User], Awaitable[Response]]

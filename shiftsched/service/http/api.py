@@ -183,7 +183,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = open_runtime(settings)
         store, pool = runtime.store, runtime.pool
-        store.identity.purge_expired()
+        store.sessions.purge_expired()  # sessions, parked requests, codes, tokens past expiry
+        store.authorizations.purge_expired()
+        store.tokens.purge_expired()
         purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         announce_demo(store, settings)  # prints the demo key and sign-in when made now

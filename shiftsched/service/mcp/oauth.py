@@ -7,7 +7,7 @@ storage and policy behind them:
 
 * ``authorize`` parks the request and sends the browser to the dashboard, which signs
   the user in and shows an approval page naming the app and what it may do;
-* approval connects the app to the account (``shiftsched.service.store.identity``) and
+* approval connects the app to the account (``shiftsched.service.store.connections``) and
   redirects back to the app with a one-time code; the code buys an access token (1 h)
   and a refresh token (30 days, rotated on use);
 * an access token authenticates exactly like the account's connection key, so the MCP
@@ -41,7 +41,8 @@ from starlette.applications import Starlette
 
 from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.store import ACCESS_TOKEN_PREFIX, Store
-from shiftsched.service.store.identity import Identity, IssuedTokens
+from shiftsched.service.store.authorizations import Authorizations
+from shiftsched.service.store.tokens import IssuedTokens, Tokens
 
 SCOPE: Final = "solve"
 APPROVAL_PATH: Final = "/dashboard/oauth/approve"
@@ -104,14 +105,22 @@ class OAuthProvider:
         self.public_url = public_url.rstrip("/")
 
     @property
-    def identity(self) -> Identity:
+    def store(self) -> Store:
         store: Store = self.public_api.state.store  # opened by the API's lifespan
-        return store.identity
+        return store
+
+    @property
+    def authorizations(self) -> Authorizations:
+        return self.store.authorizations
+
+    @property
+    def tokens(self) -> Tokens:
+        return self.store.tokens
 
     # Clients -----------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        info = await in_thread(self.identity.client, client_id)
+        info = await in_thread(self.authorizations.client, client_id)
         return OAuthClientInformationFull.model_validate(info) if info is not None else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -125,7 +134,7 @@ class OAuthProvider:
             if problem is not None:
                 raise RegistrationError("invalid_redirect_uri", problem)
         info = client_info.model_dump(mode="json", exclude_none=True)
-        await in_thread(self.identity.save_client, str(client_info.client_id), info)
+        await in_thread(self.authorizations.save_client, str(client_info.client_id), info)
 
     # Authorization -----------------------------------------------------------------------
 
@@ -136,17 +145,19 @@ class OAuthProvider:
         if any(scope != SCOPE for scope in scopes):
             raise AuthorizeError("invalid_scope", f"the only scope is {SCOPE!r}")
         parked = {**params.model_dump(mode="json"), "scopes": scopes}
-        request_id = await in_thread(self.identity.save_request, str(client.client_id), parked)
+        request_id = await in_thread(
+            self.authorizations.save_request, str(client.client_id), parked
+        )
         return f"{self.public_url}{APPROVAL_PATH}?request={request_id}"
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        found = await in_thread(self.identity.code, authorization_code)
+        found = await in_thread(self.tokens.code, authorization_code)
         if found is None:
             return None
         if found.spent:  # replayed: the SDK answers invalid_grant for a code it cannot load
-            await in_thread(self.identity.revoke_code_grant, authorization_code)
+            await in_thread(self.tokens.revoke_code_grant, authorization_code)
             return None
         if found.client_id != client.client_id:
             return None
@@ -167,10 +178,10 @@ class OAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         issued = await in_thread(
-            self.identity.exchange_code, authorization_code.code, authorization_code.resource
+            self.tokens.exchange_code, authorization_code.code, authorization_code.resource
         )
         if issued is None:  # spent by a request racing this one: both are a replay
-            await in_thread(self.identity.revoke_code_grant, authorization_code.code)
+            await in_thread(self.tokens.revoke_code_grant, authorization_code.code)
             raise TokenError("invalid_grant", "the authorization code was already used")
         return _oauth_token(issued)
 
@@ -179,7 +190,7 @@ class OAuthProvider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        record = await in_thread(self.identity.token, refresh_token)
+        record = await in_thread(self.tokens.token, refresh_token)
         if record is None or record.kind != "refresh" or record.client_id != client.client_id:
             return None
         return RefreshToken(
@@ -197,7 +208,7 @@ class OAuthProvider:
         refresh_token: RefreshToken,
         scopes: list[str],
     ) -> OAuthToken:
-        rotate = self.identity.rotate_refresh_token
+        rotate = self.tokens.rotate_refresh_token
         issued = await in_thread(
             rotate, refresh_token.token, scopes or refresh_token.scopes, refresh_token.resource
         )
@@ -208,7 +219,7 @@ class OAuthProvider:
     async def load_access_token(self, token: str) -> AccessToken | None:
         """An OAuth access token of a live connection, or an enabled API key."""
         if token.startswith(ACCESS_TOKEN_PREFIX):
-            record = await in_thread(self.identity.token, token)
+            record = await in_thread(self.tokens.token, token)
             if record is None or record.kind != "access":
                 return None
             return AccessToken(
@@ -228,7 +239,7 @@ class OAuthProvider:
         return AccessToken(token=token, client_id=account.id, scopes=[SCOPE], subject=account.id)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        await in_thread(self.identity.revoke_token_family, token.token)
+        await in_thread(self.tokens.revoke_token_family, token.token)
 
     async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
         raise TokenError("unsupported_grant_type", "identity assertions are not accepted")

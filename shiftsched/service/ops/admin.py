@@ -164,7 +164,7 @@ def _add_balance(store: Store, args: argparse.Namespace, out: TextIO) -> int:
 def _show(store: Store, args: argparse.Namespace, out: TextIO) -> int:
     account = store.accounts.get_account(args.account_id)
     if account is None and "@" in args.account_id:
-        user = store.identity.user_by_email(args.account_id)
+        user = store.users.user_by_email(args.account_id)
         account = store.accounts.get_account(user.account_id) if user is not None else None
     if account is None:
         raise LookupError(args.account_id)

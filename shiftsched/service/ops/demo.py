@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from shiftsched.service.dashboard.security import check_password, hash_password
 from shiftsched.service.settings import Settings
 from shiftsched.service.store import DEMO_ACCOUNT_ID, Store
-from shiftsched.service.store.identity import EmailTaken, User
+from shiftsched.service.store.users import EmailTaken, User
 
 RANDOM_PASSWORD_BYTES = 12  # 16 URL-safe characters, over the dashboard's minimum length
 
@@ -37,20 +37,20 @@ class DemoSignIn:
 def ensure_demo_user(store: Store, email: str, password: str | None) -> DemoSignIn | None:
     """The demo account's user, created (or its password changed to ``password``) now if
     needed; None when ``email`` belongs to another account."""
-    identity = store.identity
-    user = identity.user_by_email(email)
+    users = store.users
+    user = users.user_by_email(email)
     if user is None:
         chosen = password or secrets.token_urlsafe(RANDOM_PASSWORD_BYTES)
         try:
-            identity.add_user(DEMO_ACCOUNT_ID, email, hash_password(chosen))
+            users.add_user(DEMO_ACCOUNT_ID, email, hash_password(chosen))
         except EmailTaken:  # another worker, starting at the same moment, or a sign-up
-            user = identity.user_by_email(email)
+            user = users.user_by_email(email)
             return DemoSignIn(email, None) if _is_demo(user) else None
         return DemoSignIn(email, chosen)
     if not _is_demo(user):
         return None
     if password is not None and not check_password(user.password_hash, password):
-        identity.set_password_hash(user.id, hash_password(password))
+        users.set_password_hash(user.id, hash_password(password))
         return DemoSignIn(email, password)
     return DemoSignIn(email, None)
 

@@ -13,8 +13,10 @@ why it stands apart:
   them, with the units each charged; ``payments``: payment claims;
 * ``reconcile``: settling holds past their lease, and the audit that proves the ledger
   agrees with the jobs;
-* ``identity``: users, sign-in sessions and OAuth records, for the dashboard and the
-  OAuth flow;
+* ``users`` and ``sessions``: who signs in to the dashboard; ``account_view``: an
+  account as its signed-in user sees it (balance, own keys, units per day);
+* ``authorizations``, ``connections`` and ``tokens``: the OAuth flow (clients and their
+  parked requests, connected apps, codes and tokens);
 * ``repositories``: ``Store``, which opens the database once and holds one repository per
   concern (``store.ledger.reserve(...)``, ``store.jobs.get_job(...)``).
 

@@ -1,8 +1,9 @@
 """What an API key looks like and the form in which it is stored.
 
-Why apart: keys, OAuth tokens and session ids are all kept as SHA-256 hashes (never in
-plaintext) by both the billing store and ``shiftsched.service.store.identity``; one definition of
-the hash keeps every lookup comparing like with like. The plaintext of a key is returned
+Why apart: keys, OAuth codes and tokens and session ids are all kept as SHA-256 hashes
+(never in plaintext) by the accounts, ``shiftsched.service.store.tokens`` and
+``shiftsched.service.store.sessions``; one definition of the hash keeps every lookup
+comparing like with like. The plaintext of a key is returned
 once, when issued.
 """
 

@@ -1,7 +1,7 @@
 """The service database: engine, dialect, transactions and schema migration.
 
 Why one module: every concern on this database (accounts, the unit ledger, jobs,
-payments, ``shiftsched.service.store.identity``) must open transactions the same way. A write holds
+payments, users, sessions, OAuth) must open transactions the same way. A write holds
 the write lock from its start on SQLite (BEGIN IMMEDIATE), so read-then-update cannot
 interleave between processes; a read never takes it. Every error that means the
 database cannot be reached becomes :class:`StoreUnavailable` here, so each concern

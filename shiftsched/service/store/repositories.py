@@ -3,8 +3,10 @@
 The API, the queue worker, the dashboard and the CLI each hold one store and take the
 repository they need from it: ``store.accounts`` (accounts and keys), ``store.ledger``
 (the unit ledger), ``store.jobs`` (job records), ``store.job_list`` (jobs as the
-dashboard lists them), ``store.payments`` (payment claims),
-``store.identity`` (users, sign-in sessions, OAuth) and ``store.db`` (transactions and
+dashboard lists them), ``store.payments`` (payment claims), ``store.users`` and
+``store.sessions`` (who signs in to the dashboard), ``store.account_view`` (an account as
+its user sees it), ``store.authorizations``, ``store.connections`` and ``store.tokens``
+(OAuth: consent, connected apps, codes and tokens) and ``store.db`` (transactions and
 migration). ``Store`` adds no behaviour of its own: each method's contract is documented
 where it is done, and no SQL lives outside this package.
 """
@@ -15,15 +17,20 @@ import os
 from collections.abc import Mapping
 from types import TracebackType
 
+from shiftsched.service.store.account_view import AccountView
 from shiftsched.service.store.accounts import Accounts
+from shiftsched.service.store.authorizations import Authorizations
 from shiftsched.service.store.billing import Ledger
+from shiftsched.service.store.connections import Connections
 from shiftsched.service.store.database import Database, default_database_url
-from shiftsched.service.store.identity import Identity
 from shiftsched.service.store.job_list import JobList
 from shiftsched.service.store.jobs import Jobs
 from shiftsched.service.store.payments import (
     Payments,
 )
+from shiftsched.service.store.sessions import Sessions
+from shiftsched.service.store.tokens import Tokens
+from shiftsched.service.store.users import Users
 
 
 class Store:
@@ -36,7 +43,12 @@ class Store:
         self.jobs = Jobs(self.db)
         self.job_list = JobList(self.db)
         self.payments = Payments(self.db)
-        self.identity = Identity(self.db, self.accounts)
+        self.users = Users(self.db)
+        self.sessions = Sessions(self.db)
+        self.account_view = AccountView(self.db, self.accounts)
+        self.authorizations = Authorizations(self.db)
+        self.connections = Connections(self.db)
+        self.tokens = Tokens(self.db)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Store:

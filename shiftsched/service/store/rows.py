@@ -1,10 +1,10 @@
 """The records the store hands out, and the row reads and writes several concerns share.
 
 Why apart: an account row is read by the accounts, the ledger, the jobs and
-``shiftsched.service.store.identity`` (users, sessions and OAuth on the same database), and written
-by sign-up as well as by the operator's CLI. Mapping rows to records in one place keeps
-every reader agreeing on what a row means; these names are public so no module has to
-reach into another's internals.
+``shiftsched.service.store.account_view`` (the dashboard's view of it), and written by
+sign-up (``shiftsched.service.store.users``) as well as by the operator's CLI. Mapping
+rows to records in one place keeps every reader agreeing on what a row means; these
+names are public so no module has to reach into another's internals.
 """
 
 from __future__ import annotations

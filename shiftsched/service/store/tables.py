@@ -1,8 +1,8 @@
 """The database schema: every table of the service, on one ``MetaData``.
 
 Kept apart from the code that uses it so that the billing store (``shiftsched.service.store``) and
-the identity store (``shiftsched.service.store.identity``: users, sign-in sessions, OAuth) share one
-schema and one ``migrate``. Columns added after a table first shipped are nullable, so
+the dashboard's and OAuth's repositories (users, sign-in sessions, connected apps, tokens)
+share one schema and one ``migrate``. Columns added after a table first shipped are nullable, so
 ``shiftsched.service.store.Store.migrate`` can add them to an existing database in place.
 """
 

@@ -171,8 +171,7 @@ def test_email_is_unique_and_passwords_are_checked(browser: TestClient) -> None:
     browser.cookies.clear()
     again = sign_up_only(browser, email.upper(), "another password, longer")
     assert again.status_code == 303  # answered as a new account (next test)...
-    identity = store_of(browser).identity
-    user = identity.user_by_email(email)
+    user = store_of(browser).users.user_by_email(email)
     assert user is not None and user.email == email  # ...but one account, password kept
     browser.cookies.clear()
     taken = form(
@@ -251,7 +250,7 @@ def test_after_sign_up_signing_in_leads_to_the_welcome(browser: TestClient) -> N
 
 def test_passwords_are_stored_as_argon2id_hashes(browser: TestClient) -> None:
     email = sign_up(browser)
-    user = store_of(browser).identity.user_by_email(email)
+    user = store_of(browser).users.user_by_email(email)
     assert user is not None and user.password_hash.startswith("$argon2id$")
     assert PASSWORD not in user.password_hash
 
@@ -298,7 +297,7 @@ def test_anonymous_forms_need_the_csrf_token(
 
 def test_signed_in_forms_need_the_csrf_token_of_this_session(browser: TestClient) -> None:
     sign_up(browser)
-    before = len(store_of(browser).identity.keys(_account_id(browser)))
+    before = len(store_of(browser).account_view.keys(_account_id(browser)))
     assert browser.post("/dashboard/keys", data={"label": "x"}).status_code == 403
     stolen = csrf_of(browser.get("/dashboard/keys").text)
     browser.cookies.clear()
@@ -308,7 +307,7 @@ def test_signed_in_forms_need_the_csrf_token_of_this_session(browser: TestClient
         == 403
     )
     assert browser.post("/dashboard/sign-out", data={}).status_code == 403
-    assert len(store_of(browser).identity.keys(_account_id(browser))) == before
+    assert len(store_of(browser).account_view.keys(_account_id(browser))) == before
 
 
 def test_signing_in_always_starts_a_new_session(browser: TestClient) -> None:
@@ -409,7 +408,7 @@ def test_an_account_never_sees_another_accounts_jobs_or_keys(browser: TestClient
 def test_a_user_cannot_disable_another_accounts_key(browser: TestClient) -> None:
     sign_up(browser)
     key_a = create_key(browser)
-    key_id = store_of(browser).identity.keys(_account_id(browser))[0].id
+    key_id = store_of(browser).account_view.keys(_account_id(browser))[0].id
     browser.cookies.clear()
     sign_up(browser)
     form(browser, "/dashboard/keys", f"/dashboard/keys/{key_id}/disable")
@@ -545,7 +544,7 @@ def test_the_oauth_flow_gives_a_token_that_solves_over_mcp_and_bills_the_account
     assert not payload.get("isError"), payload
     assert_audited(_Json(payload["structuredContent"]))
     assert store_of(browser).ledger.usage(account_id)[2] == before[2] - 1
-    keys = store_of(browser).identity.keys(account_id)
+    keys = store_of(browser).account_view.keys(account_id)
     assert [key.kind for key in keys] == ["connection"]  # provisioned, plaintext never shown
     assert "Test Assistant" in browser.get("/dashboard/apps").text
 
@@ -554,9 +553,9 @@ def test_a_second_app_reuses_the_accounts_connection_key(browser: TestClient) ->
     sign_up(browser)
     connect(browser, "First Assistant")
     connect(browser, "Second Assistant")
-    keys = store_of(browser).identity.keys(_account_id(browser))
+    keys = store_of(browser).account_view.keys(_account_id(browser))
     assert [key.kind for key in keys] == ["connection"]
-    assert len(store_of(browser).identity.connections(_account_id(browser))) == 2
+    assert len(store_of(browser).connections.of_account(_account_id(browser))) == 2
 
 
 def test_a_code_is_single_use_and_needs_the_pkce_verifier(browser: TestClient) -> None:
@@ -678,11 +677,13 @@ def test_a_client_registered_before_the_rule_is_not_sent_an_unsafe_redirect(
     browser: TestClient,
 ) -> None:
     sign_up(browser)
-    identity = store_of(browser).identity
+    store = store_of(browser)
     client_id = f"legacy-{secrets.token_hex(4)}"
-    identity.save_client(client_id, {"client_id": client_id, "redirect_uris": ["javascript:x"]})
+    store.authorizations.save_client(
+        client_id, {"client_id": client_id, "redirect_uris": ["javascript:x"]}
+    )
     params = {"redirect_uri": "javascript:x", "scopes": ["solve"], "state": "s"}
-    request_id = identity.save_request(client_id, params)
+    request_id = store.authorizations.save_request(client_id, params)
     page = browser.get(f"/dashboard/oauth/approve?request={request_id}")
     assert page.status_code == 400 and "Unsafe app address" in page.text
     answer = browser.post(
@@ -690,7 +691,7 @@ def test_a_client_registered_before_the_rule_is_not_sent_an_unsafe_redirect(
         data={"csrf_token": csrf_of(page.text), "request": request_id, "decision": "approve"},
     )
     assert answer.status_code == 400 and "location" not in answer.headers
-    assert identity.connections(_account_id(browser)) == []
+    assert store.connections.of_account(_account_id(browser)) == []
 
 
 def test_forms_post_only_to_the_site_and_approval_to_the_apps_origin_too(
@@ -725,7 +726,7 @@ def test_denying_sends_access_denied_back_and_connects_nothing(browser: TestClie
     )
     query = parse_qs(urlsplit(back.headers["location"]).query)
     assert query == {"error": ["access_denied"], "state": ["st"]}
-    assert store_of(browser).identity.connections(_account_id(browser)) == []
+    assert store_of(browser).connections.of_account(_account_id(browser)) == []
 
 
 def test_approval_needs_the_csrf_token(browser: TestClient) -> None:
@@ -739,7 +740,7 @@ def test_approval_needs_the_csrf_token(browser: TestClient) -> None:
         "/dashboard/oauth/approve", data={"request": request_id, "decision": "approve"}
     )
     assert forged.status_code == 403
-    assert store_of(browser).identity.connections(_account_id(browser)) == []
+    assert store_of(browser).connections.of_account(_account_id(browser)) == []
 
 
 def test_refresh_rotates_and_an_old_refresh_token_is_refused(browser: TestClient) -> None:
@@ -796,7 +797,7 @@ def test_a_client_can_revoke_its_own_tokens(browser: TestClient) -> None:
 def test_disabling_the_connection_key_stops_every_app(browser: TestClient) -> None:
     sign_up(browser)
     tokens = connect(browser)
-    key = store_of(browser).identity.keys(_account_id(browser))[0]
+    key = store_of(browser).account_view.keys(_account_id(browser))[0]
     form(browser, "/dashboard/keys", f"/dashboard/keys/{key.id}/disable")
     assert mcp_call(browser, tokens["access_token"], "get_usage").status_code == 401
 
@@ -837,7 +838,7 @@ def _account_id(client: TestClient) -> str:
 
     session_id = CookieSigner(DASHBOARD_SECRET).unsign(cookie)
     assert session_id
-    user = store_of(client).identity.session_user(session_id)
+    user = store_of(client).sessions.session_user(session_id)
     assert user
     return user.account_id
 

@@ -47,7 +47,7 @@ from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import SolveResponse
 from shiftsched.service.billing.admission import MORE_UNITS
 from shiftsched.service.mcp.server import MCP_PATH
-from shiftsched.service.store.identity import CONNECTION_KEY_LABEL
+from shiftsched.service.store.connections import CONNECTION_KEY_LABEL
 from tests.factories import minimal_request_dict
 from tests.notebooks.test_screenshot import ARTIFACTS, CHROMIUM_ARGS, require_chromium
 from tests.service.processes import free_port

@@ -25,14 +25,14 @@ def test_the_demo_user_is_made_once_and_follows_the_configured_password(store: S
     store.accounts.ensure_demo_account()
     made = ensure_demo_user(store, EMAIL, None)
     assert made is not None and made.email == EMAIL and made.password is not None
-    user = store.identity.user_by_email(EMAIL)
+    user = store.users.user_by_email(EMAIL)
     assert user is not None and user.account_id == DEMO_ACCOUNT_ID
     assert check_password(user.password_hash, made.password)
     assert ensure_demo_user(store, EMAIL, None) == made.__class__(EMAIL, None)  # not again
 
     changed = ensure_demo_user(store, EMAIL, "a password chosen by the operator")
     assert changed is not None and changed.password == "a password chosen by the operator"
-    again = store.identity.user_by_email(EMAIL)
+    again = store.users.user_by_email(EMAIL)
     assert again is not None and again.id == user.id
     kept = ensure_demo_user(store, EMAIL, "a password chosen by the operator")
     assert kept is not None and kept.password is None  # it matches now: nothing to print
@@ -40,9 +40,9 @@ def test_the_demo_user_is_made_once_and_follows_the_configured_password(store: S
 
 def test_an_email_another_account_signed_up_with_is_left_alone(store: Store) -> None:
     store.accounts.ensure_demo_account()
-    theirs = store.identity.create_user("taken@example.com", hash_password("their password"))
+    theirs = store.users.create_user("taken@example.com", hash_password("their password"))
     assert ensure_demo_user(store, "taken@example.com", "demo password") is None
-    still = store.identity.user_by_email("taken@example.com")
+    still = store.users.user_by_email("taken@example.com")
     assert still is not None and still.account_id == theirs.account_id
     assert check_password(still.password_hash, "their password")
 

@@ -91,7 +91,7 @@ def test_show_finds_an_account_by_the_email_its_person_signed_up_with(
 
     store = Store(url)
     store.db.migrate()
-    user = store.identity.create_user("Person@Example.com", "not-a-real-hash")
+    user = store.users.create_user("Person@Example.com", "not-a-real-hash")
     store.close()
     status, shown, _ = run(capsys, url, "show", "person@example.com")
     assert status == 0

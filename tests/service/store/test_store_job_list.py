@@ -29,7 +29,7 @@ def every_row(store: Store, account_id: str, where: JobFilter | None = None) -> 
 
 
 def captured_in_usage(store: Store, account_id: str) -> int:
-    return sum(units for _, units in store.identity.units_per_day(account_id))
+    return sum(units for _, units in store.account_view.units_per_day(account_id))
 
 
 def kept(store: Store, account_id: str, units: int, operation: str, **fields: Any) -> str:
@@ -75,7 +75,7 @@ def test_a_row_shows_the_units_charged_not_those_reserved(store: Store) -> None:
 def test_filters_narrow_the_rows_and_pages_reach_the_oldest(store: Store) -> None:
     account = store.accounts.create_account("Acme", free_quota=1_000)
     key = store.accounts.issue_key(account.id, label="night batch")
-    [key_info] = store.identity.keys(account.id)
+    [key_info] = store.account_view.keys(account.id)
     for number in range(PAGE_SIZE + 5):
         job = kept(store, account.id, 1, ("recommend", "why")[number % 2], key_id=key_info.id)
         store.jobs.finish_job(job, "completed", response_json={"recommendations": []})

@@ -53,10 +53,9 @@ def test_expired_sessions_requests_codes_and_tokens_are_purged(store: Store) -> 
 
     from shiftsched.service.store.tables import oauth_clients, oauth_requests, web_sessions
 
-    identity = store.identity
-    user = identity.create_user("purge@example.com", "$argon2id$placeholder")
-    live = identity.start_session(user.id)
-    old = identity.start_session(user.id)
+    user = store.users.create_user("purge@example.com", "$argon2id$placeholder")
+    live = store.sessions.start_session(user.id)
+    old = store.sessions.start_session(user.id)
     past = datetime.now(UTC) - timedelta(days=1)
     with store.db.write() as conn:
         conn.execute(
@@ -68,7 +67,8 @@ def test_expired_sessions_requests_codes_and_tokens_are_purged(store: Store) -> 
         conn.execute(
             oauth_requests.insert().values(id="r1", client_id="c1", params_json={}, expires_at=past)
         )
-    assert identity.purge_expired() == 2
-    assert identity.session_user(live) is not None
-    assert identity.pending_request("r1") is None
-    assert identity.purge_expired() == 0
+    expiring = (store.sessions, store.authorizations, store.tokens)
+    assert [repository.purge_expired() for repository in expiring] == [1, 1, 0]
+    assert store.sessions.session_user(live) is not None
+    assert store.authorizations.pending_request("r1") is None
+    assert [repository.purge_expired() for repository in expiring] == [0, 0, 0]
