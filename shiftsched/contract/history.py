@@ -3,7 +3,7 @@
 A v1 request describes one period as if nothing came before it. A *history* is the
 assignments of the days before the period (as many as the client has) and, optionally,
 the *ledger* an earlier plan returned: per employee, the running counts fairness evens
-out. A history is read into counters, one :class:`shiftsched.solving.problem.Seam` per employee,
+out. A history is read into counters, one :class:`shiftsched.solving.specs.Seam` per employee,
 and each rule family reads the counter it needs at the start of the period
 (docs/semantics.md, "Planning across periods"): the run of worked days in progress, the
 last shift, the days and minutes of the week and month the start cuts in two, and the

@@ -16,13 +16,13 @@ from typing import Literal
 
 from shiftsched.contract.horizon import Horizon
 from shiftsched.contract.v1 import Assignment
-from shiftsched.solving.problem import (
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.specs import (
     CountLimitSpec,
     CoverSpec,
     Demand,
     EmployeeSpec,
     PreferenceSpec,
-    Problem,
     ShiftSpec,
     TransitionSpec,
 )

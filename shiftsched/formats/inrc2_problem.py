@@ -2,7 +2,7 @@
 
 :func:`week_problem` maps a scenario, one week's data and the history at that week's
 start onto :class:`shiftsched.solving.problem.Problem` (docs/inrc2.md, "The engine's model of a
-week", has the table). The history goes into each nurse's :class:`shiftsched.solving.problem.Seam`,
+week", has the table). The history goes into each nurse's :class:`shiftsched.solving.specs.Seam`,
 the counters the rule families read at the start of a period, as the history of a v1
 request does. :func:`to_solution` turns the engine's assignments into the week's
 :class:`shiftsched.formats.inrc2.Solution`.
@@ -42,13 +42,13 @@ from shiftsched.formats.inrc2_eval import (
     WEIGHT_TOTAL_ASSIGNMENTS,
     WEIGHT_WORKING_WEEKENDS,
 )
-from shiftsched.solving.problem import (
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.specs import (
     CoverSpec,
     Demand,
     DutySpec,
     EmployeeSpec,
     PreferenceSpec,
-    Problem,
     RunBounds,
     Seam,
     ShiftSpec,

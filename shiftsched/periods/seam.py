@@ -1,7 +1,7 @@
 """A history read into the seam: counters per employee, and the ledger handed on.
 
 :func:`with_history` turns a history (shiftsched.contract.history) into one
-:class:`shiftsched.solving.problem.Seam` per employee, the counters each rule family reads at the
+:class:`shiftsched.solving.specs.Seam` per employee, the counters each rule family reads at the
 start of the period; :func:`history_ledger` is the ledger a history hands on (its own,
 or its cells counted), and :func:`ledger_after` adds a roster's counts to it for the
 next period, each count stopping at its bound (shiftsched.contract.history, MAX_LEDGER_COUNT).
@@ -24,7 +24,8 @@ from shiftsched.contract.history import (
 )
 from shiftsched.contract.horizon import Horizon, shift_minutes
 from shiftsched.contract.v1 import Assignment, SolveRequest
-from shiftsched.solving.problem import NO_SEAM, Problem, Seam
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.specs import NO_SEAM, Seam
 
 
 def past_counts(history: History) -> dict[str, Counter[str]]:

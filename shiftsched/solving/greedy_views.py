@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shiftsched.solving import weights
-from shiftsched.solving.problem import CoverSpec, EmployeeSpec, PreferenceSpec, Problem
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.specs import CoverSpec, EmployeeSpec, PreferenceSpec
 
 Roster = dict[tuple[int, int, int], int | None]  # (employee, day, shift) -> duty or None
 

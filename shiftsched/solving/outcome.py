@@ -21,7 +21,7 @@ from shiftsched.contract.v1 import (
 from shiftsched.solving.extract import extract
 from shiftsched.solving.model.build import CompiledModel
 from shiftsched.solving.model.tight import tight_values
-from shiftsched.solving.search.portfolio import SearchResult
+from shiftsched.solving.search.incumbent import SearchResult
 from shiftsched.solving.search.progress import Progress, ProgressPoint
 
 OutcomeStatus = Literal[

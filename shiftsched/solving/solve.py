@@ -59,7 +59,8 @@ from shiftsched.solving.hint import Completion, add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.outcome import SolveOutcome, cancelled, solved
 from shiftsched.solving.problem import Problem, from_request
-from shiftsched.solving.search.portfolio import Plan, plan_for, search
+from shiftsched.solving.search.plan import Plan, plan_for
+from shiftsched.solving.search.portfolio import search
 from shiftsched.solving.search.progress import Progress, ProgressPoint
 from shiftsched.solving.search.stopping import requested, stopping
 

@@ -31,7 +31,8 @@ from shiftsched.errors import InvalidRequest
 from shiftsched.periods.plan import plan
 from shiftsched.periods.seam import history_ledger, ledger_after, with_history
 from shiftsched.periods.split import join, split
-from shiftsched.solving.problem import NO_SEAM, from_request
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.specs import NO_SEAM
 from tests.audited import EXACT, work_limited
 from tests.cli.test_cli import run_text as run
 from tests.factories import employee_dict, full_request_dict, minimal_request_dict

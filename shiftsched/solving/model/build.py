@@ -28,7 +28,8 @@ from shiftsched.solving.model.context import (
     bool_var_factory,
 )
 from shiftsched.solving.model.registry import FAMILIES, family_named
-from shiftsched.solving.problem import Gate, Problem
+from shiftsched.solving.problem import Problem
+from shiftsched.solving.specs import Gate
 
 __all__ = ["CompiledModel", "ModelContext", "build"]
 

@@ -22,7 +22,7 @@ from shiftsched.contract.horizon import SATURDAY
 from shiftsched.solving.model.context import ModelContext, Var
 from shiftsched.solving.model.family import RuleFamily
 from shiftsched.solving.model.terms import Expr
-from shiftsched.solving.problem import SoftRange
+from shiftsched.solving.specs import SoftRange
 
 
 def _outside(ctx: ModelContext, count: Expr, most: int, bounds: SoftRange, name: str) -> Expr:

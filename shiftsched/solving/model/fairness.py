@@ -22,7 +22,7 @@ from ortools.sat.python import cp_model
 
 from shiftsched.solving.model.context import ModelContext
 from shiftsched.solving.model.family import RuleFamily, drop_constraint
-from shiftsched.solving.problem import EmployeeSpec, FairnessSpec
+from shiftsched.solving.specs import EmployeeSpec, FairnessSpec
 
 
 def fairness_weights(group: FairnessSpec, employees: tuple[EmployeeSpec, ...]) -> dict[int, int]:

@@ -39,7 +39,7 @@ from ortools.sat.python import cp_model
 from shiftsched.solving.model.context import ModelContext, Var
 from shiftsched.solving.model.family import RuleFamily
 from shiftsched.solving.model.terms import Expr
-from shiftsched.solving.problem import RunBounds
+from shiftsched.solving.specs import RunBounds
 
 # A day's state in a run: a literal that is 1 when the day is "on", or a constant.
 Day = Var | cp_model.LinearExpr | int

@@ -53,7 +53,8 @@ from shiftsched.solving.model.family import (
     period_days,
 )
 from shiftsched.solving.model.terms import Expr, HardGroup
-from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, TransitionSpec
+from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS
+from shiftsched.solving.specs import TransitionSpec
 
 CONSECUTIVE_FIELD = "constraints.max_consecutive_working_days"  # the cap's hard group
 

@@ -22,7 +22,8 @@ from shiftsched.solving.decompose.restricted import best_combination
 from shiftsched.solving.greedy import greedy_roster
 from shiftsched.solving.model.build import build
 from shiftsched.solving.search.completion import complete_roster
-from shiftsched.solving.search.portfolio import STEP_BACK_NICENESS, Incumbent, _Decomposer
+from shiftsched.solving.search.decomposer import STEP_BACK_NICENESS, Decomposer
+from shiftsched.solving.search.incumbent import Incumbent
 from shiftsched.solving.search.progress import Progress
 from shiftsched.solving.solve import SolveLimits, solve_problem
 
@@ -49,7 +50,7 @@ def test_the_decomposition_proves_a_roster_at_the_optimum_optimal() -> None:
     incumbent.offer(values, float(OPTIMUM_2))
     progress = Progress()
     proofs: list[bool] = []
-    decomposer = _Decomposer(compiled, incumbent, progress, None, lambda: proofs.append(True))
+    decomposer = Decomposer(compiled, incumbent, progress, None, lambda: proofs.append(True))
     decomposer.run()
     assert progress.bound == OPTIMUM_2 and progress.bound_source == "decomposition"
     assert proofs, "a bound meeting the incumbent stops the search"
@@ -151,7 +152,7 @@ def _niceness_after_rounds(deadline_in: float, round_seconds: float) -> tuple[in
     def rounds() -> None:
         tid = threading.get_native_id()
         seen.append(os.getpriority(os.PRIO_PROCESS, tid))
-        decomposer = _Decomposer(
+        decomposer = Decomposer(
             compiled, Incumbent(), Progress(), time.perf_counter() + deadline_in, lambda: None
         )
         decomposer._pace()
@@ -183,7 +184,7 @@ def test_the_pace_is_timed_afresh_when_cp_sat_takes_over_from_paths() -> None:
 
     def rounds() -> None:
         tid = threading.get_native_id()
-        decomposer = _Decomposer(
+        decomposer = Decomposer(
             compiled, Incumbent(), Progress(), time.perf_counter() + 60.0, lambda: None
         )
         generation = ColumnGeneration(compiled.problem)
@@ -207,9 +208,7 @@ def test_the_pace_is_timed_afresh_when_cp_sat_takes_over_from_paths() -> None:
 
 def test_a_decomposition_ends_after_its_share_of_the_time_limit() -> None:
     now = time.perf_counter()
-    decomposer = _Decomposer(
-        compiled_instance(1), Incumbent(), Progress(), now + 60.0, lambda: None
-    )
+    decomposer = Decomposer(compiled_instance(1), Incumbent(), Progress(), now + 60.0, lambda: None)
     decomposer._started = now - 10.0  # 10 s of 70: within its share
     decomposer._pace()
     assert not decomposer.done.is_set()
@@ -225,14 +224,14 @@ def test_a_search_that_ends_first_spares_the_first_compile(
     # A process's first compile of the path pricer cannot be stopped and the solve
     # waits for it: the decomposition holds off for a grace period, and a search that
     # has ended by then (``done``) leaves it uncompiled. Once compiled, it goes ahead.
-    import shiftsched.solving.search.portfolio as portfolio
+    import shiftsched.solving.search.decomposer as decomposer_module
 
-    monkeypatch.setattr(portfolio, "paths_compiled", lambda: compiled_already)
+    monkeypatch.setattr(decomposer_module, "paths_compiled", lambda: compiled_already)
     runs: list[bool] = []
     monkeypatch.setattr(
         ColumnGeneration, "run", lambda self, **_: runs.append(True) or Generation()
     )
-    decomposer = _Decomposer(compiled_instance(2), Incumbent(), Progress(), None, lambda: None)
+    decomposer = Decomposer(compiled_instance(2), Incumbent(), Progress(), None, lambda: None)
     decomposer.done.set()  # the search has ended
     decomposer.run()
     assert runs == ([True] if compiled_already else [])
@@ -245,7 +244,7 @@ def test_the_search_hears_the_reduced_costs_of_the_incumbents_rows() -> None:
     values, objective = completed
     incumbent = Incumbent()
     incumbent.offer(values, objective)
-    decomposer = _Decomposer(compiled, incumbent, Progress(), None, lambda: None)
+    decomposer = Decomposer(compiled, incumbent, Progress(), None, lambda: None)
     generation = ColumnGeneration(compiled.problem, pricing="paths")
     decomposer._before_round(generation)  # the rows go in; no LP yet, nothing to say
     assert decomposer.guidance.latest == (0, ())
@@ -272,7 +271,7 @@ def test_the_decomposition_keeps_pricing_the_search_until_the_solve_ends() -> No
     assert completed is not None
     incumbent = Incumbent()
     incumbent.offer(*completed)
-    decomposer = _Decomposer(
+    decomposer = Decomposer(
         compiled, incumbent, Progress(), time.perf_counter() + 3600.0, lambda: None
     )
     thread = threading.Thread(target=decomposer.run)

@@ -10,7 +10,8 @@ import pytest
 from shiftsched.contract.parse import parse_request
 from shiftsched.solving.model.build import build
 from shiftsched.solving.model.sequences import forbidden_rows
-from shiftsched.solving.problem import TransitionSpec, from_request
+from shiftsched.solving.problem import from_request
+from shiftsched.solving.specs import TransitionSpec
 from shiftsched.solving.weights import CONSECUTIVE_DAYS, SHIFT_TRANSITION, SHORTAGE
 from tests.solving.model.conftest import (
     NIGHT_HOURS,

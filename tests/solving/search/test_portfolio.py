@@ -24,20 +24,20 @@ from functools import cache
 import pytest
 from ortools.sat.python import cp_model
 
+import shiftsched.solving.search.plan as plan_module
 import shiftsched.solving.search.portfolio as portfolio
 from shiftsched.formats.curtois import load, to_roster
 from shiftsched.formats.curtois_check import check
 from shiftsched.solving.greedy import greedy_roster
 from shiftsched.solving.model.build import CompiledModel
-from shiftsched.solving.search.portfolio import (
+from shiftsched.solving.search.incumbent import Incumbent, SearchResult
+from shiftsched.solving.search.plan import (
     FULL_LINEARIZATION,
     MAX_LINEARIZED_VARIABLES,
     STEP_RAMP,
     STEP_RAMP_FLOOR,
     STEP_SECONDS_RANGE,
-    Incumbent,
     Plan,
-    SearchResult,
     plan_for,
     step_limit,
     step_seconds,
@@ -346,7 +346,7 @@ def test_a_model_above_the_lp_threshold_keeps_the_default_lp(
     searches.clear()
     model = compiled(dataset_problem("retail_weekdays"))
     variables = len(model.model.proto.variables)
-    monkeypatch.setattr(portfolio, "MAX_LINEARIZED_VARIABLES", variables - 1)
+    monkeypatch.setattr(plan_module, "MAX_LINEARIZED_VARIABLES", variables - 1)
     outcome = run(model, limits(2))
     assert outcome.status == "optimal" and outcome.objective_value == optimum
     assert_outcome_is_consistent(outcome)
