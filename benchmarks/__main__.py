@@ -133,6 +133,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
         "the engine and Timefold Solver on the same requests",
         _forward("side_by_side"),
     ),
+    "tables": ("render the pages' tables from their results files", _forward("tables")),
 }
 
 

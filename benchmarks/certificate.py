@@ -2,9 +2,10 @@
 
 One instance at a time, in this process, nothing beside it: the column generation of
 :mod:`shiftsched.solving.decompose` runs until it converges, stalls or reaches its time limit, and
-the row printed says what it proved and when. This is how the "bound alone" tables of
-benchmarks/README.md were measured. A bound above the best-known value would be a
-wrong proof: the command then exits 1.
+the row printed says what it proved and when. This is how the tables of
+benchmarks/docs/certificate.md, "The bound alone (one thread, nothing beside it)", were
+measured. A bound above the best-known value would be a wrong proof: the command then
+exits 1.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def auto_workers(nurses: int) -> int:
     """One worker up to 40 nurses, two (the portfolio, sharing the CPU budget) above.
 
     Measured on the first week of n030w4_1_6-2-9-1, n070w4_0_3-6-5-1 and
-    n120w4_1_4-6-2-6 (benchmarks/README.md, "INRC-II planned week by week"): for the
+    n120w4_1_4-6-2-6 (benchmarks/docs/inrc-ii.md, "INRC-II planned week by week"): for the
     same CPU seconds the single worker with the full LP wins on 30 nurses (490 against
     635) and loses by far from 70 on (1195 against 880; 3275 against 995), where it
     cannot leave the greedy start's neighbourhood.

@@ -8,8 +8,9 @@ becomes a row with status ``error``, and the suite goes on.
 
 Output, under ``--out`` (default ``benchmarks/results/``), named
 ``<UTC timestamp>-<suite>``: ``.csv`` and ``.parquet`` (one row per run, see
-benchmarks/README.md), ``-progress.csv.gz`` (the long progress frame), ``.json`` (machine,
-git revision, suite and settings) and ``.md`` (the summary printed at the end).
+benchmarks/docs/method.md, "Output"), ``-progress.csv.gz`` (the long progress frame),
+``.json`` (machine, git revision, suite and settings) and ``.md`` (the summary printed at
+the end).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``python -m benchmarks timefold REQUEST.json``: Timefold Solver on one v1 request.
 
-Solves the request with the Timefold model (benchmarks/README.md, "Side by side with
-Timefold Solver") and prints a v1 SolveResponse on stdout: the roster's assignments,
+Solves the request with the Timefold model (benchmarks/docs/timefold.md, "Side by side
+with Timefold Solver") and prints a v1 SolveResponse on stdout: the roster's assignments,
 and metrics that are the audit's (``shiftsched.checking.audit``), with the time to the first roster
 in ``metrics.solver.time_to_first_solution_seconds``. stderr gets Timefold's score set
 beside the audit's, constraint by constraint.

@@ -21,7 +21,7 @@ from shiftsched.solving.cores import available_cores
 
 DEFAULT_PORT = 3000  # the port `make serve` uses when PORT is unset
 DEMO_EMAIL = "demo@example.com"  # the demo account's sign-in unless DEMO_EMAIL is set
-# Measured (benchmarks/README.md, "Solves sharing the cores"): on 2 cores a second solve
+# Measured (benchmarks/docs/service.md, "Solves sharing the cores"): on 2 cores a second solve
 # at once costs 1.0-1.1x in roster cost at 30 s and 1.3-1.9x at 5 s, a third 3-190x at
 # 5 s; one CP-SAT worker per solve is far worse than two. So: one solve per core, two
 # CP-SAT workers each.

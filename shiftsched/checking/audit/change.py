@@ -49,7 +49,8 @@ class ChangeEvaluator:
     rosters are evaluated by the same rules narrowed to that scope, so every term outside
     it cancels and the difference equals ``audit(edited) - audit(original)`` exactly. On
     ``datasets/max_size.json`` (50 employees, 31 days) one edit costs about 1.5 ms, a
-    tenth of a full audit (benchmarks/README.md, re-planning).
+    tenth of a full audit (benchmarks/docs/questions.md, "Re-planning after a sick call,
+    and recommendations").
     """
 
     def __init__(

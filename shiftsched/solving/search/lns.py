@@ -45,7 +45,8 @@ TARGET_FREE_DECISIONS = 800  # first neighbourhoods free about this many decisio
 SUB_LINEARIZATION = 2
 # Below this many model variables the whole-model clone did better at 10 s: three
 # synthetic requests of 5,000-23,000 variables, three runs each, medians +5 %, +9 % and
-# 0 % with cutting. From 113,000 (Curtois & Qu 21) cutting did better (benchmarks/README.md).
+# 0 % with cutting. From 113,000 (Curtois & Qu 21) cutting did better
+# (benchmarks/docs/search.md, "Large models: cut-down sub-models").
 CUT_FROM_VARIABLES = 100_000
 MIN_SOLVE_SECONDS = 0.01  # a step whose cut left less than this does not solve
 
