@@ -26,21 +26,24 @@ help:
 ## The virtual environment, installed from the lock file (every target does this first).
 venv: $(STAMP)
 
-## Whole test suite: lint, format check, type check, then pytest on both cores (the
-## slowest tests listed at the end).
+## Whole test suite: lint, format check, type check, the import contracts
+## (lint-imports), then pytest on both cores (the slowest tests listed at the end).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2 --durations=25
 
 # What the fast lane leaves out, by the marks of pyproject.toml: tests/conftest.py sets the
 # server marks from the fixtures a test uses; slow is set by hand.
 FAST_LANE := not postgres and not redis and not browser and not bento_build and not slow
 
-## The fast lane, under a minute on 2 cores: pytest without PostgreSQL, redis-server,
-## Chromium, a Bento build or the tests marked slow. `make test` is still the whole suite.
+## The fast lane, under a minute on 2 cores: the import contracts, then pytest without
+## PostgreSQL, redis-server, Chromium, a Bento build or the tests marked slow. `make test`
+## is still the whole suite.
 test-fast: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2 -m "$(FAST_LANE)"
 
 ## Lint and formatting checks only.

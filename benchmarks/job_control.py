@@ -46,7 +46,7 @@ from benchmarks.runner import RESULTS, timestamp
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
 from shiftsched.data.synthetic import synthetic_request
-from shiftsched.service.runtime import QUEUE_NAME
+from shiftsched.service.solving.runtime import QUEUE_NAME
 
 SERVE_KEY = "sk_test_job_control_benchmark_" + "0" * 34
 POLL_SECONDS = 0.02

@@ -116,7 +116,7 @@ def test_the_guard_is_inert_where_it_is_not_set(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.slow
 def test_the_services_solver_processes_inherit_the_guard() -> None:
     from shiftsched.contract.parse import parse_request
-    from shiftsched.service.solving.failures import SolveFailed
+    from shiftsched.service.failures import SolveFailed
     from shiftsched.service.solving.workers import SolvePool
 
     request = parse_request(minimal_request_dict())

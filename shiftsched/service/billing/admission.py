@@ -24,15 +24,15 @@ from typing import Final
 
 from shiftsched.contract.size import LARGE_SIZE_THRESHOLD, request_size, size_class, units_for
 from shiftsched.contract.v1 import SolveRequest
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import (
+from shiftsched.service import metrics
+from shiftsched.service.errors import (
     LongSolveNotImplemented,
     QuotaExceeded,
     ServiceUnavailable,
     TierLimitExceeded,
 )
-from shiftsched.service.ops import metrics
 from shiftsched.service.store import Store
+from shiftsched.service.threads import in_thread
 
 SYNC_TIME_LIMIT_SECONDS: Final = 30
 #: What an account out of units does, said alike by the API and the dashboard.

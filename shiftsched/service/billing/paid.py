@@ -40,20 +40,19 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal, Protocol
 
 from mpp import Credential
 from pydantic import BaseModel
-from starlette.background import BackgroundTask
-from starlette.requests import Request
-from starlette.responses import Response
 
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission
+from shiftsched.service.billing.call import Call, Settled
 from shiftsched.service.billing.payments.config import PaymentMisconfigured
 from shiftsched.service.billing.payments.mpp_gateway import MppGateway
 from shiftsched.service.billing.payments.outcomes import (
@@ -63,17 +62,16 @@ from shiftsched.service.billing.payments.outcomes import (
 )
 from shiftsched.service.billing.payments.resettle import settle_held_quietly, settle_with
 from shiftsched.service.billing.payments.x402_gateway import Payload, Requirements, X402Gateway
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import (
+from shiftsched.service.errors import (
+    REALM,
+    RETRY_AFTER_UNAVAILABLE,
     PaymentRefused,
     PaymentRequired,
     ServiceUnavailable,
     Unauthorized,
 )
-from shiftsched.service.http.gate import REALM, RETRY_AFTER_UNAVAILABLE, bearer
-from shiftsched.service.http.problems import API_ROOT, public_request_url, server_root
-from shiftsched.service.solving.outcome import delivered_response
 from shiftsched.service.store import PaymentState, Store, StoreUnavailable
+from shiftsched.service.threads import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -101,29 +99,28 @@ class PaymentHeader:
     value: str
 
 
-def payment_header(request: Request) -> PaymentHeader | None:
-    """The payment credential of the request, if it carries one."""
+def payment_header(headers: Mapping[str, str]) -> PaymentHeader | None:
+    """The payment credential among a request's ``headers`` (looked up without regard to
+    case, as Starlette's are), if it carries one."""
     for name in X402_HEADERS:
-        if name in request.headers:
-            return PaymentHeader("x402", request.headers[name])
-    authorization = request.headers.get("authorization", "")
+        if name in headers:
+            return PaymentHeader("x402", headers[name])
+    authorization = headers.get("authorization", "")
     if authorization[:8].lower() == "payment ":
         return PaymentHeader("mpp", authorization)
-    if "payment-authorization" in request.headers:
-        return PaymentHeader("mpp", request.headers["payment-authorization"])
+    if "payment-authorization" in headers:
+        return PaymentHeader("mpp", headers["payment-authorization"])
     return None
 
 
 # ---------------------------------------------------------------------------- the offer
 
 
-def payment_required(request: Request, data: Any) -> PaymentRequired:
+def payment_required(call: Call, data: Any) -> PaymentRequired:
     """402: every configured way to pay for this request. Raises ServiceUnavailable (503)
     when one cannot be built."""
     units = _units_or_one(data)
-    x402: X402Gateway | None = request.app.state.x402
-    mpp: MppGateway | None = request.app.state.mpp
-    docs = _docs(request)
+    x402, mpp, docs = call.x402, call.mpp, call.docs_url
     accepts: list[dict[str, Any]] = [{**API_KEY_ENTRY, "docs": docs}]
     headers: list[tuple[str, str]] = [("WWW-Authenticate", f"Bearer {REALM}")]
     try:
@@ -131,7 +128,7 @@ def payment_required(request: Request, data: Any) -> PaymentRequired:
             x402.settings.checked()
             accepts.append(x402.accepts_entry(units, docs))
             headers.append(("WWW-Authenticate", f"X402 {REALM}"))
-            required = x402.payment_required_header(units, public_request_url(request), None)
+            required = x402.payment_required_header(units, call.resource_url, None)
             headers.append((PAYMENT_REQUIRED_HEADER, required))
         if mpp is not None:
             mpp.settings.checked()
@@ -150,18 +147,18 @@ def payment_required(request: Request, data: Any) -> PaymentRequired:
 # ---------------------------------------------------------------------------- paid solve
 
 
-async def paying_with(request: Request, data: Any, header: PaymentHeader) -> PaymentPayer:
+async def paying_with(call: Call, data: Any, header: PaymentHeader) -> PaymentPayer:
     """The payer of ``header``: steps 1 and 2 of the module docstring."""
-    payment = _decoded(request, data, header)
-    await _check_bearer_beside(request)
-    return PaymentPayer(request, payment, header)
+    payment = _decoded(call, data, header)
+    await _check_bearer_beside(call)
+    return PaymentPayer(call, payment, header)
 
 
 @dataclass
 class PaymentPayer:
     """A decoded payment that has yet to pay for an admitted solve."""
 
-    request: Request
+    call: Call
     payment: _Payment
     header: PaymentHeader
     may_queue: bool = False
@@ -178,15 +175,15 @@ class PaymentPayer:
     ) -> PaymentBill:
         """Steps 4-6: price the payment for the admission's units, claim it, verify it.
         A payment has no account, so nothing is kept as a job."""
-        request, payment, units = self.request, self.payment, admission.units
+        call, payment, units = self.call, self.payment, admission.units
         try:
             key, amount = payment.price(units)
         except PaymentMisconfigured as error:
             raise _misconfigured(error) from None
         except PaymentRejected as rejected:
             raise payment.refused(str(rejected), units) from None
-        store: Store = request.app.state.store
-        holder = _request_id(request)
+        store = call.store
+        holder = call.request_id or uuid.uuid4().hex  # names the claim's holder
         lease = payment.lease_seconds
         scheme = self.header.scheme
         claimed = await in_thread(store.payments.claim_payment, key, scheme, amount, holder, lease)
@@ -196,8 +193,8 @@ class PaymentPayer:
             )
         if not claimed:
             raise payment.refused(ALREADY_USED, units)
-        settle_with_ = settle_with(self.header.value, units, public_request_url(request))
-        bill = PaymentBill(request, _Claim(key, holder, lease, settle_with_), payment, units)
+        settle_with_ = settle_with(self.header.value, units, call.resource_url)
+        bill = PaymentBill(store, _Claim(key, holder, lease, settle_with_), payment, units)
         try:
             await payment.verify()
         except PaymentRejected as rejected:
@@ -249,30 +246,30 @@ class _Payment(Protocol):
         None when it cannot tell. Never raises."""
 
 
-def _decoded(request: Request, data: Any, header: PaymentHeader) -> _Payment:
+def _decoded(call: Call, data: Any, header: PaymentHeader) -> _Payment:
     """The payment of the header; PaymentRefused (401) when its scheme is off or it is
     malformed."""
     if header.scheme == "x402":
-        x402: X402Gateway | None = request.app.state.x402
+        x402 = call.x402
         if x402 is None:
-            raise _x402_refused(request, None, "x402 is not configured here")
+            raise _x402_refused(call.resource_url, None, "x402 is not configured here")
         try:
-            return _X402Payment(request, x402, x402.decode(header.value))
+            return _X402Payment(call.resource_url, x402, x402.decode(header.value))
         except PaymentRejected as rejected:
             message, units = str(rejected), _units_or_one(data)
-            raise _x402_refused(request, x402, message, units) from None
-    mpp: MppGateway | None = request.app.state.mpp
+            raise _x402_refused(call.resource_url, x402, message, units) from None
+    mpp = call.mpp
     if mpp is None:
-        raise _mpp_refused(request, None, "mpp is not configured here")
+        raise _mpp_refused(None, "mpp is not configured here")
     try:
-        return _MppPayment(request, mpp, mpp.parse(header.value))
+        return _MppPayment(mpp, mpp.parse(header.value))
     except PaymentRejected as rejected:
-        raise _mpp_refused(request, mpp, str(rejected), _units_or_one(data)) from None
+        raise _mpp_refused(mpp, str(rejected), _units_or_one(data)) from None
 
 
 class _X402Payment:
-    def __init__(self, request: Request, gateway: X402Gateway, payload: Payload) -> None:
-        self.request, self.gateway, self.payload = request, gateway, payload
+    def __init__(self, resource_url: str, gateway: X402Gateway, payload: Payload) -> None:
+        self.resource_url, self.gateway, self.payload = resource_url, gateway, payload
         self.requirements: Requirements | None = None
 
     @property
@@ -280,11 +277,11 @@ class _X402Payment:
         return self.gateway.settings.claim_lease_seconds
 
     def refused(self, message: str, units: int) -> PaymentRefused:
-        return _x402_refused(self.request, self.gateway, message, units)
+        return _x402_refused(self.resource_url, self.gateway, message, units)
 
     def price(self, units: int) -> tuple[str, str]:
         self.gateway.settings.checked()
-        resource = public_request_url(self.request)
+        resource = self.resource_url
         self.requirements = self.gateway.requirements(units, resource, self.payload.x402_version)
         self.gateway.check(self.payload, self.requirements)
         return self.gateway.replay_key(self.payload), self.requirements.get_amount()
@@ -308,8 +305,8 @@ class _X402Payment:
 
 
 class _MppPayment:
-    def __init__(self, request: Request, gateway: MppGateway, credential: Credential) -> None:
-        self.request, self.gateway, self.credential = request, gateway, credential
+    def __init__(self, gateway: MppGateway, credential: Credential) -> None:
+        self.gateway, self.credential = gateway, credential
         self.units = 1
 
     @property
@@ -317,7 +314,7 @@ class _MppPayment:
         return self.gateway.settings.claim_lease_seconds
 
     def refused(self, message: str, units: int) -> PaymentRefused:
-        return _mpp_refused(self.request, self.gateway, message, units)
+        return _mpp_refused(self.gateway, message, units)
 
     def price(self, units: int) -> tuple[str, str]:
         self.gateway.settings.checked()
@@ -341,7 +338,7 @@ class _MppPayment:
 class PaymentBill:
     """A verified payment claimed for one solve, until :meth:`settle` or :meth:`release`."""
 
-    request: Request
+    store: Store
     claim: _Claim
     payment: _Payment
     units: int
@@ -351,18 +348,17 @@ class PaymentBill:
 
     async def release(self) -> None:
         """Nothing was delivered: give the claim back, unsettled, so the payer can retry."""
-        await _release(self.request, self.claim)
+        await _release(self.store, self.claim)
 
-    async def settle(self, answer: BaseModel) -> Response:
+    async def settle(self, answer: BaseModel) -> Settled:
         """Settle the payment of a delivered answer (step 8): a settlement refused
         outright withholds it."""
-        request, claim, payment, units = self.request, self.claim, self.payment, self.units
-        store: Store = request.app.state.store
+        store, claim, payment, units = self.store, self.claim, self.payment, self.units
         if not await _start_settling(store, claim):
             raise payment.refused(LEASE_LOST, units)
         settlement, headers = await payment.settle()
         if settlement.status == "failed":
-            await _release(request, claim, settling=True)
+            await _release(store, claim, settling=True)
             refused = payment.refused(
                 f"the payment could not be settled ({settlement.detail or 'refused'}); the "
                 "result is withheld and nothing was charged",
@@ -374,12 +370,12 @@ class PaymentBill:
         if settlement.status != "settled":
             headers[SETTLE_STATUS_HEADER] = settlement.status
             await _mark(store, claim.key, "settle_failed", settlement.detail)  # held
-            return delivered_response(request, answer, headers)
+            return Settled(answer, headers, 0)
         await _mark(store, claim.key, "settled", None)
-        response = delivered_response(request, answer, headers)
         # The facilitator/provider answers again: settlements held earlier get another try.
-        response.background = BackgroundTask(settle_held_quietly, store, payment.gateway)
-        return response
+        return Settled(
+            answer, headers, 0, after=partial(settle_held_quietly, store, payment.gateway)
+        )
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -392,13 +388,12 @@ def _units_or_one(data: Any) -> int:
         return 1
 
 
-async def _check_bearer_beside(request: Request) -> None:
+async def _check_bearer_beside(call: Call) -> None:
     """A key sent with a payment pays nothing, but a wrong one is still refused."""
-    key = bearer(request)
+    key = call.bearer
     if key is None:
         return
-    store: Store = request.app.state.store
-    if await in_thread(store.accounts.authenticate, key) is None:
+    if await in_thread(call.store.accounts.authenticate, key) is None:
         raise Unauthorized(
             "the API key sent beside the payment is unknown or disabled",
             headers={"WWW-Authenticate": f'Bearer {REALM}, error="invalid_token"'},
@@ -449,28 +444,25 @@ async def _mark(store: Store, key: str, state: PaymentState, detail: str | None)
         logger.warning("payment %s: could not record state %s (store unavailable)", key, state)
 
 
-async def _release(request: Request, claim: _Claim, *, settling: bool = False) -> None:
-    store: Store = request.app.state.store
+async def _release(store: Store, claim: _Claim, *, settling: bool = False) -> None:
     await in_thread(store.payments.release_payment, claim.key, claim.holder, settling=settling)
 
 
 def _x402_refused(
-    request: Request, gateway: X402Gateway | None, message: str, units: int = 1
+    resource_url: str, gateway: X402Gateway | None, message: str, units: int = 1
 ) -> PaymentRefused:
     headers = [("WWW-Authenticate", f'X402 {REALM}, error="invalid_payment"')]
     if gateway is not None:
         try:
             gateway.settings.checked()
-            required = gateway.payment_required_header(units, public_request_url(request), message)
+            required = gateway.payment_required_header(units, resource_url, message)
             headers.append((PAYMENT_REQUIRED_HEADER, required))
         except PaymentMisconfigured:
             pass
     return PaymentRefused(message, headers=headers)
 
 
-def _mpp_refused(
-    request: Request, gateway: MppGateway | None, message: str, units: int = 1
-) -> PaymentRefused:
+def _mpp_refused(gateway: MppGateway | None, message: str, units: int = 1) -> PaymentRefused:
     challenge = f'Bearer {REALM}, error="invalid_request"'
     if gateway is not None:
         try:
@@ -492,12 +484,3 @@ def _unavailable(message: str) -> ServiceUnavailable:
     return ServiceUnavailable(
         f"{message}; nothing was charged", retry_after=RETRY_AFTER_UNAVAILABLE
     )
-
-
-def _docs(request: Request) -> str:
-    return server_root(request) + API_ROOT + "/openapi.json"
-
-
-def _request_id(request: Request) -> str:
-    """The request's id, which also names it as the holder of a payment claim."""
-    return str(getattr(request.state, "request_id", "")) or uuid.uuid4().hex

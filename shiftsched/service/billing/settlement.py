@@ -36,8 +36,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from shiftsched.service.runtime import jobs_db_path
 from shiftsched.service.settings import Settings
+from shiftsched.service.solving.runtime import jobs_db_path
 from shiftsched.service.solving.workers import DEADLINE_GRACE_SECONDS
 from shiftsched.service.store import Store, StoreUnavailable
 from shiftsched.service.store.reconcile import settle_stale_holds

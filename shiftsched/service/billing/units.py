@@ -24,21 +24,20 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Final, Literal, TypeVar
 
 import anyio
 from pydantic import BaseModel
-from starlette.background import BackgroundTask
-from starlette.requests import Request
-from starlette.responses import Response
 
 from shiftsched.contract.v1 import SolveResponse, Usage
 from shiftsched.service.billing.admission import Admission, reserve_units
-from shiftsched.service.billing.settlement import Lease, Outbox
-from shiftsched.service.http.blocking import in_thread
+from shiftsched.service.billing.call import Call, Settled
+from shiftsched.service.billing.settlement import Lease
 from shiftsched.service.settings import Settings
-from shiftsched.service.solving.outcome import answer_body, delivered_response
+from shiftsched.service.solving.outcome import answer_body
 from shiftsched.service.store import Account, Store, StoreUnavailable
+from shiftsched.service.threads import in_thread
 
 INSTANT_LEASE_SECONDS: Final = 60.0
 """The hold of an operation that runs no solver (milliseconds): a minute is ample."""
@@ -52,7 +51,7 @@ log = logging.getLogger(__name__)
 class KeyPayer:
     """The account of a valid API key, paying in units."""
 
-    request: Request
+    call: Call
     account: Account
     why_not: str = ""  # nothing to add when a refusal to queue names the tier
 
@@ -75,8 +74,7 @@ class KeyPayer:
         (operation ``purpose``, body ``data``, called ``name``) as a running job holding
         them before it runs (a store that fails then fails the request: 503, nothing
         charged)."""
-        store: Store = self.request.app.state.store
-        settings: Settings = self.request.app.state.settings
+        store, settings = self.call.store, self.call.settings
         reservation_id = uuid.uuid4().hex
         lease = Lease(store, reservation_id, settings, admission.time_limit) if solves else None
         seconds = lease.seconds if lease is not None else INSTANT_LEASE_SECONDS
@@ -89,7 +87,7 @@ class KeyPayer:
             purpose=purpose,
         )
         job_id = uuid.uuid4().hex
-        bill = UnitsBill(self.request, self.account, admission.units, reservation_id, job_id)
+        bill = UnitsBill(self.call, self.account, admission.units, reservation_id, job_id)
         bill.on_start = lease.renew if lease is not None else None
         try:
             await in_thread(
@@ -115,7 +113,7 @@ class KeyPayer:
 class UnitsBill:
     """Units held for one operation, until :meth:`settle` or :meth:`release`."""
 
-    request: Request
+    call: Call
     account: Account
     units: int
     reservation_id: str
@@ -126,24 +124,22 @@ class UnitsBill:
 
     @property
     def store(self) -> Store:
-        store: Store = self.request.app.state.store
-        return store
+        return self.call.store
 
     async def release(self) -> None:
         """Nothing was delivered: forget the job record, give the units back."""
         await in_thread(self.store.jobs.abandon_sync_job, self.job_id)
         await in_thread(self.store.ledger.release, self.reservation_id)
 
-    async def settle(self, answer: BaseModel) -> Response:
-        """Capture the units of a delivered answer and answer it with the units headers;
-        a kept job's answer names it (``job_id``, in a 422 too)."""
+    async def settle(self, answer: BaseModel) -> Settled:
+        """Capture the units of a delivered answer: the answer with its units headers; a
+        kept job's answer names it (``job_id``, in a 422 too)."""
         if "job_id" in type(answer).model_fields:
             answer = answer.model_copy(update={"job_id": self.job_id})
         answer, headers = await self._end_job(answer)
-        response = delivered_response(self.request, answer, headers, job_id=self.job_id)
-        if _ended_as(answer) == "completed":
-            self._purge_after(response)
-        return response
+        charged = int(headers["X-Units-Consumed"])
+        after = self._purge_after() if _ended_as(answer) == "completed" else None
+        return Settled(answer, headers, charged, job_id=self.job_id, after=after)
 
     async def _end_job(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
         """End the kept job and settle its units in one transaction; a store that fails
@@ -154,9 +150,9 @@ class UnitsBill:
         code = None if error is None or status == "completed" else error.code
         headers = {"X-Units-Consumed": str(self.units)}
         try:
-            settings: Settings = self.request.app.state.settings
+            patience = self.call.settings.settle_patience_seconds
             answer, ended, remaining = await _patiently(
-                lambda: self._finish(answer, status, code), settings.settle_patience_seconds
+                lambda: self._finish(answer, status, code), patience
             )
             if not ended:  # the lease ran out first: the reconciler released the units
                 log.warning("job %s: delivered after its lease; not charged", self.job_id)
@@ -167,7 +163,8 @@ class UnitsBill:
         except StoreUnavailable:
             if isinstance(answer, SolveResponse):
                 answer = answer.model_copy(update={"usage": None})
-            outbox: Outbox = self.request.app.state.outbox
+            outbox = self.call.outbox
+            assert outbox is not None, "the served app keeps an outbox"
             body = answer_body(answer)
             kept = await in_thread(
                 outbox.put, self.job_id, status, body, error_code=code, charged=True
@@ -193,13 +190,11 @@ class UnitsBill:
         )
         return answer, ended, remaining
 
-    def _purge_after(self, response: Response) -> None:
+    def _purge_after(self) -> Callable[[], object] | None:
         """Forget finished jobs past their retention, after the answer, at most hourly."""
-        state = self.request.app.state
-        if time.monotonic() < state.next_purge:
-            return
-        state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-        response.background = BackgroundTask(in_thread, purge, state.store, state.settings)
+        if not self.call.purge_due():
+            return None
+        return partial(in_thread, purge, self.call.store, self.call.settings)
 
 
 async def _patiently(write: Callable[[], T], patience: float) -> T:

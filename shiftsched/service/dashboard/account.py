@@ -28,8 +28,8 @@ from shiftsched.service.dashboard.web import (
     render,
     signed_in,
 )
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 TIER_FEATURES: Final = {
     "basic": "Synchronous solves of problems up to size 80,000, within 30 seconds.",

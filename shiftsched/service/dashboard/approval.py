@@ -24,10 +24,10 @@ from shiftsched.service.dashboard.web import (
     render,
     signed_in,
 )
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.mcp.oauth import SCOPE, redirect_origin, redirect_uri_problem
 from shiftsched.service.store.connections import client_name
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 SCOPE_DESCRIPTIONS: Final = {
     SCOPE: [

@@ -22,10 +22,10 @@ from shiftsched.service.dashboard.security import (
     SignUpLimiter,
 )
 from shiftsched.service.http.addresses import client_address
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.settings import Settings
 from shiftsched.service.store import Store
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from starlette.responses import Response
 
 from shiftsched.service.dashboard.deps import deps_of
 from shiftsched.service.dashboard.web import error_page
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 MEGABYTE: Final = 1024 * 1024
 

@@ -22,11 +22,11 @@ from shiftsched.present.export import FILE_TYPES, Format, assignments_path, expo
 from shiftsched.service.dashboard.deps import deps_of
 from shiftsched.service.dashboard.downloads import Rendered, downloads_of, too_many
 from shiftsched.service.dashboard.web import error_page, signed_in
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.solving.jobs import job_input, solved_request
 from shiftsched.service.store import Job
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
 PARSERS: Final = {op.name: op.parse for op in OPERATIONS}

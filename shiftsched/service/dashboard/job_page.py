@@ -35,10 +35,10 @@ from shiftsched.service.dashboard.web import (
     render,
     signed_in,
 )
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.solving.job_control import request_stop
 from shiftsched.service.store import Job, Reservation, Store
 from shiftsched.service.store.users import User
+from shiftsched.service.threads import in_thread
 
 REFRESH_SECONDS: Final = 2  # while a job runs
 STOPPING_REFRESH_SECONDS: Final = 1  # a stopped job ends within about a second

@@ -1,6 +1,6 @@
 """What keeps the dashboard safe: password hashes, session cookies, CSRF, sign-in limits.
 
-* Passwords: argon2id (``argon2-cffi`` defaults), rehashed when the parameters change.
+* Passwords: argon2id, rehashed when the parameters change (``shiftsched.service.passwords``).
 * Sessions: the cookie holds a random session id, signed (``itsdangerous``) with the
   dashboard secret; the database holds only its hash, so signing out ends it
   everywhere and a stolen database holds no usable session. Signing in always starts a
@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeSerializer
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.strategies import MovingWindowRateLimiter
@@ -40,24 +38,6 @@ from shiftsched.service.http.rate_limits import limit_storage
 SESSION_COOKIE: Final = "shiftsched_session"
 ANONYMOUS_COOKIE: Final = "shiftsched_visitor"
 MIN_PASSWORD_LENGTH: Final = 10
-_HASHER: Final = PasswordHasher()
-_DUMMY_HASH: Final = _HASHER.hash("not a real password, only for timing")
-
-
-def hash_password(password: str) -> str:
-    return _HASHER.hash(password)
-
-
-def check_password(password_hash: str | None, password: str) -> bool:
-    """True when the password matches; the same work is done for an unknown user."""
-    try:
-        return _HASHER.verify(password_hash or _DUMMY_HASH, password) and bool(password_hash)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-def needs_rehash(password_hash: str) -> bool:
-    return _HASHER.check_needs_rehash(password_hash)
 
 
 def password_problem(password: str, confirm: str) -> str | None:

@@ -28,9 +28,6 @@ from shiftsched.service.dashboard.deps import address_of, current_user, deps_of,
 from shiftsched.service.dashboard.security import (
     ANONYMOUS_COOKIE,
     SESSION_COOKIE,
-    check_password,
-    hash_password,
-    needs_rehash,
     password_problem,
     safe_next,
 )
@@ -42,8 +39,9 @@ from shiftsched.service.dashboard.web import (
     render,
     set_cookie,
 )
-from shiftsched.service.http.blocking import in_thread
+from shiftsched.service.passwords import check_password, hash_password, needs_rehash
 from shiftsched.service.store.users import EmailTaken, User, normalize_email
+from shiftsched.service.threads import in_thread
 
 AFTER_SIGN_IN: Final = "/keys"
 # The sign-in page with the note for both kinds of sign-up, then the first page's welcome.

@@ -5,7 +5,7 @@ reading (413), JSON (400), credential (401/402), contract (422). Only then are u
 reserved (429) and a solve started; units are captured when a roster (or a diagnosed
 infeasibility) is delivered and released on every other outcome, so an error never
 costs a unit. Every response carries ``X-Request-Id``; every error is problem+json: a
-handler raises a :class:`~shiftsched.service.http.errors.ServiceError` and the app's one handler
+handler raises a :class:`~shiftsched.service.errors.ServiceError` and the app's one handler
 answers it.
 
 A large problem, or a time limit over 30 s, on a pro key takes the queued path instead:
@@ -38,8 +38,7 @@ from shiftsched.service.billing.payments.resettle import resettle_periodically
 from shiftsched.service.billing.payments.x402_gateway import X402Gateway
 from shiftsched.service.billing.settlement import Outbox, Reconciler, outbox_folder
 from shiftsched.service.billing.units import PURGE_EVERY_SECONDS, purge
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import (
+from shiftsched.service.errors import (
     InternalError,
     MethodNotAllowed,
     NotFound,
@@ -63,13 +62,14 @@ from shiftsched.service.http.problems import (
 from shiftsched.service.http.rate_limits import RateLimits, rate_limits_of
 from shiftsched.service.ops.demo import announce_demo
 from shiftsched.service.ops.logs import bound_request_id
-from shiftsched.service.runtime import open_queue, open_runtime
 from shiftsched.service.settings import Settings
 from shiftsched.service.solving.job_control import progress_response, stop_response
 from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from shiftsched.service.solving.light import LightPool
+from shiftsched.service.solving.runtime import open_queue, open_runtime
 from shiftsched.service.solving.stopping import GracefulStop, take_sigterm
 from shiftsched.service.store import Store, StoreUnavailable
+from shiftsched.service.threads import in_thread
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 

@@ -15,7 +15,7 @@ import importlib
 from typing import Any, Literal
 
 from shiftsched.errors import FieldError, InvalidRequest
-from shiftsched.service.http.errors import InvalidJson
+from shiftsched.service.errors import InvalidJson
 from shiftsched.service.http.gate import parse_json
 
 Outcome = (

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from shiftsched.service.http.errors import NotFound, ServiceError, error_type, error_types
+from shiftsched.service.errors import NotFound, ServiceError, error_type, error_types
 from shiftsched.service.http.problems import API_ROOT, server_root
 
 HERE = Path(__file__).parent

@@ -4,10 +4,10 @@ Content type (415), size while reading (413), JSON (400): :func:`json_body`. JSO
 means at most :data:`MAX_JSON_DEPTH` nested arrays and objects: the deepest request of the
 contract nests under ten levels, and a body of ten thousand brackets must get the 400 any
 other unreadable body gets, never a parser's recursion error (a 500). Contract
-faults (422) are :class:`~shiftsched.service.http.errors.ValidationFailed` on both paths, so both
+faults (422) are :class:`~shiftsched.service.errors.ValidationFailed` on both paths, so both
 word them alike; which solves may run, and what they cost, is
 :mod:`shiftsched.service.billing.admission`. A check that stops a request raises its
-:class:`~shiftsched.service.http.errors.ServiceError`.
+:class:`~shiftsched.service.errors.ServiceError`.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ import numpy as np
 from pydantic_core import from_json
 from starlette.requests import Request
 
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import (
+from shiftsched.service.errors import REALM as REALM
+from shiftsched.service.errors import RETRY_AFTER_UNAVAILABLE as RETRY_AFTER_UNAVAILABLE
+from shiftsched.service.errors import (
     InvalidJson,
     PayloadTooLarge,
     UnsupportedMediaType,
 )
+from shiftsched.service.threads import in_thread
 
 MAX_BODY_BYTES: Final = 1024 * 1024  # the contract's 1 MB hard cap
 MAX_JSON_DEPTH: Final = 64  # nested arrays and objects (docs/semantics.md)
 INLINE_PARSE_BYTES: Final = 64 * 1024  # parsed on the loop up to here (well under 1 ms)
-RETRY_AFTER_UNAVAILABLE: Final = "30"
-REALM: Final = 'realm="shiftsched"'
 
 
 async def json_body(request: Request) -> Any:

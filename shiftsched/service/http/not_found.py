@@ -20,7 +20,7 @@ from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from shiftsched.service.http.errors import NotFound, RateLimited
+from shiftsched.service.errors import NotFound, RateLimited
 from shiftsched.service.http.front import TEMPLATES, page_context
 from shiftsched.service.http.problems import API_ROOT, render, server_root
 from shiftsched.service.http.rate_limits import RateLimits

@@ -21,7 +21,7 @@ from shiftsched.contract.v1 import (
     UsageResponse,
     ValidateResponse,
 )
-from shiftsched.service.http.errors import (
+from shiftsched.service.errors import (
     InternalError,
     InvalidJson,
     LongSolveNotImplemented,
@@ -68,7 +68,7 @@ def _problem(
     """The response entry of the problem types an operation answers with at one status,
     keyed by that status: the types' own slugs and titles, and what the operation adds
     (``note``). docs of every type live on the error classes
-    (``shiftsched.service.http.errors``)."""
+    (``shiftsched.service.errors``)."""
     types = errors if isinstance(errors, tuple) else (errors,)
     (status,) = {cls.status for cls in types}
     slugs = ", ".join(cls.slug for cls in types)

@@ -76,7 +76,7 @@ from shiftsched.questions.inquiry import (
 )
 from shiftsched.questions.validation import describe
 from shiftsched.service.billing.admission import SYNC_TIME_LIMIT_SECONDS, Admission, admit
-from shiftsched.service.http.errors import TierLimitExceeded
+from shiftsched.service.errors import TierLimitExceeded
 from shiftsched.service.http.pipeline import (
     Docs,
     InLightPool,

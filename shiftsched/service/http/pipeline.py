@@ -25,7 +25,7 @@ A queued run leaves the path at step 5: its units are held by its job, which is
 enqueued and answered 202 (``shiftsched.service.solving.jobs``). The job records the body as
 accepted and the names of the operation's parser and engine function, so a consumer runs what
 the operation declares. Every error on the way is a
-:class:`~shiftsched.service.http.errors.ServiceError` the app's one handler renders.
+:class:`~shiftsched.service.errors.ServiceError` the app's one handler renders.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ from starlette.responses import JSONResponse, Response
 from shiftsched.contract.v1 import SolveResponse
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission, hold_units
+from shiftsched.service.billing.call import Settled
 from shiftsched.service.billing.paid import paying_with, payment_header, payment_required
 from shiftsched.service.billing.settlement import RECORD_JOB_LEASE_SECONDS
 from shiftsched.service.billing.units import KeyPayer
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import (
+from shiftsched.service.errors import (
     InternalError,
     InvalidJson,
     RateLimited,
@@ -56,6 +56,8 @@ from shiftsched.service.http.errors import (
     ValidationFailed,
     WorkTimeout,
 )
+from shiftsched.service.failures import DeadlineMissed, SolveFailed, SolverBusy
+from shiftsched.service.http.delivery import billing_call, settled_response
 from shiftsched.service.http.free_work import answer_free, name_of
 from shiftsched.service.http.gate import (
     REALM,
@@ -68,8 +70,7 @@ from shiftsched.service.http.gate import (
 from shiftsched.service.http.job_names import job_name
 from shiftsched.service.http.problems import server_root
 from shiftsched.service.http.rate_limits import rate_limits_of
-from shiftsched.service.ops.metrics import SolvePath
-from shiftsched.service.solving.failures import DeadlineMissed, SolveFailed, SolverBusy
+from shiftsched.service.metrics import SolvePath
 from shiftsched.service.solving.jobs import (
     RETRY_AFTER_SECONDS,
     JobQueue,
@@ -80,6 +81,7 @@ from shiftsched.service.solving.jobs import (
 from shiftsched.service.solving.light import LightPool, run_named
 from shiftsched.service.solving.outcome import answer_body, delivered, run_in_pool, undelivered
 from shiftsched.service.store import Account, Store
+from shiftsched.service.threads import in_thread
 
 STOP_OPERATION_ID: Final = "stop_solve_job"
 """The OpenAPI operationId of ``DELETE /solve/jobs/{id}``, which stops a job."""
@@ -98,8 +100,8 @@ class Bill(Protocol):
     async def release(self) -> None:
         """Nothing was delivered: give back what was held."""
 
-    async def settle(self, answer: BaseModel) -> Response:
-        """Charge a delivered answer and answer it."""
+    async def settle(self, answer: BaseModel) -> Settled:
+        """Charge a delivered answer: what it is answered with."""
 
 
 class Payer(Protocol):
@@ -157,11 +159,16 @@ class InLightPool:
 class Tool:
     """How an operation is offered to assistants (``shiftsched.service.mcp.server``): its name, what
     it does, and whether the tool takes the body's fields as its arguments (``spread``)
-    or the whole body as one argument, ``request``."""
+    or the whole body as one argument, ``request``. The server's instructions say it in
+    one sentence per ``topic`` (building a roster, changing one, asking about one):
+    ``said``, with ``{tool}`` for its name, at ``said_at`` (ties: the API's order)."""
 
     name: str
     guide: str
     spread: bool = False
+    said: str = "{tool}"
+    topic: Literal["build", "change", "ask"] = "ask"
+    said_at: int = 0
 
 
 @dataclass(frozen=True)
@@ -255,7 +262,7 @@ async def serve(operation: Operation, request: Request) -> Response:
         await bill.release()
         assert isinstance(answer, SolveResponse), "only a solve can go undelivered"
         raise undelivered(answer, bill.undelivered_note)
-    return await bill.settle(answer)
+    return settled_response(request, await bill.settle(answer))
 
 
 def endpoint(operation: Operation) -> Callable[[Request], Awaitable[Response]]:
@@ -307,14 +314,14 @@ async def _payer(operation: Operation, request: Request, data: Any) -> Payer | N
     if operation.payment == "free":
         return None
     if operation.payment == "key_or_payment":
-        header = payment_header(request)
+        header = payment_header(request.headers)
         if header is not None:
-            return await paying_with(request, data, header)
+            return await paying_with(billing_call(request), data, header)
         if bearer(request) is None:
-            raise payment_required(request, data)
+            raise payment_required(billing_call(request), data)
     account = await account_for(request, operation.key_required)
     await rate_limits_of(request).check_key(account.key_id or account.id)
-    return KeyPayer(request, account)
+    return KeyPayer(billing_call(request), account)
 
 
 async def _answer_free(operation: Operation, run: InLightPool, request: Request) -> Response:

@@ -3,7 +3,7 @@
 Every error the service returns goes through :func:`render`, so each one carries a
 ``type`` URI under ``errors_base``, a ``title``, the HTTP ``status``, the request's
 ``request_id`` and, for input faults, ``errors[]`` with JSON paths. Handlers raise a
-:class:`shiftsched.service.http.errors.ServiceError`, whose class holds its status and title;
+:class:`shiftsched.service.errors.ServiceError`, whose class holds its status and title;
 :func:`service_error` is the one exception handler that answers it.
 """
 
@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 
-from shiftsched.service.http.errors import ServiceError
+from shiftsched.service.errors import ServiceError
 from shiftsched.service.settings import Settings
 
 PROBLEM_JSON = "application/problem+json"

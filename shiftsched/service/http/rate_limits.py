@@ -30,10 +30,10 @@ from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import Request
 
+from shiftsched.service.errors import RateLimited
 from shiftsched.service.http.addresses import request_address
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import RateLimited
 from shiftsched.service.http.problems import render
+from shiftsched.service.threads import in_thread
 
 
 def limit_storage(storage_uri: str | None) -> Storage:

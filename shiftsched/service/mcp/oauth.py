@@ -39,10 +39,10 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 from starlette.applications import Starlette
 
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.store import ACCESS_TOKEN_PREFIX, Store
 from shiftsched.service.store.authorizations import Authorizations
 from shiftsched.service.store.tokens import IssuedTokens, Tokens
+from shiftsched.service.threads import in_thread
 
 SCOPE: Final = "solve"
 APPROVAL_PATH: Final = "/dashboard/oauth/approve"

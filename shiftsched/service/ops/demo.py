@@ -16,7 +16,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 
-from shiftsched.service.dashboard.security import check_password, hash_password
+from shiftsched.service.passwords import check_password, hash_password
 from shiftsched.service.settings import Settings
 from shiftsched.service.store import DEMO_ACCOUNT_ID, Store
 from shiftsched.service.store.users import EmailTaken, User

@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from shiftsched.service.http.blocking import in_thread
-from shiftsched.service.http.errors import NotFound
+from shiftsched.service.errors import NotFound
 from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, failed_response
 from shiftsched.service.store import Account, Job, StopOutcome, Store
+from shiftsched.service.threads import in_thread
 
 STOP_RETRY_AFTER_SECONDS: Final = 1
 """Polling hint after a stop: the job ends within about a second of it."""

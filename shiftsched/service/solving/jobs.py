@@ -107,10 +107,10 @@ from huey import Huey
 from huey.consumer import Consumer
 
 from shiftsched.contract.v1 import ErrorInfo, SolveRequest, SolveResponse, Usage
-from shiftsched.service.ops import metrics
-from shiftsched.service.runtime import Runtime, open_queue, open_runtime
+from shiftsched.service import metrics
+from shiftsched.service.failures import SolveFailed, SolverBusy, SolverLost
 from shiftsched.service.settings import Settings
-from shiftsched.service.solving.failures import SolveFailed, SolverBusy, SolverLost
+from shiftsched.service.solving.runtime import Runtime, open_queue, open_runtime
 from shiftsched.service.solving.workers import DEADLINE_GRACE_SECONDS, SOLVE, JobLink
 from shiftsched.service.store import Job, OrphanOutcome, Store
 from shiftsched.service.store.reconcile import settle_stale_holds

@@ -10,10 +10,10 @@ here:
   work can never take a process a paid solve is waiting for, nor the web worker's loop;
 - one task a process at a time, and at most ``LIGHT_QUEUE_LENGTH`` waiting for one, a
   few seconds at most (:data:`LIGHT_WAIT_SECONDS`); past that the answer is 503 with
-  Retry-After (:class:`~shiftsched.service.solving.failures.SolverBusy`), nothing charged;
+  Retry-After (:class:`~shiftsched.service.failures.SolverBusy`), nothing charged;
 - each under a deadline: a task still running at its deadline has its process stopped
   (a fresh one replaces it) and raises
-  :class:`~shiftsched.service.solving.failures.DeadlineMissed`, answered 504, nothing charged. The
+  :class:`~shiftsched.service.failures.DeadlineMissed`, answered 504, nothing charged. The
   deadline of a charged task is shorter than the lease of its units, so no hold is ever
   released while its work still runs.
 
@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import anyio
 
-from shiftsched.service.solving.failures import SolverBusy, SolverLost
+from shiftsched.service.failures import SolverBusy, SolverLost
 from shiftsched.service.solving.workers import STOPPING_RETRY_AFTER_SECONDS, SolvePool
 
 LIGHT_WAIT_SECONDS: Final = 5.0

@@ -3,8 +3,9 @@
 The engine answers with typed models: a ``SolveResponse`` (or a ``ReplanResponse``, which
 is one) for anything that solves, another model (a ranking) for what does not. What
 counts as *delivered* (a roster, an infeasibility with its diagnosis, or any answer that
-is not a solve), which error an undelivered one raises (504 solver-timeout, else 500) and
-how a delivered one is answered (200, or 422 solver-infeasible) is decided here once.
+is not a solve) and which error an undelivered one raises (504 solver-timeout, else 500)
+are decided here once; how a delivered one is answered (200, or 422 solver-infeasible) is
+the HTTP layer's (``shiftsched.service.http.delivery``).
 """
 
 from __future__ import annotations
@@ -16,14 +17,12 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
 from shiftsched.contract.v1 import SolveResponse
-from shiftsched.service.http.errors import InternalError, SolverInfeasible, SolverTimeout
-from shiftsched.service.http.problems import render
-from shiftsched.service.ops import metrics
+from shiftsched.service import metrics
+from shiftsched.service.errors import InternalError, SolverTimeout
+from shiftsched.service.failures import SolverBusy
 from shiftsched.service.settings import Settings
-from shiftsched.service.solving.failures import SolverBusy
 from shiftsched.service.solving.workers import SolvePool
 
 
@@ -88,26 +87,3 @@ def undelivered(answer: SolveResponse, note: str = "") -> SolverTimeout | Intern
 def answer_body(answer: BaseModel) -> dict[str, Any]:
     """The JSON body of an answer, as the contract spells it (absent fields left out)."""
     return answer.model_dump(mode="json", exclude_none=True)
-
-
-def delivered_response(
-    request: Request, answer: BaseModel, headers: dict[str, str], job_id: str | None = None
-) -> Response:
-    """200 with the answer, or 422 solver-infeasible with the diagnosis and, when the
-    charge was kept as a job, its ``job_id`` (an extension member, RFC 9457), so the
-    caller can find the row of what it paid.
-
-    The 422 is returned, not raised: a diagnosed infeasibility is a delivered answer, paid
-    for like a roster and carrying the same billing headers, not an error exit."""
-    if not isinstance(answer, SolveResponse) or answer.status == "completed":
-        return JSONResponse(answer_body(answer), headers=headers)
-    error = answer.error
-    assert error is not None, "a delivered answer that is not a roster is diagnosed"
-    infeasible = SolverInfeasible(
-        error.message,
-        headers=headers,
-        solver_status=error.solver_status,
-        diagnosis=None if error.diagnosis is None else answer_body(error.diagnosis),
-        job_id=job_id,
-    )
-    return render(request, infeasible)

@@ -42,8 +42,8 @@ from typing import Any, Final, NamedTuple
 
 from pebble import ProcessExpired, ProcessFuture, ProcessPool
 
+from shiftsched.service.failures import DeadlineMissed, SolveFailed, SolverBusy, SolverLost
 from shiftsched.service.solving import lifeline
-from shiftsched.service.solving.failures import DeadlineMissed, SolveFailed, SolverBusy, SolverLost
 
 DEADLINE_GRACE_SECONDS = 10.0  # CP-SAT may overrun its limit; past this the process is stopped
 LOST_RETRY_AFTER_SECONDS = 5  # a fresh process replaces a lost one within seconds

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 from sqlalchemy.engine import Connection
 
-from shiftsched.service.ops import metrics
+from shiftsched.service import metrics
 from shiftsched.service.store.database import Database
 from shiftsched.service.store.rows import (
     Reservation,

@@ -21,8 +21,8 @@ import shiftsched.service.solving.workers
 from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Assignment, SolveResponse
+from shiftsched.service.failures import SolveFailed, SolverBusy
 from shiftsched.service.http.api import Settings, create_app
-from shiftsched.service.solving.failures import SolveFailed, SolverBusy
 from shiftsched.service.solving.workers import SolvePool
 from tests.factories import minimal_request_dict
 from tests.service.pool_support import LONG_SECONDS, Background, hold, wait_until_running

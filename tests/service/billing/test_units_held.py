@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from shiftsched.service import metrics
 from shiftsched.service.http.api import Settings, create_app
-from shiftsched.service.ops import metrics
 from shiftsched.service.store import Store
 from tests.factories import minimal_request_dict
 from tests.service.conftest import BACKENDS

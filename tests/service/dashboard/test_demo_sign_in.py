@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from shiftsched.service.dashboard.security import check_password, hash_password
 from shiftsched.service.ops.demo import ensure_demo_user
+from shiftsched.service.passwords import check_password, hash_password
 from shiftsched.service.store import DEMO_ACCOUNT_ID, Store
 from tests.service.dashboard.test_dashboard import csrf_of
 from tests.service.site import site_app, site_settings

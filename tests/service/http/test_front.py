@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from shiftsched.service.errors import ServiceError, error_types
 from shiftsched.service.http.api import Settings, create_app
-from shiftsched.service.http.errors import ServiceError, error_types
 
 
 @pytest.fixture(scope="module")

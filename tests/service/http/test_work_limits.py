@@ -34,8 +34,8 @@ from starlette.testclient import TestClient
 from shiftsched.contract.v1 import ProblemDetails
 from shiftsched.questions.inquiry import AuditRequest, AuditResponse
 from shiftsched.service.billing.admission import Admission
+from shiftsched.service.errors import MAX_LISTED_ERRORS
 from shiftsched.service.http.api import create_app
-from shiftsched.service.http.errors import MAX_LISTED_ERRORS
 from shiftsched.service.http.pipeline import Docs, InLightPool, Operation, Payer, Tool, endpoint
 from shiftsched.service.http.rate_limits import LimitedByAddress, RateLimits
 from shiftsched.service.settings import Settings

@@ -22,8 +22,8 @@ from shiftsched.service.ops.health import (
     stopping,
     store_problem,
 )
-from shiftsched.service.runtime import open_queue
 from shiftsched.service.settings import Settings
+from shiftsched.service.solving.runtime import open_queue
 from shiftsched.service.store import Store, StoreUnavailable
 from shiftsched.service.store.tables import write_probe
 from tests.service.processes import free_port

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shiftsched.service.ops.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance_dir
+from shiftsched.service.metrics_dir import BENTOML_SHARED_NAME, ENV, PREFIX, use_instance_dir
 from shiftsched.service.ops.route_labels import OTHER, RouteLabels
 from tests.service import processes
 

@@ -19,12 +19,12 @@ from starlette.testclient import TestClient
 
 from shiftsched.contract.parse import parse_request
 from shiftsched.service.http.api import create_app
+from shiftsched.service.metrics import REGISTRY
 from shiftsched.service.ops.gauges import StateGauges, job_counts, queue_depth
 from shiftsched.service.ops.logs import RequestContext
-from shiftsched.service.ops.metrics import REGISTRY
-from shiftsched.service.runtime import open_queue
 from shiftsched.service.settings import Settings
 from shiftsched.service.solving.jobs import JobContext, JobQueue
+from shiftsched.service.solving.runtime import open_queue
 from shiftsched.service.store import Store
 from tests.audited import solved_and_audited
 from tests.factories import employee_dict, minimal_request_dict

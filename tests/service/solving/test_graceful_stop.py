@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from shiftsched.service.solving.failures import SolverLost
+from shiftsched.service.failures import SolverLost
 from shiftsched.service.solving.stopping import GracefulStop
 from shiftsched.service.solving.workers import SolvePool
 from tests.service.pool_support import LONG_SECONDS, Background

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from shiftsched.service.solving.failures import SolverBusy, SolverLost
+from shiftsched.service.failures import SolverBusy, SolverLost
 from shiftsched.service.solving.workers import LOST_RETRY_AFTER_SECONDS, SolvePool
 from tests.service.pool_support import Background
 

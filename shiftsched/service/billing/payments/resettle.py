@@ -33,8 +33,8 @@ import anyio
 from shiftsched.service.billing.payments.mpp_gateway import MppGateway
 from shiftsched.service.billing.payments.outcomes import PaymentRejected, Settlement, SettleStatus
 from shiftsched.service.billing.payments.x402_gateway import X402Gateway
-from shiftsched.service.http.blocking import in_thread
 from shiftsched.service.store import HeldSettlement, Store, StoreUnavailable
+from shiftsched.service.threads import in_thread
 
 logger = logging.getLogger(__name__)
 

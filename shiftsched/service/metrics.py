@@ -9,7 +9,7 @@ The metrics are plain ``prometheus_client`` objects (``bentoml.metrics`` is depr
 favour of it) on this module's own registry, so tests read exactly them. Under
 ``bentoml serve`` every worker runs in Prometheus' multiprocess mode
 (``PROMETHEUS_MULTIPROC_DIR`` is set before the worker starts, and moved to a directory
-of the instance's own by :mod:`shiftsched.service.ops.metrics_dir`), so the values land in the
+of the instance's own by :mod:`shiftsched.service.metrics_dir`), so the values land in the
 shared files that BentoML's ``/metrics`` reads, whichever registry they were made on. A
 separate job consumer (``JOBS_CONSUMER=external``) counts in its own process, which
 serves no ``/metrics``; its job outcomes are then seen only in the job gauges
@@ -26,16 +26,35 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from shiftsched.contract.v1 import SolveResponse
-from shiftsched.service.ops.metrics_dir import use_instance_dir
-from shiftsched.service.solving.failures import SolveFailed
+from shiftsched.operations import OPERATIONS, SOLVE, Operation
+from shiftsched.service.failures import SolveFailed
+from shiftsched.service.metrics_dir import use_instance_dir
 
-SolvePath = Literal["sync", "queued", "replan", "plan", "explain", "why"]
-SOLVE_PATHS: Final[tuple[SolvePath, ...]] = ("sync", "queued", "replan", "plan", "explain", "why")
+SolvePath = str
+"""Where a solve is counted: ``sync`` or ``queued`` for a solve, else the name of the
+operation that solved (one whose declaration says it ``solves``, ``shiftsched.operations``)."""
+SYNC: Final = "sync"
+QUEUED: Final = "queued"
+
+
+def path_of(operation: Operation) -> SolvePath:
+    """The path a synchronous run of ``operation`` is counted on."""
+    return SYNC if operation.name == SOLVE.name else operation.name
+
+
+def solve_paths() -> tuple[SolvePath, ...]:
+    """Every path, from the declarations: a solve's two, then one per other operation
+    that solves, in the engine's order."""
+    others = (op.name for op in OPERATIONS if op.solves and op.name != SOLVE.name)
+    return (SYNC, QUEUED, *others)
+
+
+SOLVE_PATHS: Final = solve_paths()
 OUTCOMES: Final = ("completed", "no_solution", "timeout", "cancelled", "error")
 _OUTCOME_OF_CODE: Final = {
     "no_solution": "no_solution",
@@ -47,7 +66,7 @@ DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 
 log = logging.getLogger(__name__)
 
-# Before the first metric of the process is created (shiftsched.service.ops.metrics_dir).
+# Before the first metric of the process is created (shiftsched.service.metrics_dir).
 use_instance_dir()
 REGISTRY = CollectorRegistry()
 SOLVES = Counter(

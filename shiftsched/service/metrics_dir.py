@@ -6,7 +6,7 @@ starts. Two instances on one host (two ports, a test beside a running service) t
 share their counters, and each start deletes the other's. A worker started by BentoML
 moves to a directory of its instance beside the shared one, keyed by the process that
 supervises its workers (``~/bentoml/shiftsched-prometheus-<pid>``), before any metric of
-the process exists (``shiftsched.service.ops.metrics`` calls :func:`use_instance_dir`
+the process exists (``shiftsched.service.metrics`` calls :func:`use_instance_dir`
 before it creates its counters; BentoML creates its own when the first request arrives).
 ``/metrics`` reads the directory the environment names when it is scraped, so it reads
 this one. Directories of instances whose supervisor is gone are deleted then.

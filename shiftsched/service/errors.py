@@ -40,6 +40,11 @@ from shiftsched.errors import FieldError
 
 Headers = Mapping[str, str] | Sequence[tuple[str, str]]
 
+#: How long a 503 asks a client to wait when nothing better is known (``Retry-After``).
+RETRY_AFTER_UNAVAILABLE: Final = "30"
+#: The realm of every challenge the service sends (``WWW-Authenticate``).
+REALM: Final = 'realm="shiftsched"'
+
 
 class ServiceError(Exception):
     """Base of every error answered as problem+json.
