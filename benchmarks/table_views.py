@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import statistics
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -61,7 +60,7 @@ def read_csv(path: Path) -> list[Row]:
         return list(csv.DictReader(handle))
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -82,39 +81,9 @@ def seconds(value: float | str) -> str:
     return f"{number:.2g}" if number < 1 else f"{number:.1f}"
 
 
-def curtois_at_limit(path: Path) -> list[str]:
-    """A ``curtois-report`` CSV: one row per instance, at the run's limit."""
-    rows = [
-        (
-            r["instance"],
-            whole(r["objective"]),
-            whole(r["best_known"]),
-            gap_percent(r["gap_pct"]),
-            whole(r["bound"]),
-            f"{float(r['runtime_s']):.1f}",
-        )
-        for r in read_csv(path)
-    ]
-    header = ("instance", "objective", "best known", "gap %", "proven bound", "runtime s")
-    return table(header, rows)
-
-
-def curtois_across(path: Path) -> list[str]:
-    """A ``curtois-report`` CSV turned on its side, one column per instance; the row of
-    objectives is named after the limit in the file's name (``-120s.csv``: "120 s")."""
-    limit = re.search(r"-(\d+)s\.csv$", path.name)
-    if limit is None:
-        raise ValueError(f"{path.name}: no limit in the name (as in curtois-13-24-120s.csv)")
-    runs = read_csv(path)
-    lines = [
-        ("best known", [whole(r["best_known"]) for r in runs]),
-        (f"{limit.group(1)} s", [whole(r["objective"]) for r in runs]),
-        ("gap %", [gap_percent(r["gap_pct"]) for r in runs]),
-        ("proven bound", [whole(r["bound"]) for r in runs]),
-        ("first roster s", [seconds(r["first_solution_s"]) for r in runs]),
-    ]
-    header = ("instance", *(r["instance"] for r in runs))
-    return table(header, [(label, *cells) for label, cells in lines])
+def figure(value: float) -> str:
+    """A median as the pages print it: 1, 1.5, 87.5."""
+    return f"{value:g}"
 
 
 def _quick_gap(run: Row) -> str:
@@ -168,7 +137,7 @@ def job_control(path: Path) -> list[str]:
             t["final_status"],
             t["audit"],
         )
-        for t in _read_json(path)["trials"]
+        for t in read_json(path)["trials"]
     ]
     header = (
         "repeat",
@@ -192,15 +161,48 @@ def inrc2_shipped(path: Path) -> list[str]:
             r["hard"],
             whole(r["reference"]),
         )
-        for r in _read_json(path)["rows"]
+        for r in read_json(path)["rows"]
     ]
     header = ("instance", "total", *(f"S{i}" for i in range(1, 8)), "hard", "shipped roster")
     return table(header, rows, align="---:")
 
 
-def _figure(value: float) -> str:
-    """A median as the pages print it: 1, 1.5, 87.5."""
-    return f"{value:g}"
+def _above(total: float, bound: float | None) -> str:
+    return "-" if not bound else f"+{(total / bound - 1) * 100:.0f} %"
+
+
+def inrc2_run(path: Path, first: Path) -> list[str]:
+    """An ``inrc2`` sidecar beside an earlier run's (the "first run" column): each
+    plan's time, costs and the whole-horizon lower bound it stays above."""
+    before = {r["instance"]: r["total"] for r in read_json(first)["rows"]}
+    rows = [
+        (
+            r["instance"],
+            figure(r["seconds_per_week"]),
+            r["workers"],
+            figure(r["max_week_wall_seconds"]),
+            f"**{whole(r['total'])}**",
+            *(whole(r[cost]) for cost in INRC2_COSTS),
+            r["hard"],
+            whole(before[r["instance"]]),
+            whole(r["static_lower_bound"]) if r["static_lower_bound"] else "-",
+            _above(r["total"], r["static_lower_bound"]),
+        )
+        for r in read_json(path)["rows"]
+    ]
+    header = (
+        "instance",
+        "CPU s/week",
+        "workers",
+        "wall s (max week)",
+        "total",
+        *(f"S{i}" for i in range(1, 8)),
+        "hard",
+        "first run",
+        "static LB",
+        "above LB",
+    )
+    return table(header, rows, align="---:")
 
 
 def replanning(path: Path) -> list[str]:
@@ -208,7 +210,7 @@ def replanning(path: Path) -> list[str]:
     labels = {"replan": "replan (weight 500)", "re-solve": "re-solve (weight 0)"}
     rows = []
     for method, label in labels.items():
-        runs = [r for r in _read_json(path)["replan"]["rows"] if r["method"] == method]
+        runs = [r for r in read_json(path)["replan"]["rows"] if r["method"] == method]
         other = [r["other_changes"] for r in runs]
         times = [r["seconds"] for r in runs]
         moved = [r["objective"] - r["published_objective"] for r in runs]
@@ -216,9 +218,9 @@ def replanning(path: Path) -> list[str]:
             (
                 label,
                 len(runs),
-                _figure(statistics.median(r["absent_slots"] for r in runs)),
-                f"{_figure(statistics.median(other))} ({max(other)})",
-                _figure(statistics.median(r["changes"] for r in runs)),
+                figure(statistics.median(r["absent_slots"] for r in runs)),
+                f"{figure(statistics.median(other))} ({max(other)})",
+                figure(statistics.median(r["changes"] for r in runs)),
                 f"{statistics.median(moved):+g}",
                 f"{statistics.median(times):.2f} ({max(times):.2f})",
                 sum(r["solver_status"] == "optimal" for r in runs),
@@ -247,7 +249,7 @@ def inquiry_compare(path: Path) -> list[str]:
             f"{r['ms']['median']:.1f}",
             f"{r['ms']['worst']:.1f}",
         )
-        for r in _read_json(path)["compare"]["rows"]
+        for r in read_json(path)["compare"]["rows"]
     ]
     header = (
         "dataset (greedy roster, 5 cells edited)",
@@ -277,7 +279,7 @@ def seam(path: Path) -> list[str]:
             f"{r['alone']['cost'] / r['whole_cost']:.3f}",
             f"{r['history']['cost'] / r['whole_cost']:.3f}",
         )
-        for r in _read_json(path)["runs"]
+        for r in read_json(path)["runs"]
     ]
     header = (
         "seed",
@@ -306,7 +308,7 @@ def ledger(path: Path) -> list[str]:
             r["ledger_excess"],
             r["one_solve_excess"],
         )
-        for r in _read_json(path)["rows"]
+        for r in read_json(path)["rows"]
     ]
     header = (
         "seed",

@@ -1,13 +1,14 @@
 """``python -m benchmarks tables``: the benchmark pages' tables, rendered from the results
 files they quote.
 
-A table that comes from one file under ``benchmarks/results/`` sits in its page between
-two markers, the first naming the file (its path from ``benchmarks/``) and, where one
-file gives several tables, the view:
+A table that comes from files under ``benchmarks/results/`` sits in its page between two
+markers, the first naming the file (its path from ``benchmarks/``), then any earlier
+runs the table sets beside it, and, where a file gives several tables, the view:
 
     <!-- table: results/curtois-13-24-300s.csv -->
     (the table)
     <!-- end table -->
+    <!-- table: results/curtois-600s.csv results/curtois-13-24-300s.csv longer -->
 
 The command rewrites what lies between the markers of every page (``benchmarks/README.md``
 and each page under ``benchmarks/docs/``) from the file, so a figure is copied by no
@@ -21,21 +22,20 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
-from benchmarks import side_by_side_tables, table_views
+from benchmarks import curtois_tables, side_by_side_tables, table_views
 from benchmarks.command_help import docstring_help
 
-View = Callable[[Path], list[str]]
+View = Callable[..., list[str]]  # the files' paths, the first the table's own
 HERE = Path(__file__).parent
-MARKER = re.compile(
-    r"^<!-- table: (?P<source>\S+)(?: (?P<view>[\w-]+))? -->\n.*?^<!-- end table -->$",
-    re.MULTILINE | re.DOTALL,
-)
+MARKER = re.compile(r"^<!-- table: (?P<spec>[^\n]+?) -->\n.*?^<!-- end table -->$", re.M | re.S)
 # A file's view by its name, first match wins.
 KINDS: tuple[tuple[str, View], ...] = (
-    ("curtois-*.csv", table_views.curtois_at_limit),
+    ("curtois-*.csv", curtois_tables.at_limit),
+    ("*-inrc2.json", table_views.inrc2_run),
     ("*-quick.csv", table_views.quick_run),
     ("*-job-control.json", table_views.job_control),
     ("*-inrc2-shipped.json", table_views.inrc2_shipped),
@@ -47,7 +47,9 @@ KINDS: tuple[tuple[str, View], ...] = (
 )
 # The views a marker names, where the file's kind has more than one table.
 NAMED: dict[str, View] = {
-    "across": table_views.curtois_across,
+    "across": curtois_tables.across,
+    "longer": curtois_tables.longer,
+    "portfolio": curtois_tables.portfolio,
     "ratios": side_by_side_tables.ratios,
     "medians": side_by_side_tables.medians,
 }
@@ -58,8 +60,28 @@ def pages(root: Path = HERE) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
 
 
+@dataclass(frozen=True)
+class Marker:
+    """What a table's opening marker says: its files (paths from ``benchmarks/``; words
+    with a slash) and the view it names, if any."""
+
+    sources: tuple[str, ...]
+    view: str | None
+
+    @classmethod
+    def read(cls, spec: str) -> Marker:
+        words = spec.split()
+        names = [word for word in words if "/" not in word]
+        if len(names) > 1 or not words or "/" not in words[0]:
+            raise ValueError(f"a table marker names its files, then at most one view: {spec!r}")
+        return cls(tuple(word for word in words if "/" in word), names[0] if names else None)
+
+    def opening(self) -> str:
+        return f"<!-- table: {' '.join([*self.sources, *filter(None, [self.view])])} -->"
+
+
 def view_for(source: str, name: str | None) -> View:
-    """The view of a marker: the one it names, else its file kind's."""
+    """The view of a marker: the one it names, else its first file kind's."""
     if name is not None:
         if name not in NAMED:
             raise ValueError(f"no table view {name!r}: give one of {', '.join(NAMED)}")
@@ -74,17 +96,17 @@ def render(text: str, root: Path = HERE) -> str:
     """``text`` with every marked table rendered again from its file under ``root``."""
 
     def fresh(match: re.Match[str]) -> str:
-        source, name = match["source"], match["view"]
-        lines = view_for(source, name)(root / source)
-        opening = f"<!-- table: {source}{f' {name}' if name else ''} -->"
-        return "\n".join([opening, "", *lines, "", "<!-- end table -->"])
+        marker = Marker.read(match["spec"])
+        view = view_for(marker.sources[0], marker.view)
+        lines = view(*(root / source for source in marker.sources))
+        return "\n".join([marker.opening(), "", *lines, "", "<!-- end table -->"])
 
     return MARKER.sub(fresh, text)
 
 
 def sources(text: str) -> list[str]:
     """The files the marked tables of ``text`` come from, in page order."""
-    return [match["source"] for match in MARKER.finditer(text)]
+    return [source for m in MARKER.finditer(text) for source in Marker.read(m["spec"]).sources]
 
 
 def stale(root: Path = HERE) -> list[Path]:

@@ -45,8 +45,9 @@ def test_the_pages_hold_marked_tables() -> None:
         "results/curtois-13-24-300s.csv",
         "results/20261124T190609Z-job-control.json",
         "results/timefold-side-by-side.csv",
+        "results/20261127T195543Z-inrc2-one-worker.json",
     } <= quoted
-    assert len(quoted) >= 12
+    assert len(quoted) >= 15
 
 
 @pytest.mark.parametrize("page", tables.pages(), ids=lambda page: page.name)
@@ -82,6 +83,25 @@ def test_render_rewrites_a_stale_table_from_its_file(tmp_path: Path) -> None:
         "| 2 | 1,234 | 828 | 49.0 | 828 | 58.5 |\n"
         "\n<!-- end table -->\n\nAfter.\n"
     )
+
+
+def test_a_marker_may_set_earlier_runs_beside_its_file(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    header = "instance,objective,best_known,gap_pct,bound,git\n"
+    (tmp_path / "results" / "curtois-600s.csv").write_text(
+        header + "13,1848.0,1348,37.09,128.0,bbb\n"
+    )
+    (tmp_path / "results" / "curtois-1-2-300s.csv").write_text(
+        header + "13,2521.0,1348,87.02,7.0,aaa\n"
+    )
+    spec = "results/curtois-600s.csv results/curtois-1-2-300s.csv longer"
+    page = f"<!-- table: {spec} -->\n<!-- end table -->\n"
+    assert tables.sources(page) == ["results/curtois-600s.csv", "results/curtois-1-2-300s.csv"]
+    assert tables.render(page, tmp_path).splitlines()[2:5] == [
+        "| instance | best known | 300 s (aaa) | 600 s (bbb) | gap % at 600 s | proven bound |",
+        "|---|---|---|---|---|---|",
+        "| 13 | 1,348 | 2,521 | 1,848 | 37.1 | 128 |",
+    ]
 
 
 def test_a_marker_without_a_view_is_an_error() -> None:
