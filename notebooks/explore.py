@@ -11,65 +11,177 @@ def imports():
     from pathlib import Path
 
     import marimo as mo
-    import polars as pl
 
-    from shiftsched.checking.audit import audit, compare_with_metrics, read_response
-    from shiftsched.contract.parse import load_json, parse_request
-    from shiftsched.contract.planning import PlanRequest
-    from shiftsched.contract.size import request_size, suggested_time_limit
-    from shiftsched.errors import InvalidRequest
-    from shiftsched.periods.plan import plan
-    from shiftsched.present import charts, frames
-    from shiftsched.present.advice import no_roster_advice
-    from shiftsched.present.export import assignments_path
-    from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
-    from shiftsched.questions.edit import judge_edit, reassign
-    from shiftsched.questions.inquiry import fit_faults
-    from shiftsched.questions.variants import (
-        FAMILIES,
+    from shiftsched import InvalidRequest
+    from shiftsched.contract import request_size, suggested_time_limit
+    from shiftsched.periods import next_period
+    from shiftsched.present import (
+        COMPARE_INTRO,
+        DOWNLOADS,
+        NEXT_INTRO,
+        NOBODY,
+        NOBODY_SICK,
+        NOTHING_TO_COMPARE,
+        SHORTAGE_ASK,
+        SICK_INTRO,
+        SWITCH_ON,
+        VERDICT_TONE,
+        audit_shown,
+        cell_of,
+        chosen_request,
+        compared_cells,
+        comparison_words,
+        cost_changes,
+        coverage_chart,
+        dataset_files,
+        edit_choices,
+        edit_intro,
+        end_before_next,
+        explain_picked,
+        explanation_view,
+        export_files,
+        fault_lines,
+        fills,
+        first_cause_words,
+        hard_rules_broken,
+        history_misfit,
+        judged,
+        ledger_shown,
+        marked_absence,
+        media_type,
+        misfit_words,
+        moved,
+        naive_audit,
+        naive_words,
+        newly_broken,
+        no_plan_words,
+        no_replan_words,
+        no_roster_words,
+        nothing_left_words,
+        nothing_moved_words,
+        number_formats,
+        penalty_chart,
+        people_changes,
+        period_dates,
+        period_days,
+        pickable_roster_heatmap,
+        picked_in,
+        picked_marker,
+        plan_after,
+        plan_file_name,
+        progress_chart,
+        read_upload,
+        refused_words,
+        replan_shown,
+        replan_sick,
+        roster_file_name,
+        roster_fit,
+        roster_history,
+        roster_tables,
+        rosters_to_compare,
+        seam_shown,
+        short_demands,
+        solve_summary,
+        solve_variant,
+        upload_summary,
+        uploaded_history,
+        uploaded_note,
+        uploaded_roster_fit,
+        verdict_words,
+    )
+    from shiftsched.questions import (
+        compare,
         families_in_use,
         with_max_consecutive_days,
-        with_preference_weight,
         without_families,
     )
-    from shiftsched.solving.diagnose import DiagnosisLimits, diagnose
-    from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
-    from shiftsched.solving.solve import solve_problem
+    from shiftsched.solving import DEFAULT_MAX_CONSECUTIVE_DAYS
 
     return (
+        COMPARE_INTRO,
         DEFAULT_MAX_CONSECUTIVE_DAYS,
-        DiagnosisLimits,
-        FAMILIES,
+        DOWNLOADS,
         InvalidRequest,
+        NEXT_INTRO,
+        NOBODY,
+        NOBODY_SICK,
+        NOTHING_TO_COMPARE,
         Path,
-        PlanRequest,
-        assignments_path,
-        audit,
-        charts,
-        compare_with_metrics,
-        diagnose,
+        SHORTAGE_ASK,
+        SICK_INTRO,
+        SWITCH_ON,
+        VERDICT_TONE,
+        audit_shown,
+        cell_of,
+        chosen_request,
+        compare,
+        compared_cells,
+        comparison_words,
+        cost_changes,
+        coverage_chart,
+        dataset_files,
         dt,
+        edit_choices,
+        edit_intro,
+        end_before_next,
+        explain_picked,
+        explanation_view,
+        export_files,
         families_in_use,
-        fit_faults,
-        frames,
-        from_request,
-        judge_edit,
-        load_json,
+        fault_lines,
+        fills,
+        first_cause_words,
+        hard_rules_broken,
+        history_misfit,
+        judged,
+        ledger_shown,
+        marked_absence,
+        media_type,
+        misfit_words,
         mo,
-        no_roster_advice,
-        notebook_limits,
-        notebook_workers,
-        parse_request,
-        pl,
-        plan,
-        read_response,
-        reassign,
+        moved,
+        naive_audit,
+        naive_words,
+        newly_broken,
+        next_period,
+        no_plan_words,
+        no_replan_words,
+        no_roster_words,
+        nothing_left_words,
+        nothing_moved_words,
+        number_formats,
+        penalty_chart,
+        people_changes,
+        period_dates,
+        period_days,
+        pickable_roster_heatmap,
+        picked_in,
+        picked_marker,
+        plan_after,
+        plan_file_name,
+        progress_chart,
+        read_upload,
+        refused_words,
+        replan_shown,
+        replan_sick,
         request_size,
-        solve_problem,
+        roster_file_name,
+        roster_fit,
+        roster_history,
+        roster_tables,
+        rosters_to_compare,
+        seam_shown,
+        short_demands,
+        solve_summary,
+        solve_variant,
         suggested_time_limit,
         time,
+        upload_summary,
+        uploaded_history,
+        uploaded_note,
+        uploaded_roster_fit,
+        verdict_words,
         with_max_consecutive_days,
-        with_preference_weight,
         without_families,
     )
 
@@ -126,29 +238,26 @@ def upload_control(mo):
 
 
 @app.cell
-def uploaded(InvalidRequest, load_json, mo, set_dataset_choice, upload):
+def uploaded(InvalidRequest, fault_lines, mo, read_upload, set_dataset_choice, upload):
     # An upload is a request (it has a schedule period, shifts or employees) or a roster
     # (a SolveResponse, {"assignments": [...]} or a bare list), read by what it holds.
     uploaded_request = None  # (name, JSON) of a request uploaded
     uploaded_roster = None  # (name, JSON) of a roster uploaded
     if upload.value:
         try:
-            _data = load_json(upload.contents(), upload.name())
+            _read = read_upload(upload.contents(), upload.name())
         except InvalidRequest as exc:
-            _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
+            _faults = fault_lines(exc.errors)
             mo.stop(True, mo.callout(mo.md(f"**Not a JSON file**\n\n{_faults}"), "danger"))
-        _keys = {"schedule_period", "shifts", "employees"}
-        if isinstance(_data, dict) and _keys & set(_data):
-            uploaded_request = (upload.name(), _data)
+        uploaded_request, uploaded_roster = _read.request, _read.roster
+        if uploaded_request is not None:
             set_dataset_choice(upload.name())  # chosen in the Dataset list, until changed
-        else:
-            uploaded_roster = (upload.name(), _data)
     return uploaded_request, uploaded_roster
 
 
 @app.cell
 def dataset_picker(
-    Path,
+    dataset_files,
     default_request,
     get_dataset_choice,
     mo,
@@ -156,10 +265,7 @@ def dataset_picker(
     upload,
     uploaded_request,
 ):
-    dataset_dir = Path(mo.notebook_dir() or ".").parent / "datasets"
-    dataset_paths = {p.stem: p for p in sorted(dataset_dir.glob("*.json"))}
-    if default_request:
-        dataset_paths[Path(default_request).stem] = Path(default_request)
+    dataset_paths = dataset_files(mo.notebook_dir(), default_request)
     _options = list(dataset_paths) + ([uploaded_request[0]] if uploaded_request else [])
     _chosen = get_dataset_choice()
     dataset = mo.ui.dropdown(
@@ -174,26 +280,24 @@ def dataset_picker(
 
 @app.cell
 def base_request(
-    InvalidRequest, dataset, dataset_paths, load_json, mo, parse_request, uploaded_request
+    InvalidRequest,
+    chosen_request,
+    dataset,
+    dataset_paths,
+    fault_lines,
+    mo,
+    uploaded_note,
+    uploaded_request,
 ):
     source = dataset.value
     try:
-        if uploaded_request is not None and source == uploaded_request[0]:
-            request = parse_request(uploaded_request[1])
-        else:
-            request = parse_request(load_json(dataset_paths[source].read_bytes(), source))
+        request = chosen_request(source, uploaded_request, dataset_paths)
     except InvalidRequest as exc:
-        _faults = "\n".join(f"- `{fault}`" for fault in exc.errors)
+        _faults = fault_lines(exc.errors)
         mo.stop(True, mo.callout(mo.md(f"**Not a valid request**\n\n{_faults}"), "danger"))
     # Say where the request comes from when it is an upload: the list holds it too.
-    (
-        mo.callout(
-            mo.md(f"Using the uploaded request **{source}**; choose a dataset to leave it."),
-            "info",
-        )
-        if uploaded_request is not None and source == uploaded_request[0]
-        else None
-    )
+    _note = uploaded_note(source, uploaded_request)
+    mo.callout(mo.md(_note), "info") if _note else None
     return request, source
 
 
@@ -246,9 +350,7 @@ def variant_request(
 
 
 @app.cell
-def roster_upload(
-    InvalidRequest, assignments_path, fit_faults, mo, read_response, uploaded_roster, variant
-):
+def roster_upload(misfit_words, mo, roster_fit, uploaded_roster, variant):
     # A roster uploaded is shown instead of a solve when it fits the chosen request: every
     # employee, date, shift and duty it names is the request's
     # (shiftsched.questions.inquiry.fit_faults; a roster of another request is one fault). The
@@ -256,27 +358,12 @@ def roster_upload(
     upload_fit_faults = []
     fitting_upload = None
     if uploaded_roster is not None:
-        _name, _data = uploaded_roster
-        try:
-            _read = read_response(_data)
-            upload_fit_faults = fit_faults(
-                variant, _read.assignments, assignments_path(_data) or (_name,)
-            )
-        except InvalidRequest as exc:
-            upload_fit_faults = exc.errors
-        fitting_upload = None if upload_fit_faults else _read.assignments
+        upload_fit_faults, fitting_upload = roster_fit(variant, *uploaded_roster)
     show_upload = mo.ui.switch(value=True, label="show the uploaded roster instead of a solve")
     if uploaded_roster is None:
         _shown = None
     elif upload_fit_faults:
-        _shown = mo.callout(
-            mo.md(
-                f"**{uploaded_roster[0]} is not a roster of this request**, so the request is "
-                f"solved instead. The first fault: `{upload_fit_faults[0]}`"
-                + "".join(f"\n- `{fault}`" for fault in upload_fit_faults[1:5])
-            ),
-            "warn",
-        )
+        _shown = mo.callout(mo.md(misfit_words(uploaded_roster[0], upload_fit_faults)), "warn")
     else:
         _shown = show_upload
     _shown
@@ -285,44 +372,33 @@ def roster_upload(
 
 @app.cell
 def solved(
-    DiagnosisLimits,
     default_work_limit,
-    diagnose,
+    first_cause_words,
     fitting_upload,
-    from_request,
     mo,
-    no_roster_advice,
-    notebook_limits,
-    notebook_workers,
+    no_roster_words,
     preference_weight,
     show_upload,
-    solve_problem,
+    solve_variant,
     time,
     time_limit,
     variant,
-    with_preference_weight,
 ):
     outcome = None  # an uploaded roster shown: nothing is solved
     if fitting_upload is None or not show_upload.value:
         # The clock starts before the problem is built: the times shown are what you wait.
         _asked = time.perf_counter()
-        problem = with_preference_weight(from_request(variant), preference_weight.value)
         with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
-            outcome = solve_problem(
-                problem, notebook_limits(time_limit.value, default_work_limit), _asked
+            outcome = solve_variant(
+                variant, preference_weight.value, time_limit.value, default_work_limit, _asked
             )
         # Without a roster every cell below would draw empty or broken charts: stop them
         # all here, with the first cause when the rules admit none (as the command line
         # and the service name it), and what to do next.
-        _advice = no_roster_advice(outcome.status, outcome.message, time_limit.value)
+        _advice = no_roster_words(outcome, time_limit.value)
         if not outcome.has_solution and outcome.status == "infeasible":
             with mo.status.spinner(title="Looking for the first cause…"):
-                _causes = diagnose(
-                    variant,
-                    DiagnosisLimits(time_limit.value, notebook_workers(default_work_limit)),
-                ).causes
-            if _causes:
-                _advice += f"\n\n**First cause:** {_causes[0].message} (`{_causes[0].field}`)"
+                _advice += first_cause_words(variant, time_limit.value, default_work_limit)
         mo.stop(not outcome.has_solution, mo.callout(mo.md(f"**No roster.** {_advice}"), "warn"))
     return (outcome,)
 
@@ -335,79 +411,50 @@ def shown_roster(fitting_upload, outcome):
 
 
 @app.cell
-def audited(audit, compare_with_metrics, outcome, preference_weight, roster, variant):
-    report = audit(variant, roster, preference_weight=preference_weight.value)
-    audit_differences = (
-        []
-        if outcome is None
-        else compare_with_metrics(
-            report,
-            {
-                "solver_runtime_seconds": outcome.runtime_seconds,
-                "objective_value": outcome.objective_value,
-                "soft_constraint_violations": [v.model_dump() for v in outcome.violations],
-            },
-            outcome.shortages,
-        )
-    )
+def audited(audit_shown, outcome, preference_weight, roster, variant):
+    report, audit_differences = audit_shown(variant, roster, outcome, preference_weight.value)
     return audit_differences, report
 
 
 @app.cell
-def summary(audit_differences, frames, mo, outcome, report, roster, source, uploaded_roster):
+def summary(
+    audit_differences,
+    hard_rules_broken,
+    mo,
+    outcome,
+    report,
+    roster,
+    solve_summary,
+    source,
+    upload_summary,
+    uploaded_roster,
+):
     if outcome is None:
-        _broken = frames.hard_violations_frame(report.hard_violations)
-        _verdict = (
-            "no hard rule broken"
-            if report.feasible
-            else f"**{_broken.height} hard rule(s) broken**, listed below"
-        )
-        _summary = mo.md(
-            f"**{uploaded_roster[0]}**, a roster of **{source}** read from the file (not solved "
-            f"here): objective **{report.objective_value:,.0f}** by the independent audit, "
-            f"{len(roster)} assignments, {sum(s.missing for s in report.shortages)} heads "
-            f"missing; {_verdict}."
-        )
+        _broken = hard_rules_broken(report)
+        _summary = mo.md(upload_summary(uploaded_roster[0], source, report, roster, _broken.height))
         _parts = [_summary] if report.feasible else [_summary, mo.ui.table(_broken)]
     else:
-        _gap = f"{outcome.gap:.1%}" if outcome.gap is not None else "n/a"
-        _first = outcome.solver.time_to_first_solution_seconds
-        _verdict = (
-            "the independent audit agrees: no hard rule broken, same penalties"
-            if report.feasible and not audit_differences
-            else f"the audit disagrees: {report.hard_violations[:3]} {audit_differences[:3]}"
-        )
-        _parts = [
-            mo.md(
-                f"""
-                **{source}**: {outcome.status}, objective **{outcome.objective_value:,.0f}**
-                (bound {outcome.best_bound:,.0f}, gap {_gap}); the first roster came
-                {_first or 0:.2f} s after the solve was asked for, this one after
-                {outcome.runtime_seconds:.1f} s (the model's build included);
-                {len(roster)} assignments, {sum(s.missing for s in outcome.shortages)} heads
-                missing. Audit: {_verdict}.
-                """
-            )
-        ]
+        _parts = [mo.md(solve_summary(source, outcome, report, audit_differences, roster))]
     mo.vstack(_parts)
     return
 
 
 @app.cell
-def tables(frames, outcome, report, roster, variant):
+def tables(outcome, report, roster, roster_tables, variant):
     # Every figure below is the audit's (equal to the solver's when it solved).
-    assignments = frames.assignments_frame(variant, roster)
-    coverage = frames.coverage_frame(variant, roster, report.shortages)
-    shortages = frames.shortages_frame(report.shortages)
-    violations = frames.violations_frame(report.soft_constraint_violations, variant)
-    penalties = frames.penalty_by_family(report.soft_constraint_violations)
-    progress = frames.progress_frame([] if outcome is None else outcome.progress)
+    _tables = roster_tables(variant, roster, report, outcome)
+    assignments = _tables.assignments
+    coverage = _tables.coverage
+    shortages = _tables.shortages
+    violations = _tables.violations
+    penalties = _tables.penalties
+    progress = _tables.progress
     return assignments, coverage, penalties, progress, shortages, violations
 
 
 @app.cell
-def roster_chart(assignments, charts, mo):
-    roster_view = charts.pickable_roster_heatmap(
+def roster_chart(assignments, mo, pickable_roster_heatmap):
+    roster_view = pickable_roster_heatmap(
         assignments, "Roster: click a cell to edit it or to mark that person sick"
     )
     roster_picker = mo.ui.altair_chart(roster_view, legend_selection=False)
@@ -425,17 +472,8 @@ def cell_picks(mo):
 
 
 @app.cell
-def cell_pick(mo, roster_picker, set_edit_pick, set_sick_pick):
-    _rows = roster_picker.value
-    picked_cell = None  # (employee_id, date) of the cell clicked
-    if _rows is not None and len(_rows) == 1:
-        _row = _rows.row(0, named=True)
-        picked_cell = (_row["employee_id"], _row["date"].isoformat())
-        _duty = f" ({_row['duty']})" if _row["duty"] else ""
-        _what = (
-            f"**{_row['employee']}** ({_row['employee_id']}) works **{_row['shift']}**{_duty} "
-            f"on {_row['date']}"
-        )
+def cell_pick(cell_of, mo, roster_picker, set_edit_pick, set_sick_pick):
+    picked_cell, _what = cell_of(roster_picker.value)  # (employee_id, date) clicked
     edit_this = mo.ui.button(
         label="Edit this cell",
         on_click=lambda _: set_edit_pick(picked_cell),
@@ -458,16 +496,16 @@ def cell_pick(mo, roster_picker, set_edit_pick, set_sick_pick):
 
 
 @app.cell
-def coverage_chart(charts, coverage):
-    coverage_view = charts.coverage_chart(coverage)
+def coverage_plot(coverage, coverage_chart):
+    coverage_view = coverage_chart(coverage)
     coverage_view
     return (coverage_view,)
 
 
 @app.cell
-def penalty_and_progress(charts, mo, outcome, penalties, progress):
-    penalty_view = charts.penalty_chart(penalties)
-    progress_view = charts.progress_chart(progress) if outcome is not None else None
+def penalty_and_progress(mo, outcome, penalties, penalty_chart, progress, progress_chart):
+    penalty_view = penalty_chart(penalties)
+    progress_view = progress_chart(progress) if outcome is not None else None
     mo.hstack(
         [
             penalty_view,
@@ -496,22 +534,20 @@ def table_tabs(assignments, mo, shortages, violations):
 
 
 @app.cell
-def roster_downloads(mo, roster, source, variant):
+def roster_downloads(
+    DOWNLOADS, export_files, media_type, mo, roster, roster_file_name, source, variant
+):
     # The roster as files for a spreadsheet or a calendar (shiftsched.present.export).
-    from shiftsched.present.export import FILE_TYPES as _TYPES
-    from shiftsched.present.export import export as _export
-    from shiftsched.present.export import file_name as _file_name
-
-    roster_files = {_fmt: _export(variant, roster, _fmt) for _fmt in _TYPES}
+    roster_files = export_files(variant, roster)
     mo.hstack(
         [
             mo.download(
                 data=roster_files[_fmt],
-                filename=_file_name(f"roster-{source}", _fmt),
-                mimetype=_TYPES[_fmt].media_type,
+                filename=roster_file_name(source, _fmt),
+                mimetype=media_type(_fmt),
                 label=f"Download {_label}",
             )
-            for _fmt, _label in (("csv", "CSV"), ("ics", "iCalendar"), ("xlsx", "XLSX"))
+            for _fmt, _label in DOWNLOADS
         ],
         justify="start",
         gap=1,
@@ -520,39 +556,18 @@ def roster_downloads(mo, roster, source, variant):
 
 
 @app.cell
-def edit_controls(dt, get_edit_pick, mo, roster, variant):
-    NO_CHANGE = "(nobody)"
-    _period = variant.schedule_period
-    _dates = [
-        (_period.start_date + dt.timedelta(days=d)).isoformat()
-        for d in range((_period.end_date - _period.start_date).days + 1)
-    ]
+def edit_controls(NOBODY, edit_choices, edit_intro, get_edit_pick, mo, roster, variant):
+    NO_CHANGE = NOBODY
     # A cell picked on the roster ("Edit this cell") fills the controls in: that person,
     # that date and the shift they work there now, to be changed.
-    _pick = get_edit_pick()
-    _ids = [e.id for e in variant.employees]
-    _who, _when = _pick if _pick and _pick[0] in _ids and _pick[1] in _dates else (None, None)
-    _now = next((a for a in roster if (a.employee_id, a.date.isoformat()) == _pick), None)
-    edit_employee = mo.ui.dropdown([NO_CHANGE, *_ids], value=_who or NO_CHANGE, label="Employee")
-    edit_date = mo.ui.dropdown(_dates, value=_when or _dates[0], label="Date")
-    edit_shift = mo.ui.dropdown(
-        ["off"] + [s.id for s in variant.shifts],
-        value=_now.shift_id if _now else "off",
-        label="Shift",
-    )
-    edit_duty = mo.ui.dropdown(
-        ["none"] + [k.id for k in variant.duties],
-        value=_now.duty_id if _now and _now.duty_id else "none",
-        label="Duty",
-    )
+    _choice = edit_choices(variant, roster, get_edit_pick())
+    edit_employee = mo.ui.dropdown(_choice.employees, value=_choice.employee, label="Employee")
+    edit_date = mo.ui.dropdown(_choice.dates, value=_choice.date, label="Date")
+    edit_shift = mo.ui.dropdown(_choice.shifts, value=_choice.shift, label="Shift")
+    edit_duty = mo.ui.dropdown(_choice.duties, value=_choice.duty, label="Duty")
     mo.vstack(
         [
-            mo.md(
-                "## Move one person by hand\n"
-                f"Change one of the roster's {len(roster)} assignments (or click a cell of "
-                "the roster and *Edit this cell*) and the audit prices the result, without "
-                "solving again."
-            ),
+            mo.md(edit_intro(roster)),
             mo.hstack([edit_employee, edit_date, edit_shift, edit_duty], justify="start"),
         ]
     )
@@ -560,77 +575,32 @@ def edit_controls(dt, get_edit_pick, mo, roster, variant):
 
 
 @app.cell
-def hand_edit(NO_CHANGE, dt, edit_date, edit_duty, edit_employee, edit_shift, reassign, roster):
+def hand_edit(edit_date, edit_duty, edit_employee, edit_shift, moved, roster):
     # None until someone is moved: a roster, or none, that the comparison below can offer
     # whether or not anyone was moved (a cell that stopped would stop it too). A "move"
     # to what the cell already holds moves nobody.
-    edited = None
-    if edit_employee.value != NO_CHANGE:
-        edited = reassign(
-            roster,
-            edit_employee.value,
-            dt.date.fromisoformat(edit_date.value),
-            None if edit_shift.value == "off" else edit_shift.value,
-            None if edit_duty.value == "none" else edit_duty.value,
-        )
-        edited = None if sorted(edited, key=str) == sorted(roster, key=str) else edited
+    edited = moved(roster, edit_employee.value, edit_date.value, edit_shift.value, edit_duty.value)
     return (edited,)
 
 
 @app.cell
 def edit_verdict(
-    NO_CHANGE,
     edit_date,
     edit_employee,
     edited,
-    judge_edit,
+    judged,
     mo,
-    pl,
+    nothing_moved_words,
     preference_weight,
     roster,
     variant,
+    verdict_words,
 ):
-    from shiftsched.checking.items import term_words
-
-    mo.stop(
-        edited is None,
-        mo.md(
-            "Pick an employee, a date and a shift to see what the audit says of the move."
-            if edit_employee.value == NO_CHANGE
-            else f"Nothing moves yet: that is what {edit_employee.value} works on "
-            f"{edit_date.value} in the roster above. Pick another shift, or off."
-        ),
-    )
-    verdict = judge_edit(variant, roster, edited, preference_weight=preference_weight.value)
-    broken = verdict.new_hard_violations
-    changed = pl.DataFrame(
-        [
-            {
-                "what": term_words(variant, c.name),
-                "before": c.before,
-                "after": c.after,
-                "delta": c.delta,
-                "name": c.name,
-            }
-            for c in verdict.changed_terms
-        ],
-        schema={
-            "what": pl.String,
-            "before": pl.Float64,
-            "after": pl.Float64,
-            "delta": pl.Float64,
-            "name": pl.String,
-        },
-    )
-    headline = (
-        f"**Breaks {len(broken)} hard rule(s):** "
-        + "; ".join(f"{v.message} (`{v.field}`)" if v.field else v.message for v in broken[:5])
-        if broken
-        else "**Still feasible.**"
-    )
+    mo.stop(edited is None, mo.md(nothing_moved_words(edit_employee.value, edit_date.value)))
+    verdict, changed = judged(variant, roster, edited, preference_weight.value)
     mo.vstack(
         [
-            mo.md(f"{headline} Objective change: **{verdict.objective_delta:+,.0f}**."),
+            mo.md(verdict_words(verdict)),
             mo.ui.table(changed, selection=None, wrapped_columns=["what"])
             if changed.height
             else mo.md("No soft term changes."),
@@ -640,32 +610,21 @@ def edit_verdict(
 
 
 @app.cell
-def sick_controls(NO_CHANGE, dt, get_sick_pick, mo, variant):
-    _period = variant.schedule_period
-    _dates = [
-        (_period.start_date + dt.timedelta(days=d)).isoformat()
-        for d in range((_period.end_date - _period.start_date).days + 1)
-    ]
+def sick_controls(NO_CHANGE, SICK_INTRO, get_sick_pick, mo, period_dates, picked_in, variant):
+    _dates = period_dates(variant)
     # A cell picked on the roster ("Mark sick") fills in that person and that date.
-    _pick = get_sick_pick()
-    _ids = [e.id for e in variant.employees]
-    _who, _when = _pick if _pick and _pick[0] in _ids and _pick[1] in _dates else (None, None)
+    _who, _when = picked_in(variant, get_sick_pick())
     sick_employee = mo.ui.dropdown(
-        [NO_CHANGE, *_ids], value=_who or NO_CHANGE, label="Sick employee"
+        [NO_CHANGE, *(e.id for e in variant.employees)],
+        value=_who or NO_CHANGE,
+        label="Sick employee",
     )
     sick_date = mo.ui.dropdown(_dates, value=_when or _dates[0], label="from")
     sick_days = mo.ui.slider(1, 3, value=1, label="days", show_value=True)
     keep_past = mo.ui.checkbox(value=True, label="keep the days before as published")
     mo.vstack(
         [
-            mo.md(
-                "## A sick call\n"
-                "Mark someone sick (here, or click their cell on the roster and *Mark "
-                "sick*): the roster above, as published, is re-planned around the absence, "
-                "moving as few people as it can (500 per changed assignment on top of the "
-                "objective), and the employees who could take the slot they leave are "
-                "ranked by the audit. Every figure is at the request's own weights."
-            ),
+            mo.md(SICK_INTRO),
             mo.hstack([sick_employee, sick_date, sick_days, keep_past], justify="start"),
         ]
     )
@@ -673,40 +632,27 @@ def sick_controls(NO_CHANGE, dt, get_sick_pick, mo, variant):
 
 
 @app.cell
-def sick_absence(NO_CHANGE, dt, mo, roster, sick_date, sick_days, sick_employee, variant):
-    from shiftsched.contract.planning import Absence
-    from shiftsched.questions.sick_call import left_cells
-
+def sick_absence(
+    NOBODY_SICK,
+    marked_absence,
+    mo,
+    nothing_left_words,
+    roster,
+    sick_date,
+    sick_days,
+    sick_employee,
+    variant,
+):
     # None until someone is marked sick; the cells below stop on it, but the comparison
     # further down still offers the other rosters. Nothing to re-plan either when the
     # person is off on every sick date: no cell of theirs is left empty.
-    absence = None
-    sick_dates = []
-    sick_left = []
-    if sick_employee.value != NO_CHANGE:
-        _first = dt.date.fromisoformat(sick_date.value)
-        sick_dates = [
-            _first + dt.timedelta(days=i)
-            for i in range(sick_days.value)
-            if _first + dt.timedelta(days=i) <= variant.schedule_period.end_date
-        ]
-        absence = Absence(employee_id=sick_employee.value, dates=sick_dates)
-        sick_left = left_cells(roster, absence)
-    _span = (
-        " .. ".join(sorted({sick_dates[0].isoformat(), sick_dates[-1].isoformat()}))
-        if sick_dates
-        else ""
+    absence, sick_dates, sick_left = marked_absence(
+        variant, roster, sick_employee.value, sick_date.value, sick_days.value
     )
     if absence is None:
-        _said = mo.md("Pick a sick employee to re-plan the roster and see who could fill in.")
+        _said = mo.md(NOBODY_SICK)
     elif not sick_left:
-        _said = mo.callout(
-            mo.md(
-                f"**{absence.employee_id} does not work on {_span} in this roster: nothing "
-                "to re-plan.**"
-            ),
-            "info",
-        )
+        _said = mo.callout(mo.md(nothing_left_words(absence, sick_dates)), "info")
     else:
         _said = None
     _said
@@ -719,26 +665,25 @@ def sick_replan(
     default_work_limit,
     keep_past,
     mo,
-    notebook_limits,
+    replan_sick,
     roster,
     sick_dates,
     sick_left,
     time_limit,
     variant,
 ):
-    from shiftsched.contract.planning import ReplanRequest
-    from shiftsched.periods.replan import replan
-
     replanned = None  # nobody sick, or nothing of theirs to re-plan
     if absence is not None and sick_left:
-        _ask = ReplanRequest(
-            request=variant,
-            roster=list(roster),
-            absences=[absence],
-            pin_before=sick_dates[0] if keep_past.value else None,
-        )
         with mo.status.spinner(title=f"Re-planning… up to {time_limit.value} s"):
-            replanned = replan(_ask, notebook_limits(time_limit.value, default_work_limit))
+            replanned = replan_sick(
+                variant,
+                roster,
+                absence,
+                sick_dates,
+                keep_past.value,
+                time_limit.value,
+                default_work_limit,
+            )
     replanned_roster = (
         None if replanned is None or replanned.solution is None else replanned.solution.assignments
     )
@@ -746,90 +691,35 @@ def sick_replan(
 
 
 @app.cell
-def sick_replan_view(absence, audit, charts, frames, mo, replanned, roster, variant):
+def sick_replan_view(
+    absence, mo, no_replan_words, replan_shown, replanned, replanned_roster, roster, variant
+):
     mo.stop(replanned is None)  # nobody sick, or nothing to re-plan: said above
-    if replanned.solution is None:
-        _error = replanned.error
-        _causes = _error.diagnosis.causes if _error and _error.diagnosis else []
-        _why = (
-            f" The first cause: **{_causes[0].message}** (`{_causes[0].field}`)."
-            + "".join(f"\n- {c.message} (`{c.field}`)" for c in _causes[1:])
-            if _causes
-            else f" {_error.message if _error else ''}"
-        )
-        mo.stop(
-            True,
-            mo.callout(
-                mo.md(
-                    f"**No re-planned roster** keeps every hard rule with "
-                    f"{absence.employee_id} off ({_error.code if _error else 'unknown'})." + _why
-                ),
-                "warn",
-            ),
-        )
+    mo.stop(
+        replanned_roster is None,
+        mo.callout(mo.md(no_replan_words(replanned, absence)), "warn"),
+    )
     # Both objectives are the audit's, at the request's own weights.
-    published_report = audit(variant, roster)
-    replan_report = audit(variant, replanned.solution.assignments)
-    changes_table = frames.changes_frame(replanned.changes)
-    replan_view = charts.replan_heatmap(
-        frames.assignments_frame(variant, replanned.solution.assignments), changes_table
-    )
-    mo.vstack(
-        [
-            mo.md(
-                f"**{len(replanned.changes)} changed assignment(s)**; objective of the "
-                f"published roster → the re-planned one: "
-                f"{published_report.objective_value:,.0f} → "
-                f"**{replan_report.objective_value:,.0f}** "
-                f"({replanned.solution.metrics.status}), audit: "
-                f"{'no hard rule broken' if replan_report.feasible else 'hard rules broken'}. "
-                "Changed cells are outlined."
-            ),
-            replan_view,
-            mo.ui.table(changes_table, selection=None),
-        ]
-    )
+    _shown = replan_shown(variant, roster, replanned, replanned_roster)
+    published_report = _shown.published_report
+    replan_report = _shown.replan_report
+    changes_table = _shown.changes_table
+    replan_view = _shown.chart
+    mo.vstack([mo.md(_shown.words), replan_view, mo.ui.table(changes_table, selection=None)])
     return changes_table, published_report, replan_report, replan_view
 
 
 @app.cell
-def sick_recommend(absence, frames, mo, replanned, roster, sick_left, variant):
-    from shiftsched.questions.sick_call import fills_of
-
+def sick_recommend(absence, fills, mo, replanned, roster, sick_left, variant):
     mo.stop(not sick_left)  # nobody sick, or off on every sick date: said above
-    left_slot, recommendations = fills_of(variant, roster, absence, top=5)
-    recommendations_table = frames.recommendations_frame(recommendations.recommendations, variant)
-    _duty = f" ({left_slot.duty_id})" if left_slot.duty_id else ""
-    _impossible = replanned is not None and replanned.solution is None
-    _breaks = all(not r.feasible for r in recommendations.recommendations)
-    _warning = (
-        [
-            mo.callout(
-                mo.md(
-                    f"No roster keeps every hard rule with {absence.employee_id} off (above), "
-                    "so none of these fills can stand without breaking one: each row says "
-                    "which (*hard_rules_broken*)."
-                    if _impossible
-                    else "Every fill breaks a hard rule: each row says which (*hard_rules_broken*)."
-                ),
-                "warn",
-            )
-        ]
-        if _impossible or _breaks
-        else []
-    )
+    _fills = fills(variant, roster, absence, replanned is not None and replanned.solution is None)
+    left_slot = _fills.left_slot
+    recommendations = _fills.recommendations
+    recommendations_table = _fills.table
     mo.vstack(
         [
-            mo.md(
-                f"### Who could take {left_slot.shift_id}{_duty} on "
-                f"{left_slot.date.isoformat()}\n"
-                f"The top {recommendations_table.height} of {recommendations.candidates} "
-                f"candidates, without re-solving. Each *objective_delta* is the audit of the "
-                f"published roster with {absence.employee_id} out of the slot and the "
-                "candidate in it, minus the audit of the published roster; *hard_rules_broken* "
-                "lists what that roster breaks and the published one does not."
-            ),
-            *_warning,
+            mo.md(_fills.words),
+            *([mo.callout(mo.md(_fills.warning), "warn")] if _fills.warning else []),
             mo.ui.table(
                 recommendations_table,
                 selection=None,
@@ -841,21 +731,9 @@ def sick_recommend(absence, frames, mo, replanned, roster, sick_left, variant):
 
 
 @app.cell
-def short_table_cell(frames, mo, report, variant):
-    from shiftsched.questions.review import audited_shortages
-
-    short_markers = audited_shortages(variant, report)
-    short_table = frames.audited_shortages_frame(short_markers)
-    mo.md(
-        "## Why is this shift short?\n"
-        f"The roster above leaves {short_table.height} demand(s) short, each with the input "
-        "item it falls short of (`field`). Select one: the roster is re-planned with one more "
-        "head there, every hard rule kept. Either a roster is found, and the shortage is "
-        "**avoidable** (who fills it, the cells that move and what the objective does), or "
-        "none exists, and it is **unavoidable** (a minimal set of the hard rules and input "
-        "items that forbid it). Every shortage of that date is explained in one run, which "
-        "solves, so it runs only on a selection; prices are the request's own weights."
-    )
+def short_table_cell(mo, report, short_demands, variant):
+    short_markers, short_table, _intro = short_demands(variant, report)
+    mo.md(_intro)
     return short_markers, short_table
 
 
@@ -871,64 +749,42 @@ def short_picker_cell(mo, short_table):
 @app.cell
 def short_explained(
     default_work_limit,
+    explain_picked,
     mo,
-    notebook_limits,
+    picked_marker,
     roster,
     short_markers,
     shortage_picker,
     time_limit,
     variant,
 ):
-    from shiftsched.questions.explain import explain_shortages
-    from shiftsched.questions.inquiry import ExplainRequest
-
     # None until a shortage is selected; the comparison below reads it either way.
     explanation = None
     short_answer = None
     _picked = shortage_picker.value
     if _picked is not None and len(_picked):
-        _row = _picked.row(0, named=True)
-        _key = (_row["kind"], _row["date"], _row["field"], _row["duty_id"])
-        _marker = next(m for m in short_markers if (m.kind, m.date, m.field, m.duty_id) == _key)
+        _marker = picked_marker(short_markers, _picked.row(0, named=True))
         with mo.status.spinner(title=f"Explaining the shortages of {_marker.date.isoformat()}…"):
-            short_answer = explain_shortages(
-                ExplainRequest(request=variant, roster=list(roster), dates=[_marker.date]),
-                notebook_limits(time_limit.value, default_work_limit),
+            explanation, short_answer = explain_picked(
+                variant, roster, _marker, time_limit.value, default_work_limit
             )
-        explanation = next(e for e in short_answer.explanations if e.shortage == _marker)
     return explanation, short_answer
 
 
 @app.cell
-def short_view(charts, explanation, frames, mo, short_answer, variant):
-    mo.stop(
-        explanation is None,
-        mo.md("Select a short demand in the table to ask whether any roster could fill it."),
-    )
-    _tone = {"avoidable": "success", "unavoidable": "danger", "undecided": "warn"}
-    _parts = [
-        mo.callout(
-            mo.md(f"**{explanation.verdict.capitalize()}**: {explanation.summary}."),
-            _tone[explanation.verdict],
-        )
-    ]
-    explanation_table = frames.explanations_frame(short_answer.explanations)
-    causes_table = frames.causes_frame(explanation.causes)
-    fill_changes = frames.changes_frame(explanation.changes)
-    fill_view = None
-    if explanation.roster is not None:
-        _delta = explanation.objective_delta or 0.0
-        fill_view = charts.replan_heatmap(
-            frames.assignments_frame(variant, explanation.roster), fill_changes, "The fill"
-        )
+def short_view(
+    SHORTAGE_ASK, VERDICT_TONE, explanation, explanation_view, mo, short_answer, variant
+):
+    mo.stop(explanation is None, mo.md(SHORTAGE_ASK))
+    _shown = explanation_view(variant, explanation, short_answer)
+    explanation_table = _shown.explanation_table
+    causes_table = _shown.causes_table
+    fill_changes = _shown.fill_changes
+    fill_view = _shown.fill_view
+    _parts = [mo.callout(mo.md(_shown.verdict_words), VERDICT_TONE[explanation.verdict])]
+    if fill_view is not None:
         _parts += [
-            mo.md(
-                f"Filled by **{', '.join(explanation.filled_by) or 'someone already there'}**; "
-                f"{fill_changes.height} cell(s) change, outlined below; objective "
-                f"{short_answer.objective_value:,.0f} → "
-                f"{short_answer.objective_value + _delta:,.0f} (**{_delta:+,.0f}**). The fill "
-                "is the cheapest roster found in its time, not proven the cheapest."
-            ),
+            mo.md(_shown.fill_words),
             fill_view,
             mo.ui.table(fill_changes, selection=None),
         ]
@@ -939,15 +795,10 @@ def short_view(charts, explanation, frames, mo, short_answer, variant):
             if causes_table.height
             else mo.md("No input item to blame: nobody may work it at all."),
         ]
-    _others = explanation_table.filter(
-        explanation_table["field"] != explanation.shortage.field
-    ).drop("date")
-    if _others.height:
+    if _shown.others.height:
         _parts += [
-            mo.md(
-                f"The other shortages of {explanation.shortage.date.isoformat()}, explained too:"
-            ),
-            mo.ui.table(_others, selection=None, wrapped_columns=["summary"]),
+            mo.md(_shown.others_words),
+            mo.ui.table(_shown.others, selection=None, wrapped_columns=["summary"]),
         ]
     mo.vstack(_parts)
     return causes_table, explanation_table, fill_changes, fill_view
@@ -962,116 +813,63 @@ def short_adopt(explanation, mo):
 
 
 @app.cell
-def compare_source(mo):
+def compare_source(COMPARE_INTRO, mo):
     compare_upload = mo.ui.file(
         filetypes=[".json"], label="or upload a roster (a SolveResponse or its assignments)"
     )
-    mo.vstack(
-        [
-            mo.md(
-                "## Compare two rosters\n"
-                "The roster above against another one made here: moved by hand, re-planned "
-                "after a sick call, the fill of a shortage (switch it on above), or uploaded. "
-                "Every figure is the independent audit's comparison of the two "
-                "(`shiftsched.questions.review.compare`), every delta after − before, "
-                "priced at the "
-                "request's own weights whatever the preference weight above."
-            ),
-            compare_upload,
-        ]
-    )
+    mo.vstack([mo.md(COMPARE_INTRO), compare_upload])
     return (compare_upload,)
 
 
 @app.cell
 def compare_candidates(
-    InvalidRequest,
     adopt_fill,
-    assignments_path,
     compare_upload,
     edited,
     explanation,
-    fit_faults,
-    load_json,
     mo,
-    read_response,
+    refused_words,
     replanned_roster,
+    rosters_to_compare,
+    uploaded_roster_fit,
     variant,
 ):
     # Every roster made in the notebook so far; the dropdown starts on the first of them:
     # a fill switched on, then an upload, the re-plan, the hand edit.
-    compare_rosters = {}
-    if adopt_fill.value and explanation is not None and explanation.roster is not None:
-        _where = explanation.shortage
-        compare_rosters[
-            f"the fill of {_where.shift_id or ','.join(_where.shift_ids or [])} "
-            f"on {_where.date.isoformat()}"
-        ] = explanation.roster
     upload_faults = []
+    _uploaded = None
     if compare_upload.value:
-        try:
-            _raw = load_json(compare_upload.contents(), compare_upload.name())
-            _read = read_response(_raw)
-            upload_faults = fit_faults(
-                variant, _read.assignments, assignments_path(_raw) or (compare_upload.name(),)
-            )
-        except InvalidRequest as exc:
-            upload_faults = exc.errors
-        if not upload_faults:
-            compare_rosters[f"uploaded {compare_upload.name()}"] = _read.assignments
-    if replanned_roster is not None:
-        compare_rosters["re-planned after the sick call"] = replanned_roster
-    if edited is not None:
-        compare_rosters["moved by hand"] = edited
-    (
-        mo.callout(
-            mo.md(
-                "**Not a roster of this request**\n\n"
-                + "\n".join(f"- `{fault}`" for fault in upload_faults[:10])
-            ),
-            "danger",
+        upload_faults, _read = uploaded_roster_fit(
+            variant, compare_upload.contents(), compare_upload.name()
         )
-        if upload_faults
-        else None
+        _uploaded = None if _read is None else (compare_upload.name(), _read)
+    compare_rosters = rosters_to_compare(
+        explanation if adopt_fill.value else None, _uploaded, replanned_roster, edited
     )
+    mo.callout(mo.md(refused_words(upload_faults)), "danger") if upload_faults else None
     return compare_rosters, upload_faults
 
 
 @app.cell
-def compare_picker(compare_rosters, mo):
+def compare_picker(NOTHING_TO_COMPARE, compare_rosters, mo):
     compare_with = mo.ui.dropdown(
         options=list(compare_rosters),
         value=next(iter(compare_rosters), None),
         label="Compare the roster above with",
     )
-    (
-        compare_with
-        if compare_rosters
-        else mo.md(
-            "Move someone by hand, mark someone sick, switch on a shortage's fill or upload "
-            "a roster: it can then be compared with the roster above."
-        )
-    )
+    compare_with if compare_rosters else mo.md(NOTHING_TO_COMPARE)
     return (compare_with,)
 
 
 @app.cell
-def compared(compare_rosters, compare_with, frames, mo, roster, variant):
-    from shiftsched.questions.review import compare
-
+def compared(
+    compare, compare_rosters, compare_with, comparison_words, mo, newly_broken, roster, variant
+):
     mo.stop(compare_with.value not in compare_rosters)  # nothing to compare: said above
     compare_name = compare_with.value
     comparison = compare(variant, roster, compare_rosters[compare_name])
-    broken_added = frames.hard_violations_frame(comparison.hard_violations_added)
-    _totals = comparison.totals  # the lists hold the first listed_limit items of each
-    _headline = mo.md(
-        f"**The roster above → {compare_name}**: {_totals.changes} cell(s) "
-        f"differ for {len(comparison.employees)} employee(s); objective "
-        f"{comparison.objective_before:,.0f} → {comparison.objective_after:,.0f} "
-        f"(**{comparison.objective_delta:+,.0f}**); hard rules: "
-        f"{_totals.hard_violations_added} newly broken, "
-        f"{_totals.hard_violations_removed} no longer broken."
-    )
+    broken_added = newly_broken(comparison)
+    _headline = mo.md(comparison_words(compare_name, comparison))
     (
         mo.vstack([_headline, mo.ui.table(broken_added, selection=None)])
         if broken_added.height
@@ -1081,19 +879,12 @@ def compared(compare_rosters, compare_with, frames, mo, roster, variant):
 
 
 @app.cell
-def compare_cells_view(charts, compare_name, compare_rosters, frames, mo, roster, variant):
-    from shiftsched.contract.planning import roster_changes as _roster_changes
-
+def compare_cells_view(compare_name, compare_rosters, compared_cells, mo, roster, variant):
     # every changed cell outlined, also past the comparison's listed_limit
-    compare_changes = frames.changes_frame(_roster_changes(roster, compare_rosters[compare_name]))
-    _names = ("the roster above", compare_name)
-    compare_cells = frames.compared_cells_frame(
-        frames.assignments_frame(variant, roster),
-        frames.assignments_frame(variant, compare_rosters[compare_name]),
-        compare_changes,
-        _names,
-    )
-    compare_view = charts.compare_heatmap(compare_cells, _names)
+    _cells = compared_cells(variant, roster, compare_rosters[compare_name], compare_name)
+    compare_changes = _cells.changes
+    compare_cells = _cells.cells
+    compare_view = _cells.chart
     mo.vstack(
         [
             mo.md("### The cells\nBoth rosters, side by side; every changed cell outlined."),
@@ -1105,9 +896,8 @@ def compare_cells_view(charts, compare_name, compare_rosters, frames, mo, roster
 
 
 @app.cell
-def compare_people(charts, comparison, frames, mo):
-    employee_changes = frames.employee_changes_frame(comparison.employees)
-    employee_view = charts.employee_changes_chart(employee_changes)
+def compare_people(comparison, mo, people_changes):
+    employee_changes, employee_view = people_changes(comparison)
     mo.vstack(
         [
             mo.md(
@@ -1125,18 +915,9 @@ def compare_people(charts, comparison, frames, mo):
 
 
 @app.cell
-def compare_costs(comparison, frames, mo, variant):
-    term_changes = frames.term_changes_frame(comparison.terms, variant)
-    kpi_table = frames.kpis_frame(comparison.kpis_before, comparison.kpis_after)
-
-    def _shown(value, sign=""):
-        return "" if value is None else f"{value:{sign},.2f}"
-
-    _numbers = {
-        "before": _shown,
-        "after": _shown,
-        "delta": lambda value: _shown(value, "+"),
-    }
+def compare_costs(comparison, cost_changes, mo, number_formats, variant):
+    term_changes, kpi_table = cost_changes(comparison, variant)
+    _numbers = number_formats()
     mo.hstack(
         [
             mo.vstack(
@@ -1167,59 +948,37 @@ def compare_costs(comparison, frames, mo, variant):
 
 
 @app.cell
-def next_source(mo):
+def next_source(NEXT_INTRO, mo):
     history_upload = mo.ui.file(
         filetypes=[".json"], label="or upload the previous period's answer (JSON)"
     )
-    mo.vstack(
-        [
-            mo.md(
-                "## Plan the next period\n"
-                "The roster above becomes the history of the next period; or upload the "
-                "answer of the period before (a SolveResponse, or a plan's answer with its "
-                "ledger). The next period is the request carried forward: each day's demand "
-                "that of the latest day on the same weekday, while holidays, preferences and "
-                "fixed assignments stay with their dates. It is planned after the history: "
-                "the run of days in progress, the last shift, the week and month the boundary "
-                "cuts in two and the counts so far hold across the seam."
-            ),
-            history_upload,
-        ]
-    )
+    mo.vstack([mo.md(NEXT_INTRO), history_upload])
     return (history_upload,)
 
 
 @app.cell
-def next_history(history_upload, mo, roster, variant):
-    from pydantic import ValidationError
-
-    from shiftsched.contract.history import History
-    from shiftsched.periods.seam import ledger_after
-
+def next_history(
+    end_before_next, history_upload, mo, roster, roster_history, uploaded_history, variant
+):
     if history_upload.value:
-        try:
-            history = History.model_validate_json(history_upload.contents())
-        except ValidationError as exc:
-            _faults = "\n".join(f"- {e['msg']}" for e in exc.errors()[:5])
-            mo.stop(True, mo.callout(mo.md(f"**Not a previous answer**\n\n{_faults}"), "danger"))
+        history, _faults = uploaded_history(history_upload.contents())
+        _said = "\n".join(f"- {fault}" for fault in _faults)
+        mo.stop(
+            history is None,
+            mo.callout(mo.md(f"**Not a previous answer**\n\n{_said}"), "danger"),
+        )
         history_source = history_upload.name()
     else:  # the roster above, with its ledger: the counts through its last date
-        history = History(
-            assignments=list(roster),
-            ledger=ledger_after(variant, roster, None),
-        )
+        history = roster_history(variant, roster)
         history_source = "the roster above"
     # The next period starts after this request's period and after all the history holds.
-    _ends = [a.date for a in history.assignments]
-    _ends += [history.ledger.through] if history.ledger else []
-    current_end = max([variant.schedule_period.end_date, *_ends])
+    current_end = end_before_next(variant, history)
     return current_end, history, history_source
 
 
 @app.cell
-def next_controls(current_end, dt, mo, variant):
-    _period = variant.schedule_period
-    _length = (_period.end_date - _period.start_date).days + 1
+def next_controls(current_end, dt, mo, period_days, variant):
+    _length = period_days(variant)
     _first = current_end + dt.timedelta(days=1)
     next_start = mo.ui.date(start=_first, value=_first, label="Next period from")
     next_days = mo.ui.slider(
@@ -1231,50 +990,37 @@ def next_controls(current_end, dt, mo, variant):
 
 
 @app.cell
-def next_request(mo, next_days, next_start, plan_next, variant):
-    from shiftsched.periods.split import next_period
-
-    mo.stop(
-        not plan_next.value,
-        mo.md("Switch on *plan it* to plan the next period after this history."),
-    )
+def next_request(SWITCH_ON, mo, next_days, next_period, next_start, plan_next, variant):
+    mo.stop(not plan_next.value, mo.md(SWITCH_ON))
     next_variant = next_period(variant, next_days.value, next_start.value)
     return (next_variant,)
 
 
 @app.cell
 def next_plan(
-    PlanRequest,
     default_work_limit,
+    fault_lines,
     history,
+    history_misfit,
     mo,
     next_variant,
-    notebook_limits,
-    plan,
+    no_plan_words,
+    plan_after,
     time_limit,
 ):
-    from shiftsched.contract.history import history_faults
-
-    _faults = history_faults(next_variant, history, ("history",))
+    _faults = history_misfit(next_variant, history)
     mo.stop(
         bool(_faults),
         mo.callout(
-            mo.md(
-                "**The history does not fit the request**\n\n"
-                + "\n".join(f"- `{fault}`" for fault in _faults[:10])
-            ),
+            mo.md(f"**The history does not fit the request**\n\n{fault_lines(_faults[:10])}"),
             "danger",
         ),
     )
     with mo.status.spinner(title=f"Planning the next period… up to {time_limit.value} s"):
-        next_planned = plan(
-            PlanRequest(request=next_variant, history=history),
-            notebook_limits(time_limit.value, default_work_limit),
-        )
-    _why = next_planned.error.code if next_planned.error else next_planned.status
+        next_planned = plan_after(next_variant, history, time_limit.value, default_work_limit)
     mo.stop(
         next_planned.solution is None,
-        mo.callout(mo.md(f"**No roster for the next period** ({_why})."), "warn"),
+        mo.callout(mo.md(no_plan_words(next_planned)), "warn"),
     )
     next_roster = next_planned.solution.assignments
     return next_planned, next_roster
@@ -1282,47 +1028,27 @@ def next_plan(
 
 @app.cell
 def next_seam(
-    audit,
-    charts,
     current_end,
-    frames,
     history,
     history_source,
     mo,
     next_planned,
     next_roster,
     next_variant,
+    seam_shown,
     variant,
 ):
-    SEAM_DAYS = 7
-    seam_report = audit(next_variant, next_roster, history=history)
-    seam_blind_report = audit(next_variant, next_roster)  # the history ignored
-    seam_differences = frames.audit_comparison_frame(seam_report, seam_blind_report)
-    _start = next_variant.schedule_period.start_date
-    seam_table = frames.seam_frame(
-        frames.assignments_frame(variant, history.assignments),
-        frames.assignments_frame(next_variant, next_roster),
-        current_end,
-        _start,
-        SEAM_DAYS,
-    )
-    seam_view = charts.seam_heatmap(
-        seam_table,
-        _start,
-        f"The last {SEAM_DAYS} days of {history_source} | the first {SEAM_DAYS} of the next",
-    )
-    _broken = len(seam_report.hard_violations)
+    from shiftsched.present import SEAM_DAYS
+
+    _seam = seam_shown(variant, next_variant, history, history_source, current_end, next_planned)
+    seam_report = _seam.report
+    seam_blind_report = _seam.blind_report  # the history ignored
+    seam_differences = _seam.differences
+    seam_table = _seam.table
+    seam_view = _seam.chart
     mo.vstack(
         [
-            mo.md(
-                f"**{_start.isoformat()} .. {next_variant.schedule_period.end_date.isoformat()}**"
-                f": {len(next_roster)} assignments, objective "
-                f"**{seam_report.objective_value:,.0f}** "
-                f"({next_planned.solution.metrics.status}); the audit across the seam: "
-                + ("no hard rule broken" if not _broken else f"**{_broken} hard rule(s) broken**")
-                + f". Read as if nothing came before, the same roster costs "
-                f"{seam_blind_report.objective_value:,.0f}. The black line is the boundary."
-            ),
+            mo.md(_seam.words),
             seam_view,
             mo.ui.table(seam_differences, selection=None)
             if seam_differences.height
@@ -1334,35 +1060,23 @@ def next_seam(
 
 @app.cell
 def next_without_history(
-    PlanRequest,
-    audit,
     default_work_limit,
-    frames,
     history,
     mo,
+    naive_audit,
+    naive_words,
     next_variant,
-    notebook_limits,
-    plan,
+    plan_after,
     seam_report,
     time_limit,
 ):
     with mo.status.spinner(title="Planning the same period as if nothing came before…"):
-        naive_plan = plan(
-            PlanRequest(request=next_variant),
-            notebook_limits(time_limit.value, default_work_limit),
-        )
+        naive_plan = plan_after(next_variant, None, time_limit.value, default_work_limit)
     mo.stop(naive_plan.solution is None)
-    naive_report = audit(next_variant, naive_plan.solution.assignments, history=history)
-    naive_breaks = frames.hard_violations_frame(naive_report.hard_violations)
+    naive_report, naive_breaks = naive_audit(next_variant, naive_plan.solution.assignments, history)
     mo.vstack(
         [
-            mo.md(
-                "### Planned without the history\n"
-                "The same period planned as if nothing came before, then audited with the "
-                f"history: **{naive_breaks.height} hard rule(s) broken** across the seam, "
-                f"objective {naive_report.objective_value:,.0f} (against "
-                f"{seam_report.objective_value:,.0f} planned after the history)."
-            ),
+            mo.md(naive_words(naive_breaks, naive_report, seam_report)),
             mo.ui.table(naive_breaks, selection=None) if naive_breaks.height else mo.md(""),
         ]
     )
@@ -1370,30 +1084,20 @@ def next_without_history(
 
 
 @app.cell
-def next_ledger(frames, history, mo, next_planned, next_variant):
-    from shiftsched.periods.seam import history_ledger
-
-    ledger_before = history_ledger(next_variant, history)
-    ledger_table = frames.ledger_frame(next_planned.ledger, [s.id for s in next_variant.shifts])
-    spread_table = frames.ledger_spread_frame(next_variant, ledger_before, next_planned.ledger)
-    _per = (
-        "fairness group"
-        if next_variant.constraints.fairness_groups
-        else "shift (the request has no fairness group)"
-    )
+def next_ledger(history, ledger_shown, mo, next_planned, next_variant, plan_file_name):
+    _ledger = ledger_shown(next_variant, history, next_planned)
+    ledger_before = _ledger.ledger_before
+    ledger_table = _ledger.table
+    spread_table = _ledger.spread
     mo.vstack(
         [
-            mo.md(
-                f"### The ledger through {next_planned.ledger.through.isoformat()}\n"
-                "Per employee, all counted so far, the new period included: what the period "
-                "after it reads as its history's ledger."
-            ),
+            mo.md(_ledger.words),
             mo.ui.table(ledger_table, selection=None, page_size=15),
-            mo.md(f"The spread (most − fewest) of the counts per {_per}, before and after:"),
+            mo.md(_ledger.spread_words),
             mo.ui.table(spread_table, selection=None),
             mo.download(
                 data=next_planned.model_dump_json(indent=2).encode(),
-                filename=f"plan-{next_variant.schedule_period.start_date.isoformat()}.json",
+                filename=plan_file_name(next_variant),
                 mimetype="application/json",
                 label="Download the plan (the next period's history)",
             ),

@@ -13,43 +13,55 @@ def imports():
     import marimo as mo
     import polars as pl
 
-    from shiftsched.checking.audit import audit
-    from shiftsched.contract.parse import parse_request
-    from shiftsched.contract.size import request_size, suggested_time_limit
-    from shiftsched.present import charts, frames
-    from shiftsched.present.advice import no_roster_advice
-    from shiftsched.present.notebook_limits import notebook_limits
-    from shiftsched.questions.fair_share import group_burden
-    from shiftsched.questions.tradeoff import (
+    from shiftsched import audit
+    from shiftsched.contract import parse_request, request_size, suggested_time_limit
+    from shiftsched.present import (
+        DOWNLOADS,
+        burden_chart,
+        burden_frame,
+        export_files,
+        fairness_cost_chart,
+        media_type,
+        no_roster_advice,
+        notebook_solve_limits,
+        roster_file_name,
+    )
+    from shiftsched.questions import (
         SweepPoint,
         gap_percent,
+        group_burden,
         scenarios_note,
         shared_most_burdened,
         solve_state,
         starting_burden,
         sweep_caption,
+        with_fairness_group,
+        without_fairness_group,
     )
-    from shiftsched.questions.variants import with_fairness_group, without_fairness_group
-    from shiftsched.solving.problem import from_request
-    from shiftsched.solving.solve import solve_problem
+    from shiftsched.solving import from_request, solve_problem
 
     return (
+        DOWNLOADS,
         Path,
         SweepPoint,
         alt,
         audit,
-        charts,
-        frames,
+        burden_chart,
+        burden_frame,
+        export_files,
+        fairness_cost_chart,
         from_request,
         gap_percent,
         group_burden,
         json,
+        media_type,
         mo,
         no_roster_advice,
-        notebook_limits,
+        notebook_solve_limits,
         parse_request,
         pl,
         request_size,
+        roster_file_name,
         scenarios_note,
         shared_most_burdened,
         solve_problem,
@@ -147,14 +159,14 @@ def solver(
     from_request,
     mo,
     no_roster_advice,
-    notebook_limits,
+    notebook_solve_limits,
     solve_problem,
     time_limit,
 ):
     def solve_roster(variant, seconds=None):
         """Solve a variant (within ``seconds``, else the slider's limit) and check its
         roster with the independent audit."""
-        limits = notebook_limits(seconds or time_limit.value, default_work_limit)
+        limits = notebook_solve_limits(seconds or time_limit.value, default_work_limit)
         outcome = solve_problem(from_request(variant), limits)
         if not outcome.has_solution:
             return outcome  # the caller says why, and what to do
@@ -276,10 +288,10 @@ def scenario_words(
 
 
 @app.cell
-def burden_charts(alt, charts, frames, scenario_burdens):
+def burden_charts(alt, burden_chart, burden_frame, scenario_burdens):
     burden_views = alt.hconcat(
         *(
-            charts.burden_chart(frames.burden_frame(b), f"{name} (Gini {b.gini:.3f})")
+            burden_chart(burden_frame(b), f"{name} (Gini {b.gini:.3f})")
             for name, b in scenario_burdens.items()
         )
     ).resolve_scale(x="shared")
@@ -288,10 +300,10 @@ def burden_charts(alt, charts, frames, scenario_burdens):
 
 
 @app.cell
-def share_table(frames, mo, pl, request, group_burden, group_index, scenario_outcomes):
+def share_table(burden_frame, mo, pl, request, group_burden, group_index, scenario_outcomes):
     _policy = request.constraints.fairness_groups[group_index].policy
     _own = group_burden(request, scenario_outcomes[_policy].assignments, group_index)
-    share_frame = frames.burden_frame(_own).with_columns(pl.selectors.float().round(2))
+    share_frame = burden_frame(_own).with_columns(pl.selectors.float().round(2))
     mo.vstack(
         [
             mo.md(
@@ -305,27 +317,30 @@ def share_table(frames, mo, pl, request, group_burden, group_index, scenario_out
 
 
 @app.cell
-def roster_downloads(dataset, mo, scenario_outcomes, scenario_requests):
+def roster_downloads(
+    DOWNLOADS,
+    dataset,
+    export_files,
+    media_type,
+    mo,
+    roster_file_name,
+    scenario_outcomes,
+    scenario_requests,
+):
     # Each scenario's roster as files for a spreadsheet or a calendar (shiftsched.present.export).
-    from shiftsched.present.export import FILE_TYPES as _TYPES
-    from shiftsched.present.export import export as _export
-    from shiftsched.present.export import file_name as _file_name
-
     scenario_files = {
-        _name: {
-            _fmt: _export(scenario_requests[_name], _outcome.assignments, _fmt) for _fmt in _TYPES
-        }
+        _name: export_files(scenario_requests[_name], _outcome.assignments)
         for _name, _outcome in scenario_outcomes.items()
     }
-    _labels = {"csv": "CSV", "ics": "iCalendar", "xlsx": "XLSX"}
+    _labels = dict(DOWNLOADS)
     _rows = [
         mo.hstack(
             [mo.md(f"**{_name}**")]
             + [
                 mo.download(
                     data=_data,
-                    filename=_file_name(f"roster-{dataset.value}-{_name}", _fmt),
-                    mimetype=_TYPES[_fmt].media_type,
+                    filename=roster_file_name(f"{dataset.value}-{_name}", _fmt),
+                    mimetype=media_type(_fmt),
                     label=_labels[_fmt],
                 )
                 for _fmt, _data in _files.items()
@@ -450,8 +465,8 @@ def sweep_frames(pl, sweep_points):
 
 
 @app.cell
-def sweep_chart(charts, mo, sweep_caption, sweep_frame, sweep_points, sweep_table):
-    cost_view = charts.fairness_cost_chart(sweep_frame)
+def sweep_chart(fairness_cost_chart, mo, sweep_caption, sweep_frame, sweep_points, sweep_table):
+    cost_view = fairness_cost_chart(sweep_frame)
     sweep_words = sweep_caption(sweep_points)
     mo.vstack(
         [

@@ -12,36 +12,45 @@ def imports():
     import marimo as mo
     import polars as pl
 
-    from shiftsched.checking.audit import audit
-    from shiftsched.contract.parse import load_json, parse_request
-    from shiftsched.errors import InvalidRequest
-    from shiftsched.present import charts, frames
-    from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
-    from shiftsched.present.probe_words import probe_frame
-    from shiftsched.questions.relax import relax
-    from shiftsched.solving.diagnose import DiagnosisLimits, diagnose_with_probes
-    from shiftsched.solving.problem import from_request
-    from shiftsched.solving.solve import SolveLimits, solve_problem
+    from shiftsched import InvalidRequest, audit
+    from shiftsched.contract import load_json, parse_request
+    from shiftsched.present import (
+        assignments_frame,
+        notebook_solve_limits,
+        notebook_workers,
+        probe_frame,
+        probes_chart,
+        roster_heatmap,
+    )
+    from shiftsched.questions import relax_cause
+    from shiftsched.solving import (
+        DiagnosisLimits,
+        SolveLimits,
+        diagnose_with_probes,
+        from_request,
+        solve_problem,
+    )
 
     return (
         DiagnosisLimits,
         InvalidRequest,
         Path,
         SolveLimits,
+        assignments_frame,
         audit,
-        charts,
         diagnose_with_probes,
-        frames,
         from_request,
         json,
         load_json,
         mo,
-        notebook_limits,
+        notebook_solve_limits,
         notebook_workers,
         parse_request,
         pl,
         probe_frame,
-        relax,
+        probes_chart,
+        relax_cause,
+        roster_heatmap,
         solve_problem,
     )
 
@@ -129,10 +138,10 @@ def loaded(
 
 
 @app.cell
-def solver(SolveLimits, default_work_limit, from_request, notebook_limits, solve_problem):
+def solver(SolveLimits, default_work_limit, from_request, notebook_solve_limits, solve_problem):
     def try_solve(variant, seconds=5.0):
         """Solve without diagnosis: the notebook runs the diagnosis itself, with its log."""
-        limits = notebook_limits(
+        limits = notebook_solve_limits(
             seconds, default_work_limit, SolveLimits(diagnosis_budget_seconds=0)
         )
         return solve_problem(from_request(variant), limits)
@@ -199,8 +208,8 @@ def probe_rows(probe_frame, probes, request):
 
 
 @app.cell
-def probes_view(charts, diagnosis, mo, pl, probe_table):
-    probe_chart = charts.probes_chart(probe_table)
+def probes_view(diagnosis, mo, pl, probe_table, probes_chart):
+    probe_chart = probes_chart(probe_table)
     probe_words = probe_table.select(
         (pl.col("order") + 1).alias("#"),
         "employees",
@@ -263,11 +272,11 @@ def relax_controls(diagnosis, mo):
 
 
 @app.cell
-def relaxed(audit, cause_choice, diagnosis, mo, relax, relax_button, request, try_solve):
+def relaxed(audit, cause_choice, diagnosis, mo, relax_button, relax_cause, request, try_solve):
     # In the browser the re-solve waits for the button; a headless run takes the first cause.
     mo.stop(mo.running_in_notebook() and not relax_button.value)
     cause = diagnosis.causes[cause_choice.value]
-    relaxed_request = relax(request, cause)
+    relaxed_request = relax_cause(request, cause)
     relaxed_outcome = try_solve(relaxed_request)
     relaxed_report = (
         audit(relaxed_request, relaxed_outcome.assignments)
@@ -294,7 +303,14 @@ def relaxed_file(Path, mo, relaxed_request, source):
 
 @app.cell
 def relaxed_view(
-    cause, charts, frames, mo, relaxed_download, relaxed_outcome, relaxed_report, relaxed_request
+    assignments_frame,
+    cause,
+    mo,
+    relaxed_download,
+    relaxed_outcome,
+    relaxed_report,
+    relaxed_request,
+    roster_heatmap,
 ):
     mo.stop(
         not relaxed_outcome.has_solution,
@@ -312,8 +328,8 @@ def relaxed_view(
             ]
         ),
     )
-    relaxed_roster = charts.roster_heatmap(
-        frames.assignments_frame(relaxed_request, relaxed_outcome.assignments),
+    relaxed_roster = roster_heatmap(
+        assignments_frame(relaxed_request, relaxed_outcome.assignments),
         title=f"Roster with {cause.field} relaxed",
     )
     mo.vstack(

@@ -10,3 +10,50 @@ relaxed models, so the diagnosis is part of solving, not of checking.
 May import: ``shiftsched.contract`` and ``shiftsched.errors``. Never the audit
 (``shiftsched.checking``): the model and its referee share no code.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
+    from shiftsched.solving.diagnose import DiagnosisLimits, diagnose_with_probes
+    from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
+    from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
+
+#: Each public name (what the notebooks use): the submodule that defines it, and its
+#: name there. Loaded on first use (PEP 562), so importing the folder stays cheap.
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "DEFAULT_MAX_CONSECUTIVE_DAYS": ("shiftsched.solving.problem", "DEFAULT_MAX_CONSECUTIVE_DAYS"),
+    "DiagnosisLimits": ("shiftsched.solving.diagnose", "DiagnosisLimits"),
+    "SolveLimits": ("shiftsched.solving.solve", "SolveLimits"),
+    "SolveOutcome": ("shiftsched.solving.solve", "SolveOutcome"),
+    "diagnose_with_probes": ("shiftsched.solving.diagnose", "diagnose_with_probes"),
+    "from_request": ("shiftsched.solving.problem", "from_request"),
+    "solve_problem": ("shiftsched.solving.solve", "solve_problem"),
+}
+
+__all__ = [
+    "DEFAULT_MAX_CONSECUTIVE_DAYS",
+    "DiagnosisLimits",
+    "SolveLimits",
+    "SolveOutcome",
+    "diagnose_with_probes",
+    "from_request",
+    "solve_problem",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name from its submodule on first use, and keep it."""
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:  # not public: the import system then looks for a submodule
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
