@@ -14,8 +14,9 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
+from shiftsched.contract.cross_field import check
 from shiftsched.contract.history import History, Ledger, history_faults
-from shiftsched.contract.parse import ErrorCode, check, parse_model
+from shiftsched.contract.parse import ErrorCode, parse_model
 from shiftsched.contract.v1 import Assignment, Date, Id, NonNegativeInt, SolveRequest, SolveResponse
 from shiftsched.contract.v1 import _Model as _ContractModel
 from shiftsched.errors import FieldError, InvalidRequest

@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from shiftsched.contract.v1 import (
-    Assignment,
-    Shortage,
-    SoftConstraintViolation,
-)
+from shiftsched.contract.v1 import Assignment, Shortage, SoftConstraintViolation
 from shiftsched.solving.model.build import CompiledModel
 from shiftsched.solving.model.tight import evaluate
 

@@ -65,11 +65,7 @@ def row_breaks(state: State, e: int) -> bool:
 # A row's search stops on CP-SAT's deterministic work, not on the clock, so the greedy
 # roster is the same on any machine and under any load.
 REPLAN_WORK = 0.1  # a replanned row improves its value for this much work
-
-
 REPLAN_FIRST_WORK = 2.0  # and when that found no row, this much more looks for a first one
-
-
 REPLAN_BACKSTOP_SECONDS = 60.0  # wall clock, only against a runaway search
 
 

@@ -12,12 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from shiftsched.contract.v1 import (
-    Assignment,
-    Shortage,
-    SoftConstraintViolation,
-    SolverInfo,
-)
+from shiftsched.contract.v1 import Assignment, Shortage, SoftConstraintViolation, SolverInfo
 from shiftsched.solving.extract import extract
 from shiftsched.solving.model.build import CompiledModel
 from shiftsched.solving.model.tight import tight_values

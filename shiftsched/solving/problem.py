@@ -15,11 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from shiftsched.contract.horizon import Horizon, shift_minutes
-from shiftsched.contract.v1 import (
-    Constraints,
-    Range,
-    SolveRequest,
-)
+from shiftsched.contract.v1 import Constraints, Range, SolveRequest
 from shiftsched.solving import weights
 from shiftsched.solving.problem_employees import day_index, employee_specs
 from shiftsched.solving.specs import (

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shiftsched.contract.parse import ErrorCode, check, load_json, parse_request
+from shiftsched.contract.cross_field import check
+from shiftsched.contract.parse import ErrorCode, load_json, parse_request
 from shiftsched.contract.planning import parse_plan, parse_recommend, parse_replan
 from shiftsched.contract.v1 import MAX_PERIOD_DAYS, SolveRequest
 from shiftsched.data import request_body as build

@@ -30,26 +30,14 @@ from shiftsched.solving.search.incumbent import Guidance, Incumbent
 from shiftsched.solving.search.progress import Progress
 
 ROUNDS_TO_CONVERGE = 40  # column generation rounds, as measured on Curtois & Qu 8-12
-
-
 STEP_BACK_NICENESS = 10  # the decomposition's thread when it cannot converge in time
-
-
 DECOMPOSITION_SHARE = 0.25  # of the time limit, the most the decomposition may run
-
-
 # Seconds the decomposition waits before a process's first compile of the path pricer:
 # the compile cannot be stopped, and the solve waits for it, so a request the search
 # settles at once (most small ones) would otherwise take a second or two longer.
 COMPILE_GRACE = 1.0
-
-
 COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
-
-
 GUIDE_SECONDS = 1.0  # once its loop has ended, the decomposition re-prices the rows this often
-
-
 GUIDE_SHARE = 0.05  # ... or less often: re-pricing takes at most this share of its thread
 
 

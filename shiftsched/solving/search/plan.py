@@ -9,20 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 FULL_LINEARIZATION = 2  # the full-model worker's LP: the bound the gap rests on
-
-
 MAX_LINEARIZED_VARIABLES = 200_000  # above this, the stronger LP slows the first roster
-
-
 STEP_SECONDS_SHARE = 1 / 60  # a sub-solve gets this share of the budget ...
-
-
 STEP_SECONDS_RANGE = (0.5, 2.0)  # ... within these bounds
-
-
 STEP_RAMP = 1 / 20  # ... and at most this share of the time the search has run ...
-
-
 STEP_RAMP_FLOOR = 0.1  # ... but never less than this
 
 
