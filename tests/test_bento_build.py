@@ -59,7 +59,7 @@ IMPORT_CHECK = textwrap.dedent(
     files = {  # a namespace package (no __init__.py) has its folders instead of a file
         name: getattr(module, "__file__", None) or list(getattr(module, "__path__", [""]))[0]
         for name, module in sys.modules.items()
-        if name.split(".")[0] in ("bento", "engine")
+        if name.split(".")[0] == "shiftsched"
     }
     print(json.dumps({
         "front": front.status_code,
