@@ -23,7 +23,8 @@ from shiftsched.contract.v1 import SolveRequest, ValidateResponse
 from shiftsched.questions.validation import describe
 from shiftsched.service.billing.admission import Admission
 from shiftsched.service.http.api import create_app
-from shiftsched.service.http.openapi import _operation_item, openapi_document
+from shiftsched.service.http.openapi import openapi_document
+from shiftsched.service.http.openapi_paths import operation_item
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.http.pipeline import (
     Docs,
@@ -115,7 +116,7 @@ def test_a_new_declaration_is_authenticated_parsed_and_charged(
 
 
 def test_a_new_declaration_is_documented_from_what_it_declares() -> None:
-    item = _operation_item(DESCRIBE)["post"]
+    item = operation_item(DESCRIBE)["post"]
     assert item["operationId"] == "describe_shift_input"
     assert item["security"] == [{"apiKey": []}]
     # keyed, in a thread: no payment offer, no queue, no solver statuses
