@@ -23,7 +23,7 @@ from shiftsched.service.dashboard.deps import deps_of
 from shiftsched.service.dashboard.downloads import Rendered, downloads_of, too_many
 from shiftsched.service.dashboard.web import error_page, signed_in
 from shiftsched.service.http.operations import OPERATIONS
-from shiftsched.service.solving.jobs import job_input, solved_request
+from shiftsched.service.solving.job_records import job_input, solved_request
 from shiftsched.service.store import Job
 from shiftsched.service.store.users import User
 from shiftsched.service.threads import in_thread

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from shiftsched.checking.audit import AuditReport, audit, compare_with_metrics, read_response
 from shiftsched.contract.v1 import Assignment, Shift, Shortage, SolveRequest
 from shiftsched.errors import InvalidRequest
-from shiftsched.service.solving.jobs import job_input, solved_request
+from shiftsched.service.solving.job_records import job_input, solved_request
 from shiftsched.service.store import Job
 
 

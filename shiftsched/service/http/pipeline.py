@@ -71,13 +71,8 @@ from shiftsched.service.http.job_names import job_name
 from shiftsched.service.http.problems import server_root
 from shiftsched.service.http.rate_limits import rate_limits_of
 from shiftsched.service.metrics import SolvePath
-from shiftsched.service.solving.jobs import (
-    RETRY_AFTER_SECONDS,
-    JobQueue,
-    checked_name,
-    engine_name,
-    failed_response,
-)
+from shiftsched.service.solving.job_records import checked_name, engine_name, failed_response
+from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from shiftsched.service.solving.light import LightPool, run_named
 from shiftsched.service.solving.outcome import answer_body, delivered, run_in_pool, undelivered
 from shiftsched.service.store import Account, Store

@@ -26,7 +26,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from shiftsched.service.errors import NotFound
-from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, failed_response
+from shiftsched.service.solving.job_records import failed_response
+from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS
 from shiftsched.service.store import Account, Job, StopOutcome, Store
 from shiftsched.service.threads import in_thread
 

@@ -39,7 +39,7 @@ import sqlalchemy as sa
 
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
-from shiftsched.service.solving.jobs import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
+from shiftsched.service.solving.job_sweeps import HEARTBEAT_SILENCE_SECONDS, ORPHAN_SWEEP_SECONDS
 from shiftsched.service.store import DEMO_ACCOUNT_ID, Store, ledger
 from tests.factories import minimal_request_dict
 from tests.service.processes import (

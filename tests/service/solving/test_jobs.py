@@ -25,14 +25,8 @@ from shiftsched.contract.planning import PlanResponse, parse_plan
 from shiftsched.contract.size import request_size, size_class, units_for
 from shiftsched.contract.v1 import SolveResponse
 from shiftsched.service.http.api import Settings, create_app
-from shiftsched.service.solving.jobs import (
-    MAX_ATTEMPTS,
-    JobContext,
-    JobQueue,
-    checked_name,
-    create_huey,
-    engine_name,
-)
+from shiftsched.service.solving.job_records import MAX_ATTEMPTS, checked_name, engine_name
+from shiftsched.service.solving.jobs import JobContext, JobQueue, create_huey
 from shiftsched.service.store import Store
 from tests.factories import START_DATE, minimal_request_dict
 from tests.service.processes import start_huey_consumer

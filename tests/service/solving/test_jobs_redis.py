@@ -23,7 +23,8 @@ from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
 from shiftsched.contract.v1 import SolveResponse
 from shiftsched.service.http.api import Settings, create_app
-from shiftsched.service.solving.jobs import MAX_ATTEMPTS, JobContext, JobQueue, create_huey
+from shiftsched.service.solving.job_records import MAX_ATTEMPTS
+from shiftsched.service.solving.jobs import JobContext, JobQueue, create_huey
 from shiftsched.service.store import Store, tables
 from shiftsched.service.store.rows import now
 from tests.factories import minimal_request_dict
