@@ -4,6 +4,8 @@
 shows on stderr; ``frames`` and ``charts`` are polars tables and Altair charts for the
 notebooks; ``export`` writes CSV, iCalendar and XLSX; ``advice`` and ``probe_words``
 put outcomes and diagnoses in words; ``notebook_limits`` is how the notebooks solve.
+``explore/`` holds the roster explorer's sections, one module each, and ``downloads``
+the roster files a notebook offers; the names below are what the notebooks import.
 
 May import: every engine folder below it (questions, periods, checking, solving,
 contract). Nothing in the engine imports this folder.
