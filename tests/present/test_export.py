@@ -27,13 +27,12 @@ from shiftsched.present.export import (
     FILE_TYPES,
     SHEET,
     assignments_path,
-    event_uid,
     export,
     file_name,
     to_csv,
-    to_ics,
     to_xlsx,
 )
+from shiftsched.present.export_ics import event_uid, to_ics
 from tests.factories import demand, employee_dict, request_with, shift_dict
 
 ROOT = Path(__file__).parent.parent.parent

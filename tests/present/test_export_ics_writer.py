@@ -18,16 +18,8 @@ from icalendar import Calendar, Event
 
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Assignment, SolveRequest
-from shiftsched.present.export import (
-    PRODID,
-    _name,
-    _summary,
-    event_uid,
-    fold,
-    ics_text,
-    roster_lines,
-    to_ics,
-)
+from shiftsched.present.export_ics import PRODID, _summary, event_uid, fold, ics_text, to_ics
+from shiftsched.present.export_lines import employee_name, roster_lines
 from tests.factories import minimal_request_dict
 
 NAMES = [
@@ -76,7 +68,7 @@ def library_ics(
     calendar.add("version", "2.0")
     title = f"Roster {period.start_date.isoformat()}..{period.end_date.isoformat()}"
     if employee_id is not None:
-        title += f" — {_name(next(e for e in request.employees if e.id == employee_id))}"
+        title += f" — {employee_name(next(e for e in request.employees if e.id == employee_id))}"
     calendar.add("x-wr-calname", title)
     for line in roster_lines(request, assignments, employee_id=employee_id):
         event = Event()
