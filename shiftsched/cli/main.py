@@ -31,9 +31,15 @@ def answer(
     operation: Operation, args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
 ) -> int:
     """The handler of an operation that declares none: its engine function's answer to
-    the request file, as JSON."""
+    the request file, as JSON (one that solves under the engine's default limits)."""
     ask = named(operation.parser)(read_json(args.request, stdin))
-    result = named(operation.function)(ask)
+    function = named(operation.function)
+    if operation.solves:
+        from shiftsched.solving.solve import SolveLimits
+
+        result = function(ask, SolveLimits())
+    else:
+        result = function(ask)
     print_json(result.model_dump(mode="json", exclude_none=True), out)
     return EXIT_OK
 

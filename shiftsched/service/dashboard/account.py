@@ -14,11 +14,11 @@ from starlette.responses import JSONResponse, Response
 from shiftsched.service.dashboard.charts import units_chart
 from shiftsched.service.dashboard.deps import deps_of
 from shiftsched.service.dashboard.jobs_page import (
-    OPERATION_WORDS,
-    ROSTER_OPERATIONS,
     STATUSES,
+    operation_words,
     page_links,
     read_query,
+    roster_operations,
 )
 from shiftsched.service.dashboard.web import (
     csrf_failed,
@@ -94,8 +94,8 @@ async def jobs(request: Request, user: User) -> Response:
         query=query,
         keys=keys,
         statuses=STATUSES,
-        operations=OPERATION_WORDS,
-        with_roster=ROSTER_OPERATIONS,
+        operations=operation_words(),
+        with_roster=roster_operations(),
         charged=sum(row.charged for row in listing.rows),
         newer=newer,
         older=older,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shiftsched.service.dashboard.jobs_page import OPERATION_WORDS, ROSTER_OPERATIONS
+from shiftsched.service.dashboard.jobs_page import operation_words, roster_operations
 from shiftsched.service.solving.job_control import JobProgress, progress_of
 from shiftsched.service.store import Job, Reservation
 from shiftsched.service.store.rows import charged_for
@@ -128,8 +128,8 @@ def outcome(job: Job, units: Units, stopped: bool, has_roster: bool) -> str:
     if has_roster:
         return f"Completed with a roster; {charge}."
     operation = job.operation or "solve"
-    if job.status == "completed" and operation not in ROSTER_OPERATIONS:
-        called = OPERATION_WORDS.get(operation, operation)
+    if job.status == "completed" and operation not in roster_operations():
+        called = operation_words().get(operation, operation)
         return f"Completed: the {called} was delivered (its answer is the JSON result); {charge}."
     reason = _error_message(job) or f"error {job.error_code or 'unknown'}"
     return f"Ended without a roster ({reason}); {charge}."

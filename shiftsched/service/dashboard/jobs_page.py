@@ -14,15 +14,24 @@ from urllib.parse import urlencode
 
 from starlette.datastructures import QueryParams
 
+from shiftsched.operations import OPERATIONS as ENGINE_OPERATIONS
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.store.job_list import JobFilter, JobsPage
 from shiftsched.service.store.rows import JobStatus
 
 STATUSES: Final[tuple[JobStatus, ...]] = ("running", "completed", "failed")
-OPERATION_WORDS: Final = {op.name: op.called_as for op in OPERATIONS if op.keeps_job}
-"""Every operation a job can be, and what a person calls it, in the API's order."""
-ROSTER_OPERATIONS: Final = frozenset({"solve", "plan", "replan"})
-"""Operations whose completed answer is a roster, which the exports can download."""
+
+
+def operation_words() -> dict[str, str]:
+    """Every operation a job can be, and what a person calls it, in the API's order
+    (from the declarations, ``shiftsched.service.http.operations``)."""
+    return {op.name: op.called_as for op in OPERATIONS if op.keeps_job}
+
+
+def roster_operations() -> frozenset[str]:
+    """Operations whose completed answer is a roster, which the exports can download
+    (the engine's declarations say so, ``shiftsched.operations``)."""
+    return frozenset(op.name for op in ENGINE_OPERATIONS if op.roster)
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,7 @@ def read_query(params: QueryParams, key_ids: set[str]) -> JobsQuery:
     page = params.get("page", "1")
     where = JobFilter(
         status=status if status in STATUSES else None,
-        operation=operation if operation in OPERATION_WORDS else None,
+        operation=operation if operation in operation_words() else None,
         key_id=key_id if key_id in key_ids else None,
     )
     return JobsQuery(where, int(page) if page.isdigit() and int(page) > 0 else 1)

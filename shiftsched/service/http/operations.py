@@ -1,9 +1,14 @@
 """The operations of the service, each declared once on the pipeline
-(``shiftsched.service.http.pipeline``).
+(``shiftsched.service.http.pipeline``) around the engine's declaration of it
+(``shiftsched.operations``).
 
-A declaration says how the body is read (the engine's own parser, with JSON paths in its
-faults), who pays, what the operation costs and where it runs; authentication, the hold
-of units or of a payment, the run, the settlement and the errors are the pipeline's.
+The engine's declaration says what the body is (its model, and the engine's own parser,
+with JSON paths in its faults), what it answers, which function runs it and whether that
+function solves; the service's adds who pays, what the operation costs (its admission,
+``shiftsched.service.http.admitting``), how it is documented and offered as a tool (the
+words, ``shiftsched.service.http.operation_notes``), and where what solves nothing runs.
+Authentication, the hold of units or of a payment, the run, the settlement and the
+errors are the pipeline's.
 
 Units (docs/semantics.md, "Size and units"):
 
@@ -44,39 +49,37 @@ offer, which would offer ways to pay that these operations do not take.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
-from shiftsched.contract.parse import parse_request
-from shiftsched.contract.planning import (
-    PlanRequest,
-    PlanResponse,
-    RecommendRequest,
-    RecommendResponse,
-    ReplanRequest,
-    ReplanResponse,
-    parse_plan,
-    parse_recommend,
-    parse_replan,
+from shiftsched import operations as engine
+from shiftsched.operations import Registry, named
+from shiftsched.service.billing.admission import Admission
+from shiftsched.service.http.admitting import (
+    FREE_DEADLINE_SECONDS,
+    RECOMMEND_DEADLINE_SECONDS,
+    RECOMMEND_UNITS,
+    admit_explain,
+    admit_free,
+    admit_plan,
+    admit_recommend,
+    admit_replan,
+    admit_solve,
+    admit_validate,
+    admit_why,
 )
-from shiftsched.contract.size import LARGE_SIZE_THRESHOLD, request_size, size_class
-from shiftsched.contract.v1 import SolveRequest, SolveResponse, ValidateResponse
-from shiftsched.questions.inquiry import (
-    AuditRequest,
-    AuditResponse,
-    CompareRequest,
-    CompareResponse,
-    ExplainRequest,
-    ExplainResponse,
-    WhyRequest,
-    WhyResponse,
-    parse_audit,
-    parse_compare,
-    parse_explain,
-    parse_why,
+from shiftsched.service.http.operation_notes import (
+    ANONYMOUS_429,
+    FREE_NOTES,
+    KEY_ONLY,
+    PLAN_DESCRIPTION,
+    QUESTION_422,
+    QUOTA,
+    RECOMMEND_DESCRIPTION,
+    REPLAN_DESCRIPTION,
+    SOLVE_NOTES,
+    keyed_solve_notes,
 )
-from shiftsched.questions.validation import describe
-from shiftsched.service.billing.admission import SYNC_TIME_LIMIT_SECONDS, Admission, admit
-from shiftsched.service.errors import TierLimitExceeded
 from shiftsched.service.http.pipeline import (
     Docs,
     InLightPool,
@@ -84,168 +87,55 @@ from shiftsched.service.http.pipeline import (
     InThread,
     Operation,
     Payer,
+    Payment,
     Tool,
 )
+from shiftsched.service.metrics import path_of
 
-RECOMMEND_UNITS: Final = 1
-#: Past these seconds from its start, work that solves nothing is stopped (504, nothing
-#: charged). The largest audit a valid body allows takes about a second; a
-#: recommendation's deadline falls well inside the lease of its unit.
-FREE_DEADLINE_SECONDS: Final = 10.0
-RECOMMEND_DEADLINE_SECONDS: Final = 20.0
-KEY_ONLY: Final = (
-    "no API key, or an unknown or disabled one (these operations take no payment, so a "
-    "missing credential is 401, not the 402 offer of POST /solve)"
-)
-QUOTA: Final = (
-    "free quota and balance cannot cover the units, even once the account's solves under "
-    "way have ended (no Retry-After: waiting will not help)"
-)
-REPLAN_DESCRIPTION: Final = (
-    "Re-plan a published roster after a change, moving as few people as possible. The "
-    "body holds the request (perhaps edited since), the published roster (its "
-    "assignments), absences (an absent employee works none of those dates: hard), pins "
-    "(each listed assignment is kept: hard; pin_before keeps every cell before that date, "
-    "days off included) and change_weight, the objective price of each changed (employee, "
-    "date) cell (default 500: above a preference, far below a missing head), and "
-    "optionally the history of the days before the period (as POST /solve/plan reads "
-    "it). The answer is "
-    "a SolveResponse whose metrics are the request's own (the change penalty is not in "
-    "them), plus changes[], every cell that differs from the published roster. Costs what "
-    "a solve of the request costs, charged as POST /solve: a roster, or 422 "
-    "solver-infeasible whose diagnosis names the absences and pins in conflict by their "
-    "JSON paths (absences[i].dates[j], pinned[i], pin_before). Runs synchronously only, "
-    "on any tier, with the request's time limit capped at 30 s (a large request is 422 "
-    "tier-limit-exceeded); on an API key only. Kept as a job: GET /solve/jobs/{job_id} "
-    "answers it again."
-)
-PLAN_DESCRIPTION: Final = (
-    "Plan a period: the body holds the request, absences[] (each an employee_id and the "
-    "dates they cannot work: vacations, sick leave, training) and, optionally, the history "
-    "of the days before the period: the previous period's SolveResponse as it stands, or "
-    "{start_date?, assignments, ledger?}. Every rule that spans the boundary (the run of "
-    "worked days, a transition from the last shift, the week and month the start cuts in "
-    "two) reads the history, and fairness counts the past too. The answer is a "
-    "SolveResponse like POST /solve's, plus ledger: per employee, the running counts to "
-    "hand to the next period. No absent employee works an absent date. Costs what a solve "
-    "of the request costs (the history is not billed), charged as POST /solve: a roster, "
-    "or 422 solver-infeasible whose diagnosis names the absences and rules in conflict by "
-    "their JSON paths. Admitted as POST /solve: a large request (size over 80,000) or a "
-    "time limit over 30 s is queued on a pro key (202 with a job_id and status running; "
-    "poll GET /solve/jobs/{id}, whose answer, once completed, has the ledger too; its "
-    "progress and stop as a queued solve's; its units held from acceptance and settled "
-    "once when the job ends), and refused on a basic key (422 tier-limit-exceeded, 501). "
-    "On an API key only; a synchronous answer is kept as a job too (its job_id)."
-)
-RECOMMEND_DESCRIPTION: Final = (
-    "Rank the employees who could fill a slot (a shift on a date, optionally a duty) in "
-    "a published roster, without solving: each candidate's move (taking the slot, leaving "
-    "the shift they work that date) is priced by the independent audit of the edited "
-    "roster: the hard rules it breaks, the objective delta and the soft terms it moves. "
-    "Feasible moves first, then the smallest objective delta. Employees already in the "
-    "slot and those absent on its date are not candidates. Costs "
-    f"{RECOMMEND_UNITS} unit, on an API key only. Runs synchronously only, on any tier (a "
-    "large request is 422 tier-limit-exceeded), and is stopped past "
-    f"{RECOMMEND_DEADLINE_SECONDS:g} s (504, nothing charged)."
-)
+Admit = Callable[[Any, Payer | None], Admission]
 
 
-def _admit_solve(request: SolveRequest, payer: Payer | None) -> Admission:
-    assert payer is not None, "a solve is paid for"
-    return admit(request, may_queue=payer.may_queue, why_not=payer.why_not)
+def served(
+    declared: engine.Operation,
+    *,
+    path: str,
+    docs: Docs,
+    tool: Tool,
+    admit: Admit,
+    payment: Payment = "key",
+    queues: bool = False,
+    deadline_seconds: float | None = None,
+) -> Operation:
+    """The service's operation of the engine's ``declared``: its name, models, parser
+    and words are the engine's. What solves runs in a solver process, counted on its
+    metrics path; what does not runs in a light process under ``deadline_seconds``, or,
+    without one, in a thread of the web worker (what is cheap on any body)."""
+    run: InPool | InLightPool | InThread
+    if declared.solves:
+        run = InPool(declared.function, path_of(declared))
+    elif deadline_seconds is not None:
+        run = InLightPool(declared.function, deadline_seconds)
+    else:
+        run = InThread(named(declared.function))
+    return Operation(
+        name=declared.name,
+        path=path,
+        body=named(declared.request),
+        answer=named(declared.response),
+        tool=tool,
+        docs=docs,
+        parse=named(declared.parser),
+        admit=admit,
+        run=run,
+        payment=payment,
+        queues=queues,
+        called=declared.called,
+    )
 
 
-def _admit_plan(ask: PlanRequest, payer: Payer | None) -> Admission:
-    """As a solve of its request (the history is not billed): now, or queued when large
-    or long on a pro key."""
-    return _admit_solve(ask.request, payer)
-
-
-def _admit_replan(ask: ReplanRequest, payer: Payer | None) -> Admission:
-    return _admit_synchronous(ask.request, "a re-plan")
-
-
-def _admit_synchronous(request: SolveRequest, what: str) -> Admission:
-    """Synchronous on any tier, the time limit capped at the synchronous one;
-    TierLimitExceeded for a large request."""
-    size = request_size(request)
-    if size_class(size) == "large":
-        raise TierLimitExceeded(
-            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: {what} runs synchronously "
-            "only, and large problems are solved on the queued path only"
-        )
-    timeout = min(request.options.solver_timeout_seconds, SYNC_TIME_LIMIT_SECONDS)
-    return Admission.of_solve(size, float(timeout))
-
-
-def _keyed_solve_notes(what: str) -> dict[int, str]:
-    """The notes a solve on a key only shares with the others (the re-plan, the plan):
-    all but its 422, which says what its own input can get wrong."""
-    return {
-        401: KEY_ONLY,
-        429: QUOTA,
-        500: f"the {what} failed; nothing was charged",
-        503: "every solver process stayed busy for the queue wait or the waiting line is "
-        f"full (Retry-After), the {what}'s process was lost or the service is stopping, "
-        "the account store is unreachable, or the units are held by the account's "
-        "solves under way; nothing was charged",
-        504: "no roster within the time limit",
-    }
-
-
-def _admit_recommend(ask: RecommendRequest, payer: Payer | None) -> Admission:
-    """Synchronous on any tier, like every question of a roster: a large request is
-    TierLimitExceeded at once. Its lease covers its deadline (``time_limit``)."""
-    size = request_size(ask.request)
-    if size_class(size) == "large":
-        raise TierLimitExceeded(
-            f"size {size:,} exceeds {LARGE_SIZE_THRESHOLD:,}: a recommendation runs "
-            "synchronously only, and large problems are solved on the queued path only"
-        )
-    return Admission(size, RECOMMEND_UNITS, time_limit=RECOMMEND_DEADLINE_SECONDS)
-
-
-def _admit_validate(request: SolveRequest, payer: Payer | None) -> Admission:
-    return Admission(request_size(request), units=0, time_limit=0.0)
-
-
-def _admit_free(ask: AuditRequest | CompareRequest, payer: Payer | None) -> Admission:
-    return Admission(request_size(ask.request), units=0, time_limit=0.0)
-
-
-def _admit_explain(ask: ExplainRequest, payer: Payer | None) -> Admission:
-    return _admit_synchronous(ask.request, "an explanation")
-
-
-def _admit_why(ask: WhyRequest, payer: Payer | None) -> Admission:
-    return _admit_synchronous(ask.request, "a why-not question")
-
-
-ANONYMOUS_429: Final = (
-    "too many requests from this client address (or with this key) in a short window; "
-    "Retry-After says when to try again"
-)
-FREE_NOTES: Final = {
-    422: "the body breaks the contract, or a roster does not fit its request (unknown "
-    "employee, shift or duty, a date outside the period, or a roster of another request "
-    "as one fault); errors[] has JSON paths, e.g. [roster, 3, employee_id]",
-    429: ANONYMOUS_429,
-    503: "the light processes stayed busy for their wait, or their waiting line is full "
-    "(Retry-After)",
-    504: f"the work ran past its deadline of {FREE_DEADLINE_SECONDS:g} s and was stopped",
-}
-QUESTION_422: Final = (
-    "the body breaks the contract or the roster does not fit its request (errors[] with "
-    "JSON paths, e.g. [roster, 3, date], [dates, 0]); or a large request (it runs "
-    "synchronously only, on any tier); nothing is charged"
-)
-
-
-VALIDATE = Operation(
-    name="validate",
+VALIDATE = served(
+    engine.VALIDATE,
     path="/solve/validate",
-    body=SolveRequest,
-    answer=ValidateResponse,
     docs=Docs(
         "Check a request without solving it (free, no authentication)",
         answered="valid, with hints",
@@ -254,52 +144,20 @@ VALIDATE = Operation(
     tool=Tool(
         "validate_shift_input",
         "Check a scheduling request without solving it (free): counts and hints.",
+        said="{tool} first (free)",
+        topic="build",
     ),
-    parse=parse_request,
-    admit=_admit_validate,
-    run=InThread(describe),
+    admit=admit_validate,
     payment="free",
 )
-SOLVE = Operation(
-    name="solve",
+SOLVE = served(
+    engine.SOLVE,
     path="/solve",
-    body=SolveRequest,
-    answer=SolveResponse,
     docs=Docs(
         "Solve a request; consumes max(1, ceil(size / 10,000)) units",
         answered="a roster (status completed); the units headers on the API-key path, the "
         "payment headers on a paid solve",
-        notes={
-            401: "invalid or disabled API key (also one sent beside a payment), a malformed "
-            "or refused payment (wrong price, recipient or network, refused by the "
-            "facilitator/provider, or used before), or a payment of a scheme not configured "
-            "here; WWW-Authenticate names the rejecting scheme: a Bearer, X402 (with "
-            "PAYMENT-REQUIRED) or Payment challenge. A payment is used before when it paid "
-            "a solve, or is held by a request in flight (until that request ends, or its "
-            "claim's lease runs out if it died); one x402 authorization is one payment "
-            "whether it comes as X-PAYMENT or PAYMENT-SIGNATURE. Also a payment whose "
-            "settlement the facilitator/provider refused after the solve "
-            "(X-Service-Settle-Status: failed): the roster is withheld",
-            422: "the request breaks the contract (errors[] has JSON paths); a large "
-            "problem on a basic key, or any large problem paid by x402/mpp (a payment buys "
-            "a synchronous solve only); or the hard rules admit no roster (with "
-            "solver_status and diagnosis; units are consumed, a payment is settled)",
-            429: "free quota and balance cannot cover the solve, even once the account's "
-            "solves under way have ended (a queued job reserves its units when accepted); "
-            "no Retry-After: waiting will not help",
-            500: "the solve failed (it overran its deadline, or a bug); nothing was charged",
-            501: "a time limit over 30 s needs the queued path, which needs a pro key",
-            503: "every solver process stayed busy for the queue wait, "
-            "SOLVE_QUEUE_WAIT_SECONDS, or the waiting line is full: Retry-After says when a "
-            "process is expected to free up; the solve's process was lost, e.g. killed for "
-            "its memory; the service is stopping (SHUTDOWN_GRACE_SECONDS ran out, or the "
-            "solve was asked for after the stop began); the units this solve needs are held "
-            "by the account's own solves under way, which give them back if they fail; "
-            "account store or job queue unreachable, the x402 facilitator or mpp payment "
-            "provider unreachable at verification, or payments misconfigured on this "
-            "server, e.g. an invalid network identifier; nothing was charged",
-            504: "no roster within the time limit",
-        },
+        notes=SOLVE_NOTES,
     ),
     tool=Tool(
         "solve_shift",
@@ -308,25 +166,23 @@ SOLVE = Operation(
         Small problems return the roster (status completed); large ones on a pro key
         return a job_id (status running) to poll with get_solve_job.
         """,
+        said="then {tool} (consumes units)",
+        topic="build",
     ),
-    parse=parse_request,
-    admit=_admit_solve,
-    run=InPool("shiftsched.solving.solve:solve", "sync"),
+    admit=admit_solve,
     payment="key_or_payment",
     queues=True,
 )
-REPLAN = Operation(
-    name="replan",
+REPLAN = served(
+    engine.REPLAN,
     path="/solve/replan",
-    body=ReplanRequest,
-    answer=ReplanResponse,
     docs=Docs(
         "Re-plan a published roster after absences, with pins; consumes the units of a "
         "solve of its request",
         answered="the new roster (status completed), its usage and changes[]",
         description=REPLAN_DESCRIPTION,
         notes={
-            **_keyed_solve_notes("re-plan"),
+            **keyed_solve_notes("re-plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
             "[absences, 0, employee_id]); a large request (a re-plan runs synchronously "
             "only, on any tier); or the hard rules admit no roster (with solver_status and "
@@ -349,17 +205,14 @@ REPLAN = Operation(
         pinned[i], pin_before).
         """,
         spread=True,
+        said="{tool} re-plans after absences with the fewest changes",
+        topic="change",
     ),
-    parse=parse_replan,
-    admit=_admit_replan,
-    run=InPool("shiftsched.periods.replan:replan", "replan"),
-    called="re-plan",
+    admit=admit_replan,
 )
-PLAN = Operation(
-    name="plan",
+PLAN = served(
+    engine.PLAN,
     path="/solve/plan",
-    body=PlanRequest,
-    answer=PlanResponse,
     docs=Docs(
         "Plan a period with absences and the history before it; consumes the units of a "
         "solve of its request",
@@ -367,14 +220,14 @@ PLAN = Operation(
         "date, and the ledger for the next period",
         description=PLAN_DESCRIPTION,
         notes={
-            **_keyed_solve_notes("plan"),
+            **keyed_solve_notes("plan"),
             422: "the request breaks the contract (errors[] with JSON paths, e.g. "
             "[absences, 0, dates, 1], [history, assignments, 3, date]); a large request on "
             "a basic key; or the hard rules and the absences admit no roster (the diagnosis "
             "names the absences in conflict; units are consumed, as on POST /solve)",
             429: QUOTA + "; a queued plan holds its units from acceptance",
             501: "a time limit over 30 s needs the queued path, which needs a pro key",
-            503: _keyed_solve_notes("plan")[503] + "; or the job queue is unreachable",
+            503: keyed_solve_notes("plan")[503] + "; or the job queue is unreachable",
         },
     ),
     tool=Tool(
@@ -395,17 +248,15 @@ PLAN = Operation(
         has the ledger too.
         """,
         spread=True,
+        said="or {tool} when some employees cannot work some dates",
+        topic="build",
     ),
-    parse=parse_plan,
-    admit=_admit_plan,
-    run=InPool("shiftsched.periods.plan:plan", "plan"),
+    admit=admit_plan,
     queues=True,
 )
-RECOMMEND = Operation(
-    name="recommend",
+RECOMMEND = served(
+    engine.RECOMMEND,
     path="/solve/recommend",
-    body=RecommendRequest,
-    answer=RecommendResponse,
     docs=Docs(
         "Rank who could fill a slot, without solving; consumes 1 unit",
         answered="the ranked candidates (the first top of them)",
@@ -436,17 +287,16 @@ RECOMMEND = Operation(
         chosen move yourself, or call replan_shift for a roster that keeps every rule.
         """,
         spread=True,
+        said="{tool} ranks who could fill one slot (no solve)",
+        topic="change",
+        said_at=-1,
     ),
-    parse=parse_recommend,
-    admit=_admit_recommend,
-    run=InLightPool("shiftsched.questions.recommend:recommend", RECOMMEND_DEADLINE_SECONDS),
-    called="recommendation",
+    admit=admit_recommend,
+    deadline_seconds=RECOMMEND_DEADLINE_SECONDS,
 )
-AUDIT = Operation(
-    name="audit",
+AUDIT = served(
+    engine.AUDIT,
     path="/solve/audit",
-    body=AuditRequest,
-    answer=AuditResponse,
     docs=Docs(
         "Audit any roster against its request (free, no authentication)",
         answered="the audit: hard violations and soft terms with their input items, "
@@ -474,17 +324,15 @@ AUDIT = Operation(
         figures and KPIs. Use it to check a swap or an added shift before proposing it.
         """,
         spread=True,
+        said="{tool} checks and prices any roster, an edited one included (free)",
     ),
-    parse=parse_audit,
-    admit=_admit_free,
-    run=InLightPool("shiftsched.questions.review:audit_roster", FREE_DEADLINE_SECONDS),
+    admit=admit_free,
+    deadline_seconds=FREE_DEADLINE_SECONDS,
     payment="free",
 )
-COMPARE = Operation(
-    name="compare",
+COMPARE = served(
+    engine.COMPARE,
     path="/solve/compare",
-    body=CompareRequest,
-    answer=CompareResponse,
     docs=Docs(
         "Compare two rosters of one request (free, no authentication)",
         answered="the changed cells, per-employee and per-term changes, the objective's "
@@ -511,17 +359,15 @@ COMPARE = Operation(
         removed, and the KPIs of both.
         """,
         spread=True,
+        said="{tool} says what changed between two (free)",
     ),
-    parse=parse_compare,
-    admit=_admit_free,
-    run=InLightPool("shiftsched.questions.review:compare_rosters", FREE_DEADLINE_SECONDS),
+    admit=admit_free,
+    deadline_seconds=FREE_DEADLINE_SECONDS,
     payment="free",
 )
-EXPLAIN = Operation(
-    name="explain",
+EXPLAIN = served(
+    engine.EXPLAIN,
     path="/solve/explain",
-    body=ExplainRequest,
-    answer=ExplainResponse,
     docs=Docs(
         "Explain every shortage of a roster; consumes the units of a solve of its request",
         answered="one verdict per shortage: avoidable with the fill found, unavoidable "
@@ -536,7 +382,7 @@ EXPLAIN = Operation(
         "absences[0].dates[1]), with a summary in words; undecided: the time ran out. "
         "The request's time limit (at most 30 s) is shared among the shortages. Costs "
         "what a solve of the request costs; runs synchronously only, on any tier.",
-        notes={**_keyed_solve_notes("explanation"), 422: QUESTION_422},
+        notes={**keyed_solve_notes("explanation"), 422: QUESTION_422},
     ),
     tool=Tool(
         "explain_shortages",
@@ -550,17 +396,13 @@ EXPLAIN = Operation(
         units of a solve of ``request``.
         """,
         spread=True,
+        said="{tool} says whether each shortage could be filled, and how or why not",
     ),
-    parse=parse_explain,
-    admit=_admit_explain,
-    run=InPool("shiftsched.questions.explain:explain_shortages", "explain"),
-    called="explanation",
+    admit=admit_explain,
 )
-WHY = Operation(
-    name="why",
+WHY = served(
+    engine.WHY,
     path="/solve/why",
-    body=WhyRequest,
-    answer=WhyResponse,
     docs=Docs(
         "Why is an employee not off, or not on a shift, on a date; consumes the units of "
         "a solve of its request",
@@ -573,7 +415,7 @@ WHY = Operation(
         "roster; impossible: causes[], the hard rules and input items that forbid it; "
         "already: the roster has it; undecided: the time ran out. Costs what a solve of "
         "the request costs; runs synchronously only, on any tier.",
-        notes={**_keyed_solve_notes("question"), 422: QUESTION_422},
+        notes={**keyed_solve_notes("question"), 422: QUESTION_422},
     ),
     tool=Tool(
         "why_not",
@@ -587,13 +429,11 @@ WHY = Operation(
         of a solve of ``request``.
         """,
         spread=True,
+        said="{tool} answers why someone is not off, or not on a shift, on a date",
     ),
-    parse=parse_why,
-    admit=_admit_why,
-    run=InPool("shiftsched.questions.why:why_not", "why"),
-    called="why-not",
+    admit=admit_why,
 )
-OPERATIONS: Final = (
+OPERATIONS: Final[Registry[Operation]] = Registry(
     VALIDATE,
     SOLVE,
     PLAN,
@@ -605,3 +445,5 @@ OPERATIONS: Final = (
     WHY,
 )
 """Every operation on the pipeline, in the order the API and the tools list them."""
+
+__all__ = ["OPERATIONS", "RECOMMEND_UNITS", "served"]

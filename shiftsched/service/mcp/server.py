@@ -17,7 +17,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import httpx2
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -36,18 +36,32 @@ from shiftsched.service.mcp.oauth import SCOPE, OAuthProvider
 
 MCP_PATH = "/mcp"
 INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
-INSTRUCTIONS = (
-    "Build shift rosters. Call validate_shift_input first (free), then solve_shift "
-    "(consumes units), or plan_shift when some employees cannot work some dates; poll "
-    "get_solve_job for queued (large) problems every ~15 s "
-    "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early). "
-    "To change a published roster: recommend_employees ranks who could fill one "
-    "slot (no solve), replan_shift re-plans after absences with the fewest changes. "
-    "To answer questions about a roster: audit_roster checks and prices any roster, "
-    "an edited one included (free); compare_rosters says what changed between two "
-    "(free); explain_shortages says whether each shortage could be filled, and how or "
-    "why not; why_not answers why someone is not off, or not on a shift, on a date."
-)
+INTRODUCTION: Final = "Build shift rosters."
+TOPICS: Final = {
+    "build": (
+        "Call ",
+        ", ",
+        "; poll get_solve_job for queued (large) problems every ~15 s "
+        "(get_solve_job_progress shows how the search goes, stop_solve_job ends it early).",
+    ),
+    "change": ("To change a published roster: ", ", ", "."),
+    "ask": ("To answer questions about a roster: ", "; ", "."),
+}
+"""Each topic's sentence of the instructions: how it starts, joins its tools' clauses and
+ends."""
+
+
+def instructions() -> str:
+    """What the server tells an assistant first: one sentence per topic, each saying
+    what its operations' tools are for (their declarations' ``said``)."""
+    sentences = [INTRODUCTION]
+    for topic, (start, joiner, end) in TOPICS.items():
+        tools = [op.tool for op in OPERATIONS if op.tool.topic == topic]
+        clauses = [t.said.format(tool=t.name) for t in sorted(tools, key=lambda t: t.said_at)]
+        if clauses:
+            sentences.append(start + joiner.join(clauses) + end)
+    return " ".join(sentences)
+
 
 Call = Callable[[str, str, Any], Awaitable[dict[str, Any]]]
 
@@ -106,7 +120,7 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
     server = MCPServer(
         "shiftsched",
         version="1",
-        instructions=INSTRUCTIONS,
+        instructions=instructions(),
         auth_server_provider=OAuthProvider(public_api, url),
         auth=AuthSettings(
             issuer_url=url,

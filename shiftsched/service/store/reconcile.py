@@ -34,6 +34,7 @@ from typing import Any, Final, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from shiftsched.operations import by_name
 from shiftsched.service.store.billing import settle
 from shiftsched.service.store.database import Database
 from shiftsched.service.store.jobs import end_job
@@ -49,15 +50,6 @@ MAX_LISTED: Final = 50
 """Violations listed by :func:`audit` per check (all are counted)."""
 
 HoldOutcome = Literal["captured", "released", "interrupted"]
-SYNC_CAUSES: Final = {
-    "solve": "sync_solves",
-    "plan": "plans",
-    "replan": "replans",
-    "recommend": "recommendations",
-    "explain": "explanations",
-    "why": "why_questions",
-}
-"""What the audit counts a synchronous call's captured units under, by its operation."""
 
 
 def interrupted_response(job_id: str) -> dict[str, Any]:
@@ -208,7 +200,8 @@ def audit(db: Database, moment: datetime | None = None) -> Audit:
       operation), a re-plan's or a recommendation's from before they kept jobs, or a row
       whose job is gone (purged after its retention, or kept before synchronous
       solves were recorded as jobs); a captured hold of a job not charged is a violation,
-      and so is a charged job whose hold is not captured;
+      and so is a charged job whose hold is not captured, or a charged synchronous job
+      of an operation no declaration names (``unknown_operation``, its units uncounted);
     - no hold is reserved past its lease, nor without a lease unless a queued job that is
       running holds it;
     - no account has a negative free quota or balance.
@@ -270,7 +263,11 @@ def _audit_jobs(conn: Connection, found: Audit) -> None:
                 expected=expected,
             )
         if charged and row.state == "captured":
-            found.units_by_cause[_cause(row.kind, row.operation)] += int(row.units)
+            cause = _cause(row.kind, row.operation)
+            if cause is None:  # its units are left uncounted, so the audit is not ok
+                found.violate("unknown_operation", job_id=row.id, operation=row.operation)
+            else:
+                found.units_by_cause[cause] += int(row.units)
     job_ids = sa.select(jobs.c.reservation_id).where(jobs.c.reservation_id.is_not(None))
     unlinked = (
         sa.select(ledger.c.purpose, sa.func.sum(ledger.c.units))
@@ -288,12 +285,17 @@ def _audit_jobs(conn: Connection, found: Audit) -> None:
     found.captured_units = int(total or 0)
 
 
-def _cause(kind: str | None, operation: str | None) -> str:
+def _cause(kind: str | None, operation: str | None) -> str | None:
     """What a charged job's units are counted under: a queued job's, or a synchronous
-    call's by its operation (a row from before operations were recorded: a solve)."""
+    call's by its operation's declaration (``shiftsched.operations``; a row from before
+    operations were recorded: a solve's). None for an operation no declaration names:
+    never counted as another's."""
     if kind != "sync":
         return "queued_jobs"
-    return SYNC_CAUSES.get(operation or "solve", "sync_solves")
+    try:
+        return by_name(operation or "solve").counted_as
+    except LookupError:
+        return None
 
 
 def _audit_holds(conn: Connection, found: Audit, moment: datetime) -> None:

@@ -126,6 +126,21 @@ def test_every_keyed_calls_job_settles_and_is_audited_by_its_operation(store: St
     assert store.jobs.find_job(lost).error_code == "interrupted"  # type: ignore[union-attr]
 
 
+def test_a_charged_job_of_an_undeclared_operation_is_a_violation(store: Store) -> None:
+    """Its units are counted under no operation's cause, least of all a solve's: the
+    audit names the job and is not ok."""
+    account = store.accounts.create_account("Unknown", free_quota=10)
+    job_id, _ = sync_solve(store, account.id, 2, "teleport")
+    assert store.jobs.finish_job(job_id, "completed", response_json=ROSTER, charged=True)
+    found = audit(store.db)
+    assert not found.ok
+    assert found.violations["unknown_operation"] == 1
+    assert found.listed == [
+        {"check": "unknown_operation", "job_id": job_id, "operation": "teleport"}
+    ]
+    assert "sync_solves" not in found.units_by_cause
+
+
 def test_a_hold_past_its_lease_is_captured_when_its_job_completed(store: Store) -> None:
     """A job ended while its capture did not (a hand-made inconsistency: the job and its
     hold are written together, so only a repair can leave them apart)."""
