@@ -11,26 +11,34 @@ DTSTAMP is the job's last update, so a file is the same bytes whether cached or 
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, cast
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from shiftsched.checking.audit import read_response
 from shiftsched.errors import InvalidRequest
+from shiftsched.operations import by_name, named
 from shiftsched.present.export import FILE_TYPES, Format, assignments_path, export, file_name
 from shiftsched.service.dashboard.deps import deps_of
 from shiftsched.service.dashboard.downloads import Rendered, downloads_of, too_many
 from shiftsched.service.dashboard.web import error_page, signed_in
-from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.solving.job_records import job_input, solved_request
 from shiftsched.service.store import Job
 from shiftsched.service.store.users import User
 from shiftsched.service.threads import in_thread
 
 FORMATS: Final[dict[str, Format]] = {fmt: fmt for fmt in FILE_TYPES}
-PARSERS: Final = {op.name: op.parse for op in OPERATIONS}
-"""Each operation's parser of its body: a synchronous call's record names none."""
+
+
+def _parser(operation: str | None) -> Callable[[Any], Any] | None:
+    """The parser of an operation's body, from its declaration (``shiftsched.operations``):
+    a synchronous call's record names none. None for an operation none declares."""
+    try:
+        return cast(Callable[[Any], Any], named(by_name(operation or "").parser))
+    except LookupError:
+        return None
 
 
 def roster_file(job: Job, fmt: Format) -> bytes | None:
@@ -50,7 +58,7 @@ def roster_file(job: Job, fmt: Format) -> bytes | None:
 def _job_input(job: Job) -> Any:
     """The job's body read by its parser: the one its record names (a queued job), else
     its operation's."""
-    parse = PARSERS.get(job.operation or "") if job.parse is None else None
+    parse = _parser(job.operation) if job.parse is None else None
     return job_input(job) if parse is None else parse(job.request_json)
 
 
