@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from mpp import Credential
 from pydantic import BaseModel
@@ -52,7 +52,7 @@ from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission
-from shiftsched.service.billing.call import Call, Settled
+from shiftsched.service.billing.call import PaidCall, PaymentHeader, Settled
 from shiftsched.service.billing.payments.config import PaymentMisconfigured
 from shiftsched.service.billing.payments.mpp_gateway import MppGateway
 from shiftsched.service.billing.payments.outcomes import (
@@ -75,7 +75,6 @@ from shiftsched.service.threads import in_thread
 
 logger = logging.getLogger(__name__)
 
-X402_HEADERS = ("x-payment", "payment-signature")
 PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED"
 SETTLE_STATUS_HEADER = "X-Service-Settle-Status"
 UNITS_CONSUMED_HEADER = "X-Units-Consumed"
@@ -91,32 +90,10 @@ API_KEY_ENTRY = {
 }
 
 
-@dataclass(frozen=True)
-class PaymentHeader:
-    """A payment credential as sent: which scheme, and the header value."""
-
-    scheme: Literal["x402", "mpp"]
-    value: str
-
-
-def payment_header(headers: Mapping[str, str]) -> PaymentHeader | None:
-    """The payment credential among a request's ``headers`` (looked up without regard to
-    case, as Starlette's are), if it carries one."""
-    for name in X402_HEADERS:
-        if name in headers:
-            return PaymentHeader("x402", headers[name])
-    authorization = headers.get("authorization", "")
-    if authorization[:8].lower() == "payment ":
-        return PaymentHeader("mpp", authorization)
-    if "payment-authorization" in headers:
-        return PaymentHeader("mpp", headers["payment-authorization"])
-    return None
-
-
 # ---------------------------------------------------------------------------- the offer
 
 
-def payment_required(call: Call, data: Any) -> PaymentRequired:
+def payment_required(call: PaidCall, data: Any) -> PaymentRequired:
     """402: every configured way to pay for this request. Raises ServiceUnavailable (503)
     when one cannot be built."""
     units = _units_or_one(data)
@@ -147,7 +124,7 @@ def payment_required(call: Call, data: Any) -> PaymentRequired:
 # ---------------------------------------------------------------------------- paid solve
 
 
-async def paying_with(call: Call, data: Any, header: PaymentHeader) -> PaymentPayer:
+async def paying_with(call: PaidCall, data: Any, header: PaymentHeader) -> PaymentPayer:
     """The payer of ``header``: steps 1 and 2 of the module docstring."""
     payment = _decoded(call, data, header)
     await _check_bearer_beside(call)
@@ -158,7 +135,7 @@ async def paying_with(call: Call, data: Any, header: PaymentHeader) -> PaymentPa
 class PaymentPayer:
     """A decoded payment that has yet to pay for an admitted solve."""
 
-    call: Call
+    call: PaidCall
     payment: _Payment
     header: PaymentHeader
     may_queue: bool = False
@@ -246,7 +223,7 @@ class _Payment(Protocol):
         None when it cannot tell. Never raises."""
 
 
-def _decoded(call: Call, data: Any, header: PaymentHeader) -> _Payment:
+def _decoded(call: PaidCall, data: Any, header: PaymentHeader) -> _Payment:
     """The payment of the header; PaymentRefused (401) when its scheme is off or it is
     malformed."""
     if header.scheme == "x402":
@@ -388,7 +365,7 @@ def _units_or_one(data: Any) -> int:
         return 1
 
 
-async def _check_bearer_beside(call: Call) -> None:
+async def _check_bearer_beside(call: PaidCall) -> None:
     """A key sent with a payment pays nothing, but a wrong one is still refused."""
     key = call.bearer
     if key is None:

@@ -24,7 +24,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from typing import Final, Literal, TypeVar
 
 import anyio
@@ -138,8 +137,8 @@ class UnitsBill:
             answer = answer.model_copy(update={"job_id": self.job_id})
         answer, headers = await self._end_job(answer)
         charged = int(headers["X-Units-Consumed"])
-        after = self._purge_after() if _ended_as(answer) == "completed" else None
-        return Settled(answer, headers, charged, job_id=self.job_id, after=after)
+        completed = _ended_as(answer) == "completed"
+        return Settled(answer, headers, charged, job_id=self.job_id, purge_after=completed)
 
     async def _end_job(self, answer: BaseModel) -> tuple[BaseModel, dict[str, str]]:
         """End the kept job and settle its units in one transaction; a store that fails
@@ -189,12 +188,6 @@ class UnitsBill:
             charged=True,
         )
         return answer, ended, remaining
-
-    def _purge_after(self) -> Callable[[], object] | None:
-        """Forget finished jobs past their retention, after the answer, at most hourly."""
-        if not self.call.purge_due():
-            return None
-        return partial(in_thread, purge, self.call.store, self.call.settings)
 
 
 async def _patiently(write: Callable[[], T], patience: float) -> T:

@@ -33,17 +33,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from shiftsched.contract.v1 import SolveResponse
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission, hold_units
-from shiftsched.service.billing.call import Settled
-from shiftsched.service.billing.paid import paying_with, payment_header, payment_required
+from shiftsched.service.billing.call import Payer, pay
+from shiftsched.service.billing.paid import paying_with, payment_required
 from shiftsched.service.billing.settlement import RECORD_JOB_LEASE_SECONDS
 from shiftsched.service.billing.units import KeyPayer
 from shiftsched.service.errors import (
@@ -57,7 +56,12 @@ from shiftsched.service.errors import (
     WorkTimeout,
 )
 from shiftsched.service.failures import DeadlineMissed, SolveFailed, SolverBusy
-from shiftsched.service.http.delivery import billing_call, settled_response
+from shiftsched.service.http.delivery import (
+    billing_call,
+    paid_call,
+    payment_header,
+    settled_response,
+)
 from shiftsched.service.http.free_work import answer_free, name_of
 from shiftsched.service.http.gate import (
     REALM,
@@ -74,7 +78,7 @@ from shiftsched.service.metrics import SolvePath
 from shiftsched.service.solving.job_records import checked_name, engine_name, failed_response
 from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from shiftsched.service.solving.light import LightPool, run_named
-from shiftsched.service.solving.outcome import answer_body, delivered, run_in_pool, undelivered
+from shiftsched.service.solving.outcome import answer_body, run_in_pool
 from shiftsched.service.store import Account, Store
 from shiftsched.service.threads import in_thread
 
@@ -83,44 +87,6 @@ STOP_OPERATION_ID: Final = "stop_solve_job"
 
 Payment = Literal["free", "key", "key_or_payment"]
 """Who may pay: nobody needs to (free); an API key only; a key or a payment per request."""
-
-
-class Bill(Protocol):
-    """What a payer holds for one run, until it is settled or released."""
-
-    on_start: Callable[[], None] | None  # called once a solver process is taken
-    nothing_charged: str  # said when the run fails: "nothing was charged"
-    undelivered_note: str  # added to the error of an answer with nothing to deliver
-
-    async def release(self) -> None:
-        """Nothing was delivered: give back what was held."""
-
-    async def settle(self, answer: BaseModel) -> Settled:
-        """Charge a delivered answer: what it is answered with."""
-
-
-class Payer(Protocol):
-    """Who pays for a request: an account's key, or one payment."""
-
-    @property
-    def may_queue(self) -> bool:
-        """Whether this payer may take the queued path."""
-
-    @property
-    def why_not(self) -> str:
-        """Added to a refusal to queue."""
-
-    async def hold(
-        self,
-        purpose: str,
-        admission: Admission,
-        *,
-        solves: bool,
-        data: object,
-        name: str | None = None,
-    ) -> Bill:
-        """Hold what the admitted run costs; a payer with an account records the run as
-        a job (its body ``data``, called ``name``)."""
 
 
 @dataclass(frozen=True)
@@ -245,19 +211,14 @@ async def serve(operation: Operation, request: Request) -> Response:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
         return await _enqueue(operation, request, payer.account, data, admission, name)
     leased = not isinstance(operation.run, InThread)
-    bill = await payer.hold(operation.name, admission, solves=leased, data=data, name=name)
-    try:
-        answer = await _run_failing_as_errors(
-            operation, request, ask, admission, bill.on_start, bill.nothing_charged
+
+    async def run(on_start: Callable[[], None] | None, nothing_charged: str) -> BaseModel:
+        return await _run_failing_as_errors(
+            operation, request, ask, admission, on_start, nothing_charged
         )
-    except BaseException:
-        await bill.release()
-        raise
-    if not delivered(answer):
-        await bill.release()
-        assert isinstance(answer, SolveResponse), "only a solve can go undelivered"
-        raise undelivered(answer, bill.undelivered_note)
-    return settled_response(request, await bill.settle(answer))
+
+    settled = await pay(payer, operation.name, admission, run, solves=leased, data=data, name=name)
+    return settled_response(request, settled)
 
 
 def endpoint(operation: Operation) -> Callable[[Request], Awaitable[Response]]:
@@ -309,11 +270,11 @@ async def _payer(operation: Operation, request: Request, data: Any) -> Payer | N
     if operation.payment == "free":
         return None
     if operation.payment == "key_or_payment":
-        header = payment_header(request.headers)
+        header = payment_header(request)
         if header is not None:
-            return await paying_with(billing_call(request), data, header)
+            return await paying_with(paid_call(request), data, header)
         if bearer(request) is None:
-            raise payment_required(billing_call(request), data)
+            raise payment_required(paid_call(request), data)
     account = await account_for(request, operation.key_required)
     await rate_limits_of(request).check_key(account.key_id or account.id)
     return KeyPayer(billing_call(request), account)
@@ -464,6 +425,7 @@ __all__ = [
     "InPool",
     "InThread",
     "Operation",
+    "Payer",
     "Tool",
     "account_for",
     "endpoint",
