@@ -1,6 +1,6 @@
-"""Rules on single assignments (docs/semantics.md, "Hard rules"): known references, one
-shift per date, eligibility (assignable shift, holiday, weekday, duty on its shift, skill
-level) and fixed assignments."""
+"""Rules on single assignments (docs/semantics.md, "Hard rules (a roster that breaks one
+is invalid)"): known references, one shift per date, eligibility (assignable shift,
+holiday, weekday, duty on its shift, skill level) and fixed assignments."""
 
 from __future__ import annotations
 
