@@ -4,10 +4,10 @@ back.
 Why: billing decides what a call costs and how it is paid, never how it is answered. The
 HTTP layer reads the request into a :class:`Call` (the store, the settings) or, for a
 payment, a :class:`PaidCall` (the gateways too, and the addresses a payment names), hands
-:func:`pay` the run, and renders the :class:`Settled` value it returns
+the payer's :meth:`Payer.pay` the run, and renders the :class:`Settled` value it returns
 (``shiftsched.service.http.delivery``). So no billing module holds a Starlette request or
-builds a response, and a paid run enters billing once: the hold, the run, then the
-release or the charge, all from here.
+builds a response, and a paid run enters its payer's module once: the hold, the run
+(:func:`run_held`), then the release or the charge, all from there.
 """
 
 from __future__ import annotations
@@ -16,15 +16,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel
-
 from shiftsched.contract.v1 import SolveResponse
 from shiftsched.service.billing.admission import Admission
 from shiftsched.service.billing.payments.mpp_gateway import MppGateway
 from shiftsched.service.billing.payments.x402_gateway import X402Gateway
 from shiftsched.service.billing.settlement import Outbox
 from shiftsched.service.settings import Settings
-from shiftsched.service.solving.outcome import delivered, undelivered
+from shiftsched.service.solving.outcome import Outcome, undelivered
 from shiftsched.service.store import Store
 
 
@@ -61,7 +59,7 @@ class PaidCall(Call):
 class Settled:
     """A delivered answer, settled: what it is answered with."""
 
-    answer: BaseModel  # the body, as charged (its usage and job_id filled in)
+    outcome: Outcome  # the answer as charged (its usage and job_id filled in), read once
     headers: dict[str, str]  # the billing headers to add
     charged_units: int  # units captured from the account (0 when a payment paid)
     job_id: str | None = None  # the kept job, which a 422 solver-infeasible names
@@ -79,7 +77,7 @@ class Bill(Protocol):
     async def release(self) -> None:
         """Nothing was delivered: give back what was held."""
 
-    async def settle(self, answer: BaseModel) -> Settled:
+    async def settle(self, outcome: Outcome) -> Settled:
         """Charge a delivered answer: what it is answered with."""
 
 
@@ -94,43 +92,36 @@ class Payer(Protocol):
     def why_not(self) -> str:
         """Added to a refusal to queue."""
 
-    async def hold(
+    async def pay(
         self,
         purpose: str,
         admission: Admission,
+        run: Run,
         *,
         solves: bool,
         data: object,
-        name: str | None = None,
-    ) -> Bill:
-        """Hold what the admitted run costs; a payer with an account records the run as
-        a job (its body ``data``, called ``name``)."""
+        name: Callable[[], str] | None = None,
+    ) -> Settled:
+        """Hold what the admitted run costs, run it (:func:`run_held`) and charge a
+        delivered answer; anything else releases the hold and raises. A payer with an
+        account records the run as a job (its body ``data``, called ``name()``)."""
 
 
-Run = Callable[[Callable[[], None] | None, str], Awaitable[BaseModel]]
-"""An admitted run, given the bill's ``on_start`` and what its failures say was charged."""
+Run = Callable[[Callable[[], None] | None, str], Awaitable[Outcome]]
+"""An admitted run, given the bill's ``on_start`` and what its failures say was charged:
+its answer, read once."""
 
 
-async def pay(
-    payer: Payer,
-    purpose: str,
-    admission: Admission,
-    run: Run,
-    *,
-    solves: bool,
-    data: object,
-    name: str | None = None,
-) -> Settled:
-    """Hold what the run costs, run it, and charge a delivered answer; anything else (a
+async def run_held(bill: Bill, run: Run) -> Outcome:
+    """The delivered outcome of ``run``, whose cost ``bill`` holds; anything else (a
     failure, an answer with nothing to deliver) releases the hold and raises."""
-    bill = await payer.hold(purpose, admission, solves=solves, data=data, name=name)
     try:
-        answer = await run(bill.on_start, bill.nothing_charged)
+        outcome = await run(bill.on_start, bill.nothing_charged)
     except BaseException:
         await bill.release()
         raise
-    if not delivered(answer):
+    if not outcome.delivered:
         await bill.release()
-        assert isinstance(answer, SolveResponse), "only a solve can go undelivered"
-        raise undelivered(answer, bill.undelivered_note)
-    return await bill.settle(answer)
+        assert isinstance(outcome.answer, SolveResponse), "only a solve can go undelivered"
+        raise undelivered(outcome.answer, bill.undelivered_note)
+    return outcome

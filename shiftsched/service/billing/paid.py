@@ -46,13 +46,12 @@ from functools import partial
 from typing import Any, Protocol
 
 from mpp import Credential
-from pydantic import BaseModel
 
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.size import request_size, units_for
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission
-from shiftsched.service.billing.call import PaidCall, PaymentHeader, Settled
+from shiftsched.service.billing.call import PaidCall, PaymentHeader, Run, Settled, run_held
 from shiftsched.service.billing.payments.config import PaymentMisconfigured
 from shiftsched.service.billing.payments.mpp_gateway import MppGateway
 from shiftsched.service.billing.payments.outcomes import (
@@ -70,6 +69,7 @@ from shiftsched.service.errors import (
     ServiceUnavailable,
     Unauthorized,
 )
+from shiftsched.service.solving.outcome import Outcome
 from shiftsched.service.store import PaymentState, Store, StoreUnavailable
 from shiftsched.service.threads import in_thread
 
@@ -141,6 +141,21 @@ class PaymentPayer:
     may_queue: bool = False
     why_not: str = "; a payment buys a synchronous solve"
 
+    async def pay(
+        self,
+        purpose: str,
+        admission: Admission,
+        run: Run,
+        *,
+        solves: bool,
+        data: object,
+        name: Callable[[], str] | None = None,
+    ) -> Settled:
+        """Steps 4-8: claim and verify the payment (:meth:`hold`), run the solve, and
+        settle the payment of a delivered answer; anything else gives the claim back."""
+        bill = await self.hold(purpose, admission, solves=solves, data=data, name=name)
+        return await bill.settle(await run_held(bill, run))
+
     async def hold(
         self,
         purpose: str,
@@ -148,7 +163,7 @@ class PaymentPayer:
         *,
         solves: bool,
         data: object,
-        name: str | None = None,
+        name: Callable[[], str] | None = None,
     ) -> PaymentBill:
         """Steps 4-6: price the payment for the admission's units, claim it, verify it.
         A payment has no account, so nothing is kept as a job."""
@@ -327,7 +342,7 @@ class PaymentBill:
         """Nothing was delivered: give the claim back, unsettled, so the payer can retry."""
         await _release(self.store, self.claim)
 
-    async def settle(self, answer: BaseModel) -> Settled:
+    async def settle(self, outcome: Outcome) -> Settled:
         """Settle the payment of a delivered answer (step 8): a settlement refused
         outright withholds it."""
         store, claim, payment, units = self.store, self.claim, self.payment, self.units
@@ -347,11 +362,11 @@ class PaymentBill:
         if settlement.status != "settled":
             headers[SETTLE_STATUS_HEADER] = settlement.status
             await _mark(store, claim.key, "settle_failed", settlement.detail)  # held
-            return Settled(answer, headers, 0)
+            return Settled(outcome, headers, 0)
         await _mark(store, claim.key, "settled", None)
         # The facilitator/provider answers again: settlements held earlier get another try.
         return Settled(
-            answer, headers, 0, after=partial(settle_held_quietly, store, payment.gateway)
+            outcome, headers, 0, after=partial(settle_held_quietly, store, payment.gateway)
         )
 
 

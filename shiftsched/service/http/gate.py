@@ -1,6 +1,8 @@
 """The gate every request walks before any work, shared by the key and payment paths.
 
-Content type (415), size while reading (413), JSON (400): :func:`json_body`. JSON also
+What the request sends to pay with, its API key and its payment header, is read once:
+:func:`credential_of`. Content type (415), size while reading (413), JSON (400):
+:func:`json_body`. JSON also
 means at most :data:`MAX_JSON_DEPTH` nested arrays and objects: the deepest request of the
 contract nests under ten levels, and a body of ten thousand brackets must get the 400 any
 other unreadable body gets, never a parser's recursion error (a 500). Contract
@@ -12,12 +14,14 @@ word them alike; which solves may run, and what they cost, is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 from pydantic_core import from_json
 from starlette.requests import Request
 
+from shiftsched.service.billing.call import PaymentHeader
 from shiftsched.service.errors import REALM as REALM
 from shiftsched.service.errors import RETRY_AFTER_UNAVAILABLE as RETRY_AFTER_UNAVAILABLE
 from shiftsched.service.errors import (
@@ -30,6 +34,20 @@ from shiftsched.service.threads import in_thread
 MAX_BODY_BYTES: Final = 1024 * 1024  # the contract's 1 MB hard cap
 MAX_JSON_DEPTH: Final = 64  # nested arrays and objects (docs/semantics.md)
 INLINE_PARSE_BYTES: Final = 64 * 1024  # parsed on the loop up to here (well under 1 ms)
+X402_HEADERS: Final = ("x-payment", "payment-signature")  # an x402 payment, in either version
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a request sends to pay with: its Bearer API key, its payment header."""
+
+    key: str | None
+    payment: PaymentHeader | None
+
+
+def credential_of(request: Request) -> Credential:
+    """The request's API key and payment credential, each None when it sends none."""
+    return Credential(bearer(request), payment_header(request))
 
 
 async def json_body(request: Request) -> Any:
@@ -114,3 +132,16 @@ def bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def payment_header(request: Request) -> PaymentHeader | None:
+    """The payment credential of the request, if it carries one."""
+    for name in X402_HEADERS:
+        if name in request.headers:
+            return PaymentHeader("x402", request.headers[name])
+    authorization = request.headers.get("authorization", "")
+    if authorization[:8].lower() == "payment ":
+        return PaymentHeader("mpp", authorization)
+    if "payment-authorization" in request.headers:
+        return PaymentHeader("mpp", request.headers["payment-authorization"])
+    return None

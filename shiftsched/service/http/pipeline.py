@@ -33,6 +33,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel
@@ -40,11 +41,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from shiftsched.errors import InvalidRequest
-from shiftsched.service.billing.admission import Admission, hold_units
-from shiftsched.service.billing.call import Payer, pay
+from shiftsched.service.billing.admission import Admission
+from shiftsched.service.billing.call import Call, Payer
 from shiftsched.service.billing.paid import paying_with, payment_required
 from shiftsched.service.billing.settlement import RECORD_JOB_LEASE_SECONDS
-from shiftsched.service.billing.units import KeyPayer
+from shiftsched.service.billing.units import KeyPayer, hold_units
 from shiftsched.service.errors import (
     InternalError,
     InvalidJson,
@@ -56,17 +57,14 @@ from shiftsched.service.errors import (
     WorkTimeout,
 )
 from shiftsched.service.failures import DeadlineMissed, SolveFailed, SolverBusy
-from shiftsched.service.http.delivery import (
-    billing_call,
-    paid_call,
-    payment_header,
-    settled_response,
-)
+from shiftsched.service.http.delivery import paid_call, settled_response
 from shiftsched.service.http.free_work import answer_free, name_of
 from shiftsched.service.http.gate import (
     REALM,
     RETRY_AFTER_UNAVAILABLE,
+    Credential,
     bearer,
+    credential_of,
     discard_body,
     json_body,
     raw_body,
@@ -78,7 +76,7 @@ from shiftsched.service.metrics import SolvePath
 from shiftsched.service.solving.job_records import checked_name, engine_name, failed_response
 from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from shiftsched.service.solving.light import LightPool, run_named
-from shiftsched.service.solving.outcome import answer_body, run_in_pool
+from shiftsched.service.solving.outcome import Outcome, answer_body, run_in_pool
 from shiftsched.service.store import Account, Store
 from shiftsched.service.threads import in_thread
 
@@ -188,16 +186,20 @@ class Operation:
 
 
 async def serve(operation: Operation, request: Request) -> Response:
-    """The answer to ``request`` for ``operation``, in the order of the module docstring."""
+    """The answer to ``request`` for ``operation``, in the order of the module docstring.
+    What the request sends (its credential, then its body) is read once and passed on,
+    and a paid run enters its payer once (``Payer.pay``), so the walk between the
+    service's modules stays short (``tests/service/http/test_request_walk.py``)."""
+    sent = credential_of(request)
     try:
-        await _count(operation, request)
+        await _count(operation, request, sent.key)
     except RateLimited:
         await discard_body(request)
         raise
     if operation.payment == "free" and isinstance(operation.run, InLightPool):
         return await _answer_free(operation, operation.run, request)
     data = await json_body(request)
-    payer = await _payer(operation, request, data)
+    payer = await _payer(operation, request, sent, data)
     try:
         ask = await in_thread(operation.parse, data)  # a large body: off the event loop
     except InvalidRequest as exc:
@@ -206,18 +208,21 @@ async def serve(operation: Operation, request: Request) -> Response:
     if payer is None:
         answer = await _run_failing_as_errors(operation, request, ask, admission, None, "")
         return await in_thread(JSONResponse, answer_body(answer))
-    name = job_name(operation.called_as, ask)
     if admission.queued:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
+        name = job_name(operation.called_as, ask)
         return await _enqueue(operation, request, payer.account, data, admission, name)
     leased = not isinstance(operation.run, InThread)
 
-    async def run(on_start: Callable[[], None] | None, nothing_charged: str) -> BaseModel:
-        return await _run_failing_as_errors(
-            operation, request, ask, admission, on_start, nothing_charged
+    async def run(on_start: Callable[[], None] | None, nothing_charged: str) -> Outcome:
+        return Outcome(
+            await _run_failing_as_errors(
+                operation, request, ask, admission, on_start, nothing_charged
+            )
         )
 
-    settled = await pay(payer, operation.name, admission, run, solves=leased, data=data, name=name)
+    named = partial(job_name, operation.called_as, ask)  # called where the job is recorded
+    settled = await payer.pay(operation.name, admission, run, solves=leased, data=data, name=named)
     return settled_response(request, settled)
 
 
@@ -234,7 +239,11 @@ def endpoint(operation: Operation) -> Callable[[Request], Awaitable[Response]]:
 async def account_for(request: Request, missing: str = "API key required") -> Account:
     """The account of the request's API key; Unauthorized (``missing``) without one, or
     with one that is unknown or disabled."""
-    key = bearer(request)
+    return await _account_of(request, bearer(request), missing)
+
+
+async def _account_of(request: Request, key: str | None, missing: str) -> Account:
+    """The account of ``key``, the request's API key; Unauthorized as :func:`account_for`."""
     if key is None:
         raise Unauthorized(missing, headers={"WWW-Authenticate": f"Bearer {REALM}"})
     store: Store = request.app.state.store
@@ -247,16 +256,17 @@ async def account_for(request: Request, missing: str = "API key required") -> Ac
     return account
 
 
-async def _count(operation: Operation, request: Request) -> None:
+async def _count(operation: Operation, request: Request, key: str | None) -> None:
     """Step 0, before the body is read: the request counts against its rate limit. A
-    free call with a valid API key (an assistant's, through the MCP tools) counts against
-    the key's; any other call without a key against its client address. A keyed call to
-    a paid operation is counted once its key is known (:func:`_payer`)."""
+    free call with a valid API key ``key`` (an assistant's, through the MCP tools) counts
+    against the key's; any other call without a key against its client address. A keyed
+    call to a paid operation is counted once its key is known (:func:`_payer`)."""
+    if key is not None and operation.payment != "free":
+        return
     limits = rate_limits_of(request)
-    key = bearer(request)
     if key is None:
         await limits.check_address(request, operation.called_as)
-    elif operation.payment == "free":
+    else:
         store: Store = request.app.state.store
         account = await in_thread(store.accounts.authenticate, key)
         if account is None:
@@ -265,19 +275,22 @@ async def _count(operation: Operation, request: Request) -> None:
             await limits.check_key(account.key_id or account.id)
 
 
-async def _payer(operation: Operation, request: Request, data: Any) -> Payer | None:
-    """Step 2: who pays. A payable operation without any credential is the 402 offer."""
+async def _payer(
+    operation: Operation, request: Request, sent: Credential, data: Any
+) -> Payer | None:
+    """Step 2: who pays, of what the request ``sent``. A payable operation without any
+    credential is the 402 offer."""
     if operation.payment == "free":
         return None
     if operation.payment == "key_or_payment":
-        header = payment_header(request)
-        if header is not None:
-            return await paying_with(paid_call(request), data, header)
-        if bearer(request) is None:
-            raise payment_required(paid_call(request), data)
-    account = await account_for(request, operation.key_required)
+        if sent.payment is not None:
+            return await paying_with(paid_call(request, sent.key), data, sent.payment)
+        if sent.key is None:
+            raise payment_required(paid_call(request, sent.key), data)
+    account = await _account_of(request, sent.key, operation.key_required)
     await rate_limits_of(request).check_key(account.key_id or account.id)
-    return KeyPayer(billing_call(request), account)
+    state = request.app.state  # what billing needs to charge the account
+    return KeyPayer(Call(state.store, state.settings, getattr(state, "outbox", None)), account)
 
 
 async def _answer_free(operation: Operation, run: InLightPool, request: Request) -> Response:

@@ -5,12 +5,15 @@ is one) for anything that solves, another model (a ranking) for what does not. W
 counts as *delivered* (a roster, an infeasibility with its diagnosis, or any answer that
 is not a solve) and which error an undelivered one raises (504 solver-timeout, else 500)
 are decided here once; how a delivered one is answered (200, or 422 solver-infeasible) is
-the HTTP layer's (``shiftsched.service.http.delivery``).
+the HTTP layer's (``shiftsched.service.http.delivery``). An answer is read once, into an
+:class:`Outcome` (delivered or not, its JSON body), which billing and the HTTP layer pass
+on instead of asking again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -61,6 +64,20 @@ async def run_in_pool(
     with metrics.solving(path) as seen:
         answer: SolveResponse = seen(await anyio.to_thread.run_sync(solve, limiter=line))
     return answer
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An answer, read once: whether it is delivered (:func:`delivered`) and its JSON body
+    (:func:`answer_body`), which the job record and the response share."""
+
+    answer: BaseModel
+    delivered: bool = field(init=False)
+    body: dict[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "delivered", delivered(self.answer))
+        object.__setattr__(self, "body", answer_body(self.answer))
 
 
 def delivered(answer: BaseModel) -> bool:
