@@ -83,6 +83,9 @@ def serve_environment(home: Path, port: int | None = None, **extra: str) -> dict
         **{name: value for name, value in os.environ.items() if not name.startswith(NOT_INHERITED)},
         "PORT": str(free_port() if port is None else port),
         "DATABASE_URL": f"sqlite:///{home / 'service.db'}",
+        # The embedded queue's file and the billing outbox in ``home`` whatever the database:
+        # on PostgreSQL they would otherwise be the repository's var/, shared by every test.
+        "JOBS_DB_PATH": str(home / "jobs.db"),
         "SOLVE_PROCESSES": "1",
         "CP_SAT_WORKERS": "1",
         "BENTOML_HOME": str(home / "bentoml"),

@@ -34,6 +34,7 @@ def client(
         url = request.getfixturevalue("postgres_server").new_database()
     settings = Settings(
         database_url=url,
+        jobs_db_path=str(tmp_path_factory.mktemp("queue") / "jobs.db"),  # not the shared var/
         solve_processes=1,
         cp_sat_workers=1,
         errors_base="https://api.test/v1/public/errors",

@@ -43,6 +43,10 @@ def app_and_db(
     settings = Settings(
         database_url=url,
         demo_api_key=DEMO_KEY,
+        # The queue file and the billing outbox of this app alone: on PostgreSQL they would
+        # otherwise sit in the shared var/, where another test's reconciler could replay
+        # (and drop) this app's kept job ends against its own database.
+        jobs_db_path=str(tmp_path_factory.mktemp("queue") / "jobs.db"),
         solve_processes=1,
         cp_sat_workers=1,
         diagnosis_budget_seconds=60,  # small diagnoses end on their own long before

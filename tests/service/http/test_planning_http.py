@@ -53,6 +53,7 @@ def client(
         url = request.getfixturevalue("postgres_server").new_database()
     settings = Settings(
         database_url=url,
+        jobs_db_path=str(tmp_path_factory.mktemp("queue") / "jobs.db"),  # not the shared var/
         solve_processes=1,
         cp_sat_workers=1,
         diagnosis_budget_seconds=60,  # small diagnoses end on their own long before

@@ -269,7 +269,7 @@ def test_stop_and_progress_of_an_unknown_job_are_404(client: TestClient, store: 
 
 
 def test_a_separate_consumer_on_redis_and_postgresql_heeds_the_stop(
-    redis_server: str, postgres_server: Any
+    redis_server: str, postgres_server: Any, tmp_path: Path
 ) -> None:
     """Scale-out: the service only queues (Redis) and answers; a `huey_consumer` process
     solves, records the progress in PostgreSQL and sees the stop asked of the service."""
@@ -277,7 +277,11 @@ def test_a_separate_consumer_on_redis_and_postgresql_heeds_the_stop(
         queue_client.flushdb()
     pg_url: str = postgres_server.new_database()
     settings = settings_for(
-        Path("."), database_url=pg_url, jobs_redis_url=redis_server, jobs_consumer=False
+        tmp_path,
+        database_url=pg_url,
+        jobs_redis_url=redis_server,
+        jobs_consumer=False,
+        jobs_db_path=str(tmp_path / "jobs.db"),  # its billing outbox here, not the shared var/
     )
     with TestClient(create_app(settings)) as client:
         app_store: Store = client.app.state.store  # type: ignore[attr-defined]

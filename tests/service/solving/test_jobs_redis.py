@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,8 +53,12 @@ def redis_url(redis_server: str) -> Iterator[str]:
 
 
 def distributed(redis_url: str, database_url: str, **overrides: Any) -> Settings:
+    # The billing outbox sits beside jobs_db_path: a folder of this app's own, not the
+    # shared var/, where another test's reconciler could replay this app's kept job ends.
+    outbox_home = Path(tempfile.mkdtemp(prefix="shiftsched-outbox-"))
     values: dict[str, Any] = {
         "database_url": database_url,
+        "jobs_db_path": str(outbox_home / "jobs.db"),
         "jobs_redis_url": redis_url,
         "solve_processes": 2,
         "jobs_workers": 1,
