@@ -13,8 +13,9 @@ contract). Nothing in the engine imports this folder.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from shiftsched.lazy import lazy_names
 
 if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
     from shiftsched.present.advice import no_roster_advice
@@ -287,17 +288,4 @@ __all__ = [
     "verdict_words",
 ]
 
-
-def __getattr__(name: str) -> object:
-    """Load a public name from its submodule on first use, and keep it."""
-    try:
-        module, attribute = _EXPORTS[name]
-    except KeyError:  # not public: the import system then looks for a submodule
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, __all__)

@@ -13,8 +13,9 @@ May import: ``shiftsched.contract`` and ``shiftsched.errors``. Never the audit
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from shiftsched.lazy import lazy_names
 
 if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
     from shiftsched.solving.diagnose import DiagnosisLimits, diagnose_with_probes
@@ -43,17 +44,4 @@ __all__ = [
     "solve_problem",
 ]
 
-
-def __getattr__(name: str) -> object:
-    """Load a public name from its submodule on first use, and keep it."""
-    try:
-        module, attribute = _EXPORTS[name]
-    except KeyError:  # not public: the import system then looks for a submodule
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, __all__)
