@@ -5,6 +5,8 @@ or the part of it inside the period) is worked when either day is worked; at mos
 weekends are worked (one group per employee, field ``<employee>.max_weekends``). One
 literal per weekend, implied by each of its work literals: only an upper bound is
 posted, so nothing forces it up, and a one-day weekend uses that day's literal itself.
+The literal is defined as its least value (worked when a day is), so a roster's
+auxiliaries follow from its decisions alone (the local search reads them that way).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def add_max_weekends(ctx: ModelContext) -> None:
                 weekend = model.new_bool_var(f"weekend[{employee.id},{key}]")
                 for w in works:
                     model.add_implication(w, weekend)
-                worked.append(weekend)
+                worked.append(ctx.define(weekend, *works))
         if len(worked) <= employee.max_weekends:
             continue
         literal = ctx.hard_group(RULE.code, f"{employee.field}.max_weekends", employee.id)
