@@ -56,3 +56,5 @@ class SearchResult:
     steps: int = 0
     improvements: int = 0
     bound_source: str | None = None  # cp_sat, decomposition or capacity
+    local_moves: int = 0  # moves the local search evaluated
+    local_improvements: int = 0  # its rosters the incumbent took

@@ -24,6 +24,7 @@ class Plan:
     neighbourhood_threads: int
     full_parameters: dict[str, object] = field(default_factory=dict)
     decomposition: bool = False  # prove bounds by column generation (shiftsched.solving.decompose)
+    local_threads: int = 0  # compiled local search threads (shiftsched.solving.local)
 
 
 def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
@@ -35,6 +36,9 @@ def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
     which proves far better bounds on rosters than the default, unless the model is so
     large that solving its LP would delay the first roster. Eight or more full-model
     workers are CP-SAT's own portfolio; from 12 workers on, a second search thread runs.
+    From two workers on, the compiled local search (``shiftsched.solving.local``) runs too,
+    sharing the neighbourhood search's core by measured gain
+    (``shiftsched.solving.search.turns``).
 
     ``hinted``: the model carries a complete, feasible hint, so CP-SAT's first roster is
     the hint itself. Without one, finding a first roster is a search of its own, which
@@ -46,7 +50,12 @@ def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
         return Plan(full_workers=1, neighbourhood_threads=0)
     threads = 2 if workers >= 12 else 1
     if not hinted:
-        return Plan(full_workers=workers, neighbourhood_threads=threads, decomposition=True)
+        return Plan(
+            full_workers=workers,
+            neighbourhood_threads=threads,
+            decomposition=True,
+            local_threads=1,
+        )
     full = workers - threads
     parameters: dict[str, object] = {}
     if full == 1 and variables <= MAX_LINEARIZED_VARIABLES:
@@ -56,6 +65,7 @@ def plan_for(workers: int, variables: int, hinted: bool = True) -> Plan:
         neighbourhood_threads=threads,
         full_parameters=parameters,
         decomposition=True,
+        local_threads=1,
     )
 
 

@@ -42,9 +42,11 @@ from ortools.sat.python import cp_model
 from shiftsched.solving.model.build import CompiledModel
 from shiftsched.solving.search.decomposer import Decomposer
 from shiftsched.solving.search.incumbent import Incumbent, SearchResult
+from shiftsched.solving.search.local_searcher import LocalSearcher
 from shiftsched.solving.search.plan import Plan, step_seconds
 from shiftsched.solving.search.progress import Progress
 from shiftsched.solving.search.searcher import Searcher
+from shiftsched.solving.search.turns import Turns
 
 SEED_MODULUS = 2**31 - 2**20  # CP-SAT seeds are 32-bit; room for a seed per step
 
@@ -78,6 +80,7 @@ def search(
         if plan.decomposition
         else None
     )
+    turns = Turns(("neighbourhood", "local")) if plan.local_threads else None
     searchers = [
         Searcher(
             compiled,
@@ -89,21 +92,34 @@ def search(
             (seed + 7919 * (n + 1)) % SEED_MODULUS,
             full.stop_search,
             decomposer.guidance if decomposer is not None else None,
+            turns,
         )
         for n in range(plan.neighbourhood_threads)
+    ]
+    movers = [
+        LocalSearcher(
+            compiled,
+            incumbent,
+            progress,
+            deadline,
+            (seed + 104_729 * (n + 1)) % SEED_MODULUS,
+            full.stop_search,
+            turns,
+        )
+        for n in range(plan.local_threads)
     ]
     on_roster = _sharing_rosters(incumbent, progress)
     progress.on_roster.append(on_roster)
     try:
-        status = _beside(solve_full, searchers, decomposer)
+        status = _beside(solve_full, searchers, movers, decomposer)
     finally:
         progress.on_roster.remove(on_roster)
-    for searcher in searchers:
-        if searcher.error is not None:
-            raise searcher.error
+    for error in [s.error for s in searchers] + [m.error for m in movers]:
+        if error is not None:
+            raise error
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         incumbent.offer(list(full.response_proto.solution), full.objective_value)
-    return _result(status, full.best_objective_bound, incumbent, progress, searchers)
+    return _result(status, full.best_objective_bound, incumbent, progress, searchers, movers)
 
 
 def _sharing_rosters(incumbent: Incumbent, progress: Progress) -> Callable[[Progress], None]:
@@ -123,25 +139,52 @@ def _sharing_rosters(incumbent: Incumbent, progress: Progress) -> Callable[[Prog
 def _beside(
     solve_full: Callable[[], cp_model.CpSolverStatus],
     searchers: list[Searcher],
+    movers: list[LocalSearcher],
     decomposer: Decomposer | None,
 ) -> cp_model.CpSolverStatus:
-    """The full solve, with the searchers and the decomposer in threads beside it; every
-    thread has ended when this returns, however the full solve ended."""
-    threads = [threading.Thread(target=s.run, daemon=True) for s in searchers]
+    """The full solve, with the other threads beside it; every thread has ended when this
+    returns, however the full solve ended.
+
+    The local and neighbourhood searches start with the full solve; the decomposition
+    starts once the local search's rosters level off (at once when there is none), so on
+    two cores the first seconds go to the searches that improve a roster fastest.
+    """
+    early = [threading.Thread(target=m.run, daemon=True) for m in movers]
+    early += [threading.Thread(target=s.run, daemon=True) for s in searchers]
+    late = []
     if decomposer is not None:
-        threads.append(threading.Thread(target=decomposer.run, daemon=True))
-    for thread in threads:
+        late.append(threading.Thread(target=decomposer.run, daemon=True))
+    ended = threading.Event()
+    levelled = [m.levelled for m in movers]
+
+    def start_late() -> None:
+        for event in levelled:
+            while not event.wait(0.05):
+                if ended.is_set():
+                    return
+        if not ended.is_set():
+            for thread in late:
+                thread.start()
+
+    starter = threading.Thread(target=start_late, daemon=True)
+    for thread in early:
         thread.start()
+    starter.start()
     try:
         return solve_full()
     finally:
+        ended.set()
         for searcher in searchers:
             searcher.stop()
+        for mover in movers:
+            mover.stop()
         if decomposer is not None:
             decomposer.done.set()
             decomposer.finished.set()
-        for thread in threads:
-            thread.join()
+        starter.join()
+        for thread in (*early, *late):
+            if thread.ident is not None:  # started
+                thread.join()
 
 
 def _result(
@@ -150,6 +193,7 @@ def _result(
     incumbent: Incumbent,
     progress: Progress,
     searchers: list[Searcher],
+    movers: list[LocalSearcher],
 ) -> SearchResult:
     """The incumbent and the best proven bound, with the source of each proof; a roster
     that meets the bound is optimal, whoever proved it."""
@@ -159,7 +203,11 @@ def _result(
         bound, source = full_bound, "cp_sat"
     if solution is None:
         bound, source = -math.inf, None
-    proved = status == cp_model.OPTIMAL or any(s.proved_optimal for s in searchers)
+    proved = (
+        status == cp_model.OPTIMAL
+        or any(s.proved_optimal for s in searchers)
+        or any(m.proved_optimal for m in movers)
+    )
     if solution is not None and objective <= bound + 1e-6:
         proved = True
     if proved and solution is not None:
@@ -175,4 +223,6 @@ def _result(
         steps=sum(s.steps for s in searchers),
         improvements=sum(s.improvements for s in searchers),
         bound_source=source,
+        local_moves=sum(s.evaluated for s in movers),
+        local_improvements=sum(s.improvements for s in movers),
     )

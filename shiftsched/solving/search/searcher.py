@@ -15,8 +15,10 @@ from shiftsched.solving.search.incumbent import Guidance, Incumbent
 from shiftsched.solving.search.lns import NeighbourhoodSearch, StepLimits
 from shiftsched.solving.search.plan import step_limit
 from shiftsched.solving.search.progress import Progress
+from shiftsched.solving.search.turns import Turns
 
 WAIT_FOR_ROSTER_SECONDS = 0.05
+NAME = "neighbourhood"  # in the portfolio's Turns
 
 
 @dataclass
@@ -30,6 +32,7 @@ class Searcher:
     seed: int
     stop_full: Callable[[], None]
     guidance: Guidance | None = None
+    turns: Turns | None = None  # shared with the local search: who gets the core
     done: threading.Event = field(default_factory=threading.Event)
     proved_optimal: bool = False
     steps: int = 0
@@ -77,8 +80,10 @@ class Searcher:
                 guided, gains = self.guidance.latest
                 lns.guide(gains)
             seconds = step_limit(self.step_seconds, time.perf_counter() - self.started, left)
+            before, began = lns.objective, time.perf_counter()
             step = lns.step(StepLimits(seconds=seconds))
             self.steps += 1
+            spent = time.perf_counter() - began
             if step.improved:
                 self.improvements += 1
                 taken = self.incumbent.offer(lns.solution, lns.objective)
@@ -89,3 +94,8 @@ class Searcher:
                 self.proved_optimal = True
                 self.stop_full()
                 return
+            if self.turns is not None:  # the local search gains more: make room
+                self.turns.record(NAME, spent, before - lns.objective)
+                pause = self.turns.pause(NAME, spent)
+                if pause > 0 and self.done.wait(min(pause, max(0.0, self._left()))):
+                    break

@@ -80,15 +80,20 @@ def retail_optimum() -> float:
 def test_one_worker_is_a_plain_cp_sat_solve() -> None:
     assert plan_for(1, 1000) == Plan(full_workers=1, neighbourhood_threads=0)
     assert not plan_for(1, 1000).decomposition  # reproducible: nothing runs beside it
+    assert not plan_for(1, 1000).local_threads
     assert plan_for(0, 1000) == Plan(full_workers=1, neighbourhood_threads=0)
 
 
 def test_two_workers_run_one_search_thread_beside_a_full_solve_with_the_stronger_lp() -> None:
     lp: dict[str, object] = {"linearization_level": FULL_LINEARIZATION}
     assert FULL_LINEARIZATION == 2
-    assert plan_for(2, 1000) == Plan(1, 1, lp, decomposition=True)
-    assert plan_for(2, MAX_LINEARIZED_VARIABLES) == Plan(1, 1, lp, decomposition=True)
-    assert plan_for(2, MAX_LINEARIZED_VARIABLES + 1) == Plan(1, 1, {}, decomposition=True)
+    assert plan_for(2, 1000) == Plan(1, 1, lp, decomposition=True, local_threads=1)
+    assert plan_for(2, MAX_LINEARIZED_VARIABLES) == Plan(
+        1, 1, lp, decomposition=True, local_threads=1
+    )
+    assert plan_for(2, MAX_LINEARIZED_VARIABLES + 1) == Plan(
+        1, 1, {}, decomposition=True, local_threads=1
+    )
 
 
 @pytest.mark.parametrize(
@@ -98,7 +103,7 @@ def test_more_workers_go_to_cp_sat_and_a_second_search_thread_from_twelve(
     workers: int, full: int, threads: int
 ) -> None:
     # Several full-model workers are CP-SAT's own portfolio: no LP setting is imposed.
-    assert plan_for(workers, 1000) == Plan(full, threads, {}, decomposition=True)
+    assert plan_for(workers, 1000) == Plan(full, threads, {}, decomposition=True, local_threads=1)
     assert plan_for(workers, 1000).full_workers + threads == workers
 
 
@@ -110,6 +115,7 @@ def test_without_a_complete_hint_cp_sat_keeps_every_worker(workers: int) -> None
     assert plan.full_workers == workers and plan.full_parameters == {}
     assert plan.neighbourhood_threads == (2 if workers >= 12 else 1)
     assert plan.decomposition  # the bound is proven beside the search from two workers on
+    assert plan.local_threads == 1  # and the compiled local search shares the search core
 
 
 def test_a_sub_solve_gets_a_share_of_the_budget_within_bounds() -> None:
