@@ -202,6 +202,12 @@ SOLVE = Operation(
             arg("--workers", type=int, default=None, help="CP-SAT workers (default: all cores)"),
             arg("--seed", type=int, default=0, help="random seed (reproducible with --workers 1)"),
             arg(
+                "--deterministic",
+                action="store_true",
+                help="limit the search by work, not by the clock: the same roster on any "
+                "machine (one core; --time-limit sets the budget)",
+            ),
+            arg(
                 "--progress",
                 action="store_true",
                 help="progress on stderr once a second, even when stderr is not a terminal",

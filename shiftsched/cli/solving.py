@@ -53,6 +53,7 @@ def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
         time_limit_seconds=args.time_limit,
         num_workers=args.workers,
         random_seed=args.seed,
+        deterministic=args.deterministic,
         log_search=args.log,
         diagnosis_budget_seconds=DEFAULT_BUDGET_SECONDS if budget is None else budget,
         on_progress=None if live is None else live.update,

@@ -339,11 +339,17 @@ class SolverInfo(_Model):
     time_to_first_solution_seconds: float | None = None  # from the start of the call
     solutions_found: int = 0
     # Who proved best_bound: "cp_sat" (the full model), "decomposition" (the Lagrangian
-    # bound of the per-employee decomposition) or "capacity" (staff against demand).
-    bound_source: Literal["cp_sat", "decomposition", "capacity"] | None = None
+    # bound of the per-employee decomposition), "lagrangian" (the same bound by
+    # subgradient) or "capacity" (staff against demand).
+    bound_source: Literal["cp_sat", "decomposition", "lagrangian", "capacity"] | None = None
     # True when the caller asked the search to stop (a queued job's client, with
     # DELETE /solve/jobs/{id}) before it ended: the roster is the best found by then.
     stopped_on_request: bool | None = None
+    # What ended the search: "proof" (optimal, or a roster that meets the bound),
+    # "time_limit", "work_limit" (a deterministic solve's budget of work: the same roster
+    # on any machine) or "request" (stopped by the caller).
+    stopped_by: Literal["proof", "time_limit", "work_limit", "request"] | None = None
+    deterministic: bool | None = None  # True: limited by work, not by the clock
 
 
 class Metrics(_Model):

@@ -81,12 +81,17 @@ def solved(
     values = tight_values(compiled, result.solution)
     assignments, violations, shortages = extract(compiled, values)
     name = "OPTIMAL" if result.proved_optimal else "FEASIBLE"
+    solver = info(name)
+    stopped_by = result.stopped_by or ("proof" if result.proved_optimal else "time_limit")
+    if solver.stopped_on_request and not result.proved_optimal:
+        stopped_by = "request"
+    solver = solver.model_copy(update={"stopped_by": stopped_by})
     objective = math.fsum(v.penalty for v in violations)  # the same whatever their order
     return SolveOutcome(
         status="optimal" if result.proved_optimal else "feasible",
         cp_sat_status=name,
         runtime_seconds=time.perf_counter() - started,
-        solver=info(name),
+        solver=solver,
         assignments=assignments,
         shortages=shortages,
         violations=violations,

@@ -59,6 +59,7 @@ from shiftsched.solving.hint import Completion, add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.outcome import SolveOutcome, cancelled, solved
 from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.search.deterministic import deterministic_search
 from shiftsched.solving.search.plan import Plan, plan_for
 from shiftsched.solving.search.portfolio import search
 from shiftsched.solving.search.progress import Progress, ProgressPoint
@@ -77,6 +78,7 @@ EXTRACTION_RESERVE_SECONDS = 1.5
 EXTRACTION_SECONDS_PER_VARIABLE = 6e-6
 EXTRACTION_RESERVE_SHARE = 0.1
 MIN_SEARCH_SECONDS = 0.2
+DETERMINISTIC_DEFAULT_SECONDS = 30.0  # the work budget of a deterministic solve without a limit
 WATCHDOG_GRACE_SECONDS = 5.0  # CP-SAT can overrun its limit (e.g. in presolve)
 ORTOOLS_VERSION = package_version("ortools")
 MODEL_INVALID_MESSAGE = "the solver refused the model built from this request (a bug)"
@@ -111,6 +113,9 @@ class SolveLimits:
     neighbourhood_search: bool = (
         True  # from 2 workers on: the portfolio (shiftsched.solving.search)
     )
+    # Limited by work, not by the clock: the same roster on any machine
+    # (shiftsched.solving.search.deterministic); one core, whatever num_workers says.
+    deterministic: bool = False
     # Sees each point of the search's trace as it happens (shiftsched.solving.search.progress).
     on_progress: Callable[[ProgressPoint], None] | None = None
     # Set from another thread to end the solve early (module docstring: the best roster
@@ -267,8 +272,9 @@ def run(
     to load and restate it (Curtois & Qu 24: 61 s) than the search needs to improve it.
     """
     started = time.perf_counter() if started is None else started
-    workers = limits.num_workers or available_cores()
-    suite_guard.check_workers(limits.num_workers, workers)  # inert outside the test suite
+    workers = 1 if limits.deterministic else limits.num_workers or available_cores()
+    asked = 1 if limits.deterministic else limits.num_workers
+    suite_guard.check_workers(asked, workers)  # inert outside the test suite
     variables = len(compiled.model.proto.variables)
     plan = _plan(limits, workers, variables, hinted=start is not None)
     solver = cp_model.CpSolver()
@@ -288,18 +294,31 @@ def run(
         )
     if requested(limits.stop):
         return cancelled(time.perf_counter() - started, info("UNKNOWN"))
-    result = search(
-        compiled,
-        solver,
-        plan,
-        progress,
-        search_seconds,
-        limits.random_seed,
-        lambda: _solve_with_watchdog(
-            solver, compiled.model, progress, search_seconds, stop=limits.stop
-        ),
-        start=None if start is None else (start.values, start.objective),
-    )
+    first = None if start is None else (start.values, start.objective)
+    if limits.deterministic:
+        budget = limits.time_limit_seconds or DETERMINISTIC_DEFAULT_SECONDS
+        result = deterministic_search(
+            compiled,
+            solver,
+            progress,
+            budget,
+            limits.random_seed,
+            lambda: _solve_with_watchdog(solver, compiled.model, progress, None, stop=limits.stop),
+            first,
+        )
+    else:
+        result = search(
+            compiled,
+            solver,
+            plan,
+            progress,
+            search_seconds,
+            limits.random_seed,
+            lambda: _solve_with_watchdog(
+                solver, compiled.model, progress, search_seconds, stop=limits.stop
+            ),
+            start=first,
+        )
     if progress.error is not None:
         raise progress.error
     elapsed = time.perf_counter() - started
@@ -313,6 +332,8 @@ def run(
 def _plan(limits: SolveLimits, workers: int, variables: int, *, hinted: bool) -> Plan:
     """The portfolio's split of the workers, or all of them on CP-SAT when the caller
     turned the neighbourhood search off."""
+    if limits.deterministic:
+        return Plan(full_workers=1, neighbourhood_threads=0)
     if not limits.neighbourhood_search:
         return Plan(full_workers=workers, neighbourhood_threads=0)
     return plan_for(workers, variables, hinted)
@@ -334,6 +355,7 @@ def _solver_info(
         stopped_on_request=True if requested(limits.stop) else None,
         solutions_found=progress.solutions,
         bound_source=progress.bound_source,
+        deterministic=True if limits.deterministic else None,
     )
 
 

@@ -19,7 +19,18 @@ _HELPERS = (
     (kernels, ("row_violated", "apply", "least", "undo", "forget")),
     (kernels, ("evaluate_all",)),
     (kernels, ("_activity",)),
-    (moves, ("set_cell", "_option_for", "_choice", "_plan_move", "_apply", "_restore")),
+    (
+        moves,
+        (
+            "set_cell",
+            "_option_for",
+            "_choice",
+            "_plan_move",
+            "_aligned_block",
+            "_apply",
+            "_restore",
+        ),
+    ),
     (moves, ("read_cells", "write_cells")),
 )
 _COMPILED: dict[str, Callable[..., Any]] = {}

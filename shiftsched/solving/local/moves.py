@@ -4,8 +4,11 @@ A roster is one choice per cell (employee, day): a shift option or the day off, 
 the shift one of its duties or none. The moves:
 
 - **cell change**: one cell to another option (or off), with a duty where it has some;
+  half of those on a worked day keep it worked, on another shift;
 - **swap on a date**: two employees exchange their cells of one day;
-- **block swap**: two employees exchange their cells over 2 to 7 consecutive days;
+- **block swap**: two employees exchange their cells over 2 to 14 consecutive days; half
+  of them are *aligned*, both employees off on the days either side, so whole runs of
+  work change hands and the rules on runs (Curtois & Qu's minimum and maximum runs) hold;
 - **duty change**: an assigned cell keeps its shift and holds another duty (or none).
 
 A swap only moves a cell to an employee who has that option (shift and duty); otherwise
@@ -37,7 +40,9 @@ from shiftsched.solving.local.kernels import (
 
 CHANGE, SWAP, BLOCK, DUTY = 0, 1, 2, 3
 MOVE_SHARES = (0.45, 0.25, 0.2, 0.1)  # cell change, swap, block swap, duty change
-LONGEST_BLOCK = 7
+LONGEST_BLOCK = 14
+SAME_SHIFT_SHARE = 0.5  # of cell changes on a worked day: another shift, not off
+ALIGNED_SHARE = 0.5  # of block swaps: aligned on days both employees have off
 
 
 def set_cell(cells: Any, roster: Any, c: int, opt: int, y: int, changes: Any, n: int) -> int:
@@ -139,7 +144,16 @@ def _plan_move(cells: Any, roster: Any, employees: int, days: int, plan: Any) ->
         if last == first:
             return 0
         opt = roster[0][c]
-        if kind == CHANGE:
+        if (
+            kind == CHANGE
+            and opt >= 0
+            and last - first >= 2
+            and np.random.random() < SAME_SHIFT_SHARE
+        ):
+            opt = first + (opt - first + 1 + np.random.randint(0, last - first - 1)) % (
+                last - first
+            )  # another shift, the day stays worked: its runs stay as they are
+        elif kind == CHANGE:
             opt = first + np.random.randint(0, last - first + 1) - 1
             if opt < first:
                 opt = -1
@@ -163,7 +177,11 @@ def _plan_move(cells: Any, roster: Any, employees: int, days: int, plan: Any) ->
     if other >= e:
         other += 1
     length = 1
-    if kind == BLOCK:
+    if kind == BLOCK and np.random.random() < ALIGNED_SHARE:
+        length = _aligned_block(roster, e, other, d, days)
+        if length == 0:
+            return 0
+    elif kind == BLOCK:
         length = 2 + np.random.randint(0, LONGEST_BLOCK - 1)
         if d + length > days:
             d = max(0, days - length)
@@ -183,6 +201,20 @@ def _plan_move(cells: Any, roster: Any, employees: int, days: int, plan: Any) ->
         plan[n + 1, 0], plan[n + 1, 1], plan[n + 1, 2] = b, opt_b, y_b
         n += 2
     return n
+
+
+def _aligned_block(roster: Any, e: int, other: int, d: int, days: int) -> int:
+    """The length of a block from day ``d`` that both employees have off on either side
+    (or that touches an end of the period), so swapping it swaps whole runs of work and
+    the rules on runs see the same runs; 0 when there is none of 2 to
+    :data:`LONGEST_BLOCK` days."""
+    cell_opt = roster[0]
+    if d > 0 and (cell_opt[e * days + d - 1] >= 0 or cell_opt[other * days + d - 1] >= 0):
+        return 0
+    for t in range(d + 1, min(d + LONGEST_BLOCK, days)):
+        if t == days - 1 or (cell_opt[e * days + t + 1] < 0 and cell_opt[other * days + t + 1] < 0):
+            return t - d + 1
+    return 0
 
 
 def _apply(
@@ -222,22 +254,27 @@ def run_moves(
     moves: int,
     seed: int,
     best_cost: int,
+    weight: int,
 ) -> Any:
-    """``moves`` late-acceptance steps from the current roster (feasible on entry).
+    """``moves`` late-acceptance steps from the current roster.
 
-    ``history`` holds the costs of the last moves, carried from one call to the next;
-    ``best`` the best roster seen, updated whenever a roster better than ``best_cost`` is
-    left. Returns (best cost, current cost, moves accepted, moves evaluated).
+    ``weight`` > 0 lets the search cross rosters that break rules: a roster is then
+    judged by its cost plus ``weight`` per broken row, and only feasible ones count as
+    best; 0 keeps every accepted roster feasible. ``history`` holds the judged costs of
+    the last moves, carried from one call to the next; ``best`` the best feasible roster
+    seen, updated whenever a roster better than ``best_cost`` is left. Returns (best
+    cost, current judged cost, moves accepted, moves evaluated).
     """
     np.random.seed(seed)
     act, counters = st[1], st[3]
     plan = np.zeros((2 * LONGEST_BLOCK, 3), np.int64)
     undo_plan = np.zeros((2 * LONGEST_BLOCK, 3), np.int64)
     changes = np.zeros((8 * LONGEST_BLOCK, 2), np.int64)
-    current = act[objective_row]
-    at_best = current < best_cost
+    broken = counters[VIOLATED]
+    current = act[objective_row] + weight * broken
+    at_best = broken == 0 and act[objective_row] < best_cost
     if at_best:
-        best_cost = current
+        best_cost = act[objective_row]
     accepted = 0
     evaluated = 0
     length = len(history)
@@ -248,25 +285,28 @@ def run_moves(
         evaluated += 1
         _apply(m, st, cells, roster, plan, n, undo_plan, changes)
         cost = act[objective_row]
+        broken = counters[VIOLATED]
+        judged = cost + weight * broken
         slot = step % length
         take = (
-            counters[VIOLATED] == 0
-            and counters[OVERFLOW] == 0
-            and (cost <= current or cost <= history[slot])
+            counters[OVERFLOW] == 0
+            and (broken == 0 or weight > 0)
+            and (judged <= current or judged <= history[slot])
         )
         if not take:
             _restore(m, st, cells, roster, undo_plan, n)
         else:
-            if at_best and cost > best_cost:  # leaving the best roster: keep it first
+            stays = broken == 0 and cost <= best_cost
+            if at_best and not stays:  # leaving the best roster: keep it first
                 _restore(m, st, cells, roster, undo_plan, n)
                 best[0][:] = roster[0]
                 best[1][:] = roster[1]
                 _apply(m, st, cells, roster, plan, n, undo_plan, changes)
                 at_best = False
             forget(st)
-            current = cost
+            current = judged
             accepted += 1
-            if cost < best_cost:
+            if broken == 0 and cost < best_cost:
                 best_cost = cost
                 at_best = True
         if current < history[slot]:

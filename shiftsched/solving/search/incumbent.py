@@ -58,3 +58,4 @@ class SearchResult:
     bound_source: str | None = None  # cp_sat, decomposition or capacity
     local_moves: int = 0  # moves the local search evaluated
     local_improvements: int = 0  # its rosters the incumbent took
+    stopped_by: str | None = None  # set by a search limited by work (search.deterministic)
