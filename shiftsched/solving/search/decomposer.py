@@ -4,7 +4,9 @@ It raises the shared bound (capacity first, then each round's Lagrangian bound),
 the incumbent's rows at the master LP's duals to guide the search, and builds a roster
 from its columns when that beats the incumbent. It runs at most a share of the time
 limit (:data:`DECOMPOSITION_SHARE`) and steps back (a lower priority) when it cannot
-converge in time.
+converge in time. When a round by paths is slow (the master LP: year-long requests),
+it leaves the LP and raises the bound by subgradient instead
+(:mod:`shiftsched.solving.decompose.lagrangian`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shiftsched.solving.decompose import ColumnGeneration
+from shiftsched.solving.decompose.lagrangian import Lagrangian
 from shiftsched.solving.decompose.paths import compiled as paths_compiled
 from shiftsched.solving.decompose.pricing import Column
 from shiftsched.solving.decompose.restricted import best_combination
@@ -39,6 +42,14 @@ COMPILE_GRACE = 1.0
 COMBINATION_WORK = 5.0  # deterministic seconds for a roster from the columns
 GUIDE_SECONDS = 1.0  # once its loop has ended, the decomposition re-prices the rows this often
 GUIDE_SHARE = 0.05  # ... or less often: re-pricing takes at most this share of its thread
+# A round by paths prices in milliseconds, so one this slow is the master LP's: Curtois &
+# Qu 22's passed it at its 11th round (5 s in) and its bound was still below zero at 300 s,
+# where the subgradient passed 80 % of the best known in 60 s (benchmarks/docs/lagrangian.md).
+SLOW_ROUND = 1.0
+
+
+class _SlowMaster(Exception):
+    """Ends the column generation's loop: the subgradient takes over."""
 
 
 log = logging.getLogger(__name__)
@@ -73,6 +84,7 @@ class Decomposer:
     _rounds_begun: int = 0
     _first_round_started: float = 0.0
     _paced_exact: bool = False  # the pace was re-timed when CP-SAT took over from paths
+    _round_began: float | None = None
     _started: float = field(default_factory=time.perf_counter)
 
     def run(self) -> None:
@@ -82,15 +94,19 @@ class Decomposer:
             self._tell(generation.capacity_bound(), "capacity")
             if generation.by_paths and not paths_compiled() and self.done.wait(COMPILE_GRACE):
                 return  # the search ended first: nothing to compile for
-            result = generation.run(
-                deadline=self.deadline,
-                stop=self.done,
-                on_bound=lambda bound: self._tell(bound, "decomposition"),
-                before_round=lambda: self._before_round(generation),
-            )
-            self._publish(generation)  # at the last duals
-            if result.converged:
-                self._roster_from_columns(generation)
+            try:
+                result = generation.run(
+                    deadline=self.deadline,
+                    stop=self.done,
+                    on_bound=lambda bound: self._tell(bound, "decomposition"),
+                    before_round=lambda: self._before_round(generation),
+                )
+            except _SlowMaster:
+                self._subgradient()
+            else:
+                self._publish(generation)  # at the last duals
+                if result.converged:
+                    self._roster_from_columns(generation)
             # Until the solve ends, the search's new rosters are priced at the last duals
             # (with no deadline the loop ran to its end, and so did the solve).
             wait = GUIDE_SECONDS
@@ -104,6 +120,11 @@ class Decomposer:
             log.exception("the decomposition bound failed; CP-SAT's bound stands")
 
     def _before_round(self, generation: ColumnGeneration) -> None:
+        now = time.perf_counter()
+        began, self._round_began = self._round_began, now
+        slow = began is not None and now - began > SLOW_ROUND and not generation.exact
+        if slow and self.deadline is not None and not self.done.is_set():
+            raise _SlowMaster
         if generation.exact and not self._paced_exact:
             # Paths have converged and CP-SAT prices from here on, a round now takes
             # far longer: time it afresh.
@@ -144,6 +165,17 @@ class Decomposer:
             per_round = now - self._first_round_started
             if now + ROUNDS_TO_CONVERGE * per_round > self.deadline:
                 _yield_cpu(STEP_BACK_NICENESS)
+
+    def _subgradient(self) -> None:
+        """The Lagrangian bound by subgradient, within the decomposition's share of the
+        time limit (its Python holds the interpreter lock as the LP's did)."""
+        assert self.deadline is not None
+        share = self._started + DECOMPOSITION_SHARE * (self.deadline - self._started)
+        Lagrangian(self.compiled.problem).run(
+            deadline=min(self.deadline, share),
+            stop=self.done,
+            on_bound=lambda bound: self._tell(bound, "lagrangian"),
+        )
 
     def _add_incumbent(self, generation: ColumnGeneration) -> None:
         """The incumbent's rows as columns, once per roster: the master then holds a
