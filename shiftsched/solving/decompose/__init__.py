@@ -16,11 +16,22 @@ bound on the whole objective.
   same by a compiled shortest path over the days, the rules over weeks, months and the period
   priced in by multipliers (every rule of an employee but a diagnosis' gates);
 - :mod:`shiftsched.solving.decompose.master`: the LP over rosters (GLOP);
-- :mod:`shiftsched.solving.decompose.generation`: the loop, and the bound it proves each round.
+- :mod:`shiftsched.solving.decompose.generation`: the loop, and the bound it proves each round;
+- :mod:`shiftsched.solving.decompose.lagrangian`: the same bound by subgradient, no LP (where the
+  master LP is too slow).
 """
 
 from shiftsched.solving.decompose.capacity import capacity_bound
 from shiftsched.solving.decompose.generation import ColumnGeneration, Generation
+from shiftsched.solving.decompose.lagrangian import Lagrange, Lagrangian
 from shiftsched.solving.decompose.rows import CoverRow, cover_rows
 
-__all__ = ["ColumnGeneration", "CoverRow", "Generation", "capacity_bound", "cover_rows"]
+__all__ = [
+    "ColumnGeneration",
+    "CoverRow",
+    "Generation",
+    "Lagrange",
+    "Lagrangian",
+    "capacity_bound",
+    "cover_rows",
+]
