@@ -112,6 +112,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "curtois": ("solve one Curtois & Qu instance and check it", _curtois),
     "curtois-report": ("solve and check several Curtois & Qu instances", _curtois),
     "certificate": ("the decomposition's bound alone on Curtois & Qu", _forward("certificate")),
+    "local": ("the compiled local search alone: moves per second, cost", _forward("local")),
     "load": ("concurrent solves against a running service", _forward("load")),
     "concurrency": ("solves sharing the cores, in one process pool", _forward("concurrency")),
     "job-control": ("queued job: progress shown, stop heeded", _forward("job_control")),

@@ -16,7 +16,7 @@ from shiftsched.solving.local import kernels, moves
 
 _ENTRIES = ("run_moves", "read_cells", "write_cells", "evaluate_all")
 _HELPERS = (
-    (kernels, ("row_violated", "apply", "least", "undo", "forget")),
+    (kernels, ("row_violated", "_recheck", "apply", "least", "undo", "forget")),
     (kernels, ("evaluate_all",)),
     (kernels, ("_activity",)),
     (

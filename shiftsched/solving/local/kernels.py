@@ -49,10 +49,10 @@ def apply(m: Any, st: Any, changes: Any, n: int) -> None:
     are rechecked once, at the end.
     """
     vr_start, vr_row, vr_coef, row_kind, row_def = m[3], m[4], m[5], m[9], m[10]
-    row_lo, row_hi, en_start, en_lit, ve_start, ve_row = m[7], m[8], m[11], m[12], m[13], m[14]
+    ve_start, ve_row = m[13], m[14]
     def_var, def_div, dl_start, dl_row = m[15], m[16], m[17], m[18]
-    val, act, viol, counters = st[0], st[1], st[2], st[3]
-    jv_var, jv_old, jr_row, jr_old, jx_row, jx_old = st[4], st[5], st[6], st[7], st[8], st[9]
+    val, act, counters = st[0], st[1], st[3]
+    jv_var, jv_old, jr_row, jr_old = st[4], st[5], st[6], st[7]
     pending, stack, touched, marked = st[10], st[11], st[12], st[13]
     capacity = len(jv_var)
     queued = 0
@@ -117,6 +117,15 @@ def apply(m: Any, st: Any, changes: Any, n: int) -> None:
                 checks += 1
     if checks == len(touched):
         counters[OVERFLOW] = 1
+    _recheck(m, st, checks)
+
+
+def _recheck(m: Any, st: Any, checks: int) -> None:
+    """Recheck the first ``checks`` rows :func:`apply` touched, journaling each flag."""
+    row_lo, row_hi, en_start, en_lit = m[7], m[8], m[11], m[12]
+    val, act, viol, counters = st[0], st[1], st[2], st[3]
+    jx_row, jx_old, touched, marked = st[8], st[9], st[12], st[13]
+    capacity = len(jx_row)
     for t in range(checks):
         r = touched[t]
         marked[r] = 0
