@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from ortools.sat.python import cp_model
 
+from shiftsched.solving.local.hot import hot_cells
 from shiftsched.solving.model.build import CompiledModel
 
 Ints = npt.NDArray[np.int64]
@@ -78,6 +79,8 @@ class LocalModel:
     oy_start: Ints
     oy_var: Ints
     oy_duty: Ints
+    hot_start: Ints  # per entry of the objective row: the cells its term reads ...
+    hot_cell: Ints  # ... (:func:`_hot_cells`), in ``hot_cell[hot_start[i]:hot_start[i + 1]]``
 
     @property
     def rows(self) -> int:
@@ -115,6 +118,8 @@ class LocalModel:
             self.oy_start,
             self.oy_var,
             self.oy_duty,
+            self.hot_start,
+            self.hot_cell,
         )
 
 
@@ -324,6 +329,14 @@ def _arrays(
                     oy_duty.append(k)
                 oy_start.append(len(oy_var))
             cell_start.append(len(opt_x))
+    var_cell = np.full(variables, -1, np.int64)
+    for c in range(len(cell_start) - 1):
+        for i in range(cell_start[c], cell_start[c + 1]):
+            var_cell[opt_x[i]] = c
+            var_cell[oy_var[oy_start[i] : oy_start[i + 1]]] = c
+    hot_start, hot_cell = hot_cells(
+        rv_start, rv_var, ints(dl_start), ints(dl_row), ints(def_var), objective_row, var_cell
+    )
     return LocalModel(
         employees=employees,
         days=days,
@@ -355,4 +368,6 @@ def _arrays(
         oy_start=ints(oy_start),
         oy_var=ints(oy_var),
         oy_duty=ints(oy_duty),
+        hot_start=hot_start,
+        hot_cell=hot_cell,
     )

@@ -1,13 +1,15 @@
 """The kernels, compiled with numba on first use.
 
 numba is imported only then: a process that never runs the local search pays nothing
-for it. The helpers are inlined into the entries that call them; the entries release
+for it. Every function of the two modules is compiled where it is called; the entries
+release
 the interpreter (``nogil``), so the search runs on a core of its own beside the other
 threads of the portfolio.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -15,24 +17,7 @@ from typing import Any
 from shiftsched.solving.local import kernels, moves
 
 _ENTRIES = ("run_moves", "read_cells", "write_cells", "evaluate_all")
-_HELPERS = (
-    (kernels, ("row_violated", "_recheck", "apply", "least", "undo", "forget")),
-    (kernels, ("evaluate_all",)),
-    (kernels, ("_activity",)),
-    (
-        moves,
-        (
-            "set_cell",
-            "_option_for",
-            "_choice",
-            "_plan_move",
-            "_aligned_block",
-            "_apply",
-            "_restore",
-        ),
-    ),
-    (moves, ("read_cells", "write_cells")),
-)
+_MODULES = (kernels, moves)  # every function of these is compiled where it is called
 _COMPILED: dict[str, Callable[..., Any]] = {}
 _COMPILING = threading.Lock()
 
@@ -50,9 +35,10 @@ def _compile() -> dict[str, Callable[..., Any]]:
     from numba import njit
     from numba.extending import register_jitable
 
-    for module, names in _HELPERS:
-        for name in names:
-            register_jitable(getattr(module, name))
+    for module in _MODULES:
+        for function in vars(module).values():
+            if inspect.isfunction(function) and function.__module__ == module.__name__:
+                register_jitable(function)
     compiled: dict[str, Callable[..., Any]] = {}
     for name in _ENTRIES:
         function = getattr(moves, name, None) or getattr(kernels, name)

@@ -43,6 +43,8 @@ MOVE_SHARES = (0.45, 0.25, 0.2, 0.1)  # cell change, swap, block swap, duty chan
 LONGEST_BLOCK = 14
 SAME_SHIFT_SHARE = 0.5  # of cell changes on a worked day: another shift, not off
 ALIGNED_SHARE = 0.5  # of block swaps: aligned on days both employees have off
+HOT_SHARE = 0.5  # of moves: from a cell a costing term reads (shiftsched.solving.local.hot)
+HOT_DRAWS = 8  # draws of a term before a random cell instead
 
 
 def set_cell(cells: Any, roster: Any, c: int, opt: int, y: int, changes: Any, n: int) -> int:
@@ -121,7 +123,32 @@ def _choice(cells: Any, roster: Any, c: int) -> tuple[int, int]:
     return cells[2][opt], cells[5][y] if y >= 0 else -1
 
 
-def _plan_move(cells: Any, roster: Any, employees: int, days: int, plan: Any) -> int:
+def _hot_cell(m: Any, st: Any, cells: Any, objective_row: int) -> int:
+    """A cell read by a term that costs now (``shiftsched.solving.local.hot``), or -1
+    when a few draws find none."""
+    rv_start, rv_var, val = m[0], m[1], st[0]
+    hot_start, hot_cell = cells[6], cells[7]
+    first, last = rv_start[objective_row], rv_start[objective_row + 1]
+    if last == first:
+        return -1
+    for _ in range(HOT_DRAWS):
+        i = np.random.randint(0, last - first)
+        count = hot_start[i + 1] - hot_start[i]
+        if count > 0 and val[rv_var[first + i]] != 0:
+            return hot_cell[hot_start[i] + np.random.randint(0, count)]
+    return -1
+
+
+def _plan_move(
+    m: Any,
+    st: Any,
+    cells: Any,
+    roster: Any,
+    employees: int,
+    days: int,
+    objective_row: int,
+    plan: Any,
+) -> int:
     """Draw a move; its cell changes go to ``plan`` (rows of cell, option, duty literal).
     The number of changes, 0 when the draw makes no change."""
     cell_start, oy_start = cells[0], cells[3]
@@ -136,9 +163,12 @@ def _plan_move(cells: Any, roster: Any, employees: int, days: int, plan: Any) ->
             edge += MOVE_SHARES[2]
             if draw >= edge:
                 kind = DUTY
-    e = np.random.randint(0, employees)
-    d = np.random.randint(0, days)
-    c = e * days + d
+    c = -1
+    if np.random.random() < HOT_SHARE:
+        c = _hot_cell(m, st, cells, objective_row)
+    if c < 0:
+        c = np.random.randint(0, employees * days)
+    e, d = c // days, c % days
     if kind in (CHANGE, DUTY):
         first, last = cell_start[c], cell_start[c + 1]
         if last == first:
@@ -279,7 +309,7 @@ def run_moves(
     evaluated = 0
     length = len(history)
     for step in range(moves):
-        n = _plan_move(cells, roster, employees, days, plan)
+        n = _plan_move(m, st, cells, roster, employees, days, objective_row, plan)
         if n == 0:
             continue
         evaluated += 1
