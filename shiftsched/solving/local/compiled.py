@@ -2,9 +2,8 @@
 
 numba is imported only then: a process that never runs the local search pays nothing
 for it. Every function of the two modules is compiled where it is called; the entries
-release
-the interpreter (``nogil``), so the search runs on a core of its own beside the other
-threads of the portfolio.
+release the interpreter (``nogil``), so the search runs on a core of its own beside the
+other threads of the portfolio.
 """
 
 from __future__ import annotations

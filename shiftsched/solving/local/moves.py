@@ -135,7 +135,7 @@ def _hot_cell(m: Any, st: Any, cells: Any, objective_row: int) -> int:
         i = np.random.randint(0, last - first)
         count = hot_start[i + 1] - hot_start[i]
         if count > 0 and val[rv_var[first + i]] != 0:
-            return hot_cell[hot_start[i] + np.random.randint(0, count)]
+            return int(hot_cell[hot_start[i] + np.random.randint(0, count)])
     return -1
 
 
