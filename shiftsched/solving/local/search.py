@@ -34,12 +34,9 @@ class Chunk:
 class LocalSearch:
     """The state of one search: the current roster, the best seen, the acceptance history."""
 
-    def __init__(
-        self, model: LocalModel, solution: Sequence[int], seed: int, weight: int = 0
-    ) -> None:
+    def __init__(self, model: LocalModel, solution: Sequence[int], seed: int) -> None:
         self.model = model
         self.seed = seed
-        self.weight = weight  # per broken row while crossing infeasible rosters; 0: never
         self._m = model.kernel_arrays()
         self._cells = model.cell_arrays()
         cell_count = model.employees * model.days
@@ -88,7 +85,6 @@ class LocalSearch:
             moves,
             self.seed,
             self.best_cost,
-            self.weight,
         )
         self.best_cost = int(best)
         self.moves += moves
