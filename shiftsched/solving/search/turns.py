@@ -6,8 +6,10 @@ local search on generated requests with many soft terms, the neighbourhood searc
 Curtois & Qu's tight hard rules: benchmarks/docs/local.md), and changes as the search
 goes on. So each records, after each step, how long it worked and how much cost it
 removed; over the last window, the one removing less per second of its own work yields
-(:meth:`Turns.pause`): it sleeps so that it runs :data:`YIELDING_DUTY` of the time, which
-keeps it measured, and the other has the core.
+(:meth:`Turns.pause`): it sleeps so that it runs its :data:`YIELDING_DUTY` of the time,
+which keeps it measured, and the other has the core. The neighbourhood search keeps more
+than the local search: the local search gains fast from a poor roster, and a core taken
+from the neighbourhood search early cost Curtois & Qu 8 (benchmarks/docs/local.md).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import deque
 
 WINDOW_SECONDS = 2.0  # the gains that count: at least this recent, or ...
 WINDOW_SHARE = 0.25  # ... this share of the time searched, if longer
-YIELDING_DUTY = 0.2  # the share of its time the slower search keeps working
+YIELDING_DUTY = {"local": 0.2, "neighbourhood": 0.5}  # what the slower search keeps
 
 
 class Turns:
@@ -55,4 +57,4 @@ class Turns:
         others = [r for n in self._steps if n != name and (r := self.rate(n, now)) is not None]
         if not others or mine >= max(others):
             return 0.0
-        return spent * (1 / YIELDING_DUTY - 1)
+        return spent * (1 / YIELDING_DUTY.get(name, 0.2) - 1)
