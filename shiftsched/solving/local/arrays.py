@@ -308,27 +308,7 @@ def _arrays(
     ve_start, ve_row = _transpose(en_start, en_lit // 2, None, variables)
     problem = compiled.problem
     employees, days = len(problem.employees), problem.num_days
-    cells: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for (e, d, s), literal in compiled.x.items():
-        cells.setdefault((e, d), []).append((s, literal.index))
-    duties: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
-    for (e, d, s, k), literal in compiled.y.items():
-        duties.setdefault((e, d, s), []).append((k, literal.index))
-    cell_start, oy_start = [0], [0]
-    opt_x: list[int] = []
-    opt_shift: list[int] = []
-    oy_var: list[int] = []
-    oy_duty: list[int] = []
-    for e in range(employees):
-        for d in range(days):
-            for s, x in sorted(cells.get((e, d), ())):
-                opt_x.append(x)
-                opt_shift.append(s)
-                for k, y in sorted(duties.get((e, d, s), ())):
-                    oy_var.append(y)
-                    oy_duty.append(k)
-                oy_start.append(len(oy_var))
-            cell_start.append(len(opt_x))
+    cell_start, opt_x, opt_shift, oy_start, oy_var, oy_duty = _cells(compiled, employees, days)
     var_cell = np.full(variables, -1, np.int64)
     for c in range(len(cell_start) - 1):
         for i in range(cell_start[c], cell_start[c + 1]):
@@ -371,3 +351,31 @@ def _arrays(
         hot_start=hot_start,
         hot_cell=hot_cell,
     )
+
+
+def _cells(
+    compiled: CompiledModel, employees: int, days: int
+) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
+    """The roster's cells: each (employee, day)'s shift options and each option's duties."""
+    cells: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for (e, d, s), literal in compiled.x.items():
+        cells.setdefault((e, d), []).append((s, literal.index))
+    duties: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+    for (e, d, s, k), literal in compiled.y.items():
+        duties.setdefault((e, d, s), []).append((k, literal.index))
+    cell_start, oy_start = [0], [0]
+    opt_x: list[int] = []
+    opt_shift: list[int] = []
+    oy_var: list[int] = []
+    oy_duty: list[int] = []
+    for e in range(employees):
+        for d in range(days):
+            for s, x in sorted(cells.get((e, d), ())):
+                opt_x.append(x)
+                opt_shift.append(s)
+                for k, y in sorted(duties.get((e, d, s), ())):
+                    oy_var.append(y)
+                    oy_duty.append(k)
+                oy_start.append(len(oy_var))
+            cell_start.append(len(opt_x))
+    return cell_start, opt_x, opt_shift, oy_start, oy_var, oy_duty

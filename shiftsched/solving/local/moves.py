@@ -151,7 +151,6 @@ def _plan_move(
 ) -> int:
     """Draw a move; its cell changes go to ``plan`` (rows of cell, option, duty literal).
     The number of changes, 0 when the draw makes no change."""
-    cell_start, oy_start = cells[0], cells[3]
     draw = np.random.random()
     kind = CHANGE
     edge = MOVE_SHARES[0]
@@ -168,41 +167,49 @@ def _plan_move(
         c = _hot_cell(m, st, cells, objective_row)
     if c < 0:
         c = np.random.randint(0, employees * days)
-    e, d = c // days, c % days
     if kind in (CHANGE, DUTY):
-        first, last = cell_start[c], cell_start[c + 1]
-        if last == first:
-            return 0
-        opt = roster[0][c]
-        if (
-            kind == CHANGE
-            and opt >= 0
-            and last - first >= 2
-            and np.random.random() < SAME_SHIFT_SHARE
-        ):
-            opt = first + (opt - first + 1 + np.random.randint(0, last - first - 1)) % (
-                last - first
-            )  # another shift, the day stays worked: its runs stay as they are
-        elif kind == CHANGE:
-            opt = first + np.random.randint(0, last - first + 1) - 1
-            if opt < first:
-                opt = -1
-        if opt < 0:
-            y = -1
-        else:
-            duties = oy_start[opt + 1] - oy_start[opt]
-            if duties == 0:
-                y = -1
-            else:
-                y = oy_start[opt] + np.random.randint(0, duties + 1) - 1
-                if y < oy_start[opt]:
-                    y = -1
-        if opt == roster[0][c] and y == roster[1][c]:
-            return 0
-        plan[0, 0], plan[0, 1], plan[0, 2] = c, opt, y
-        return 1
+        return _plan_cell(cells, roster, c, kind, plan)
     if employees < 2:
         return 0
+    return _plan_swap(cells, roster, employees, days, c, kind, plan)
+
+
+def _plan_cell(cells: Any, roster: Any, c: int, kind: int, plan: Any) -> int:
+    """A cell change or a duty change of cell ``c`` (see :func:`_plan_move`)."""
+    cell_start, oy_start = cells[0], cells[3]
+    first, last = cell_start[c], cell_start[c + 1]
+    if last == first:
+        return 0
+    opt = roster[0][c]
+    if kind == CHANGE and opt >= 0 and last - first >= 2 and np.random.random() < SAME_SHIFT_SHARE:
+        opt = first + (opt - first + 1 + np.random.randint(0, last - first - 1)) % (
+            last - first
+        )  # another shift, the day stays worked: its runs stay as they are
+    elif kind == CHANGE:
+        opt = first + np.random.randint(0, last - first + 1) - 1
+        if opt < first:
+            opt = -1
+    if opt < 0:
+        y = -1
+    else:
+        duties = oy_start[opt + 1] - oy_start[opt]
+        if duties == 0:
+            y = -1
+        else:
+            y = oy_start[opt] + np.random.randint(0, duties + 1) - 1
+            if y < oy_start[opt]:
+                y = -1
+    if opt == roster[0][c] and y == roster[1][c]:
+        return 0
+    plan[0, 0], plan[0, 1], plan[0, 2] = c, opt, y
+    return 1
+
+
+def _plan_swap(
+    cells: Any, roster: Any, employees: int, days: int, c: int, kind: int, plan: Any
+) -> int:
+    """A swap on a date or a block swap from cell ``c`` with another employee."""
+    e, d = c // days, c % days
     other = np.random.randint(0, employees - 1)
     if other >= e:
         other += 1
