@@ -89,6 +89,7 @@ def test_a_slow_master_hands_the_bound_to_the_subgradient(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(decomposer_module, "SLOW_ROUND", -1.0)  # every round is slow
+    monkeypatch.setattr(decomposer_module, "LONG_HORIZON", 14)  # and 14 days are long
     compiled = compiled_instance(2)
     stop = threading.Event()
 
@@ -104,3 +105,27 @@ def test_a_slow_master_hands_the_bound_to_the_subgradient(
     decomposer.run()
     assert progress.bound_source == "lagrangian"
     assert 0 < progress.bound <= OPTIMUM[2]
+
+
+def test_on_a_short_horizon_a_slow_master_keeps_the_column_generation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(decomposer_module, "SLOW_ROUND", -1.0)  # every round is slow
+    compiled = compiled_instance(1)  # 14 days
+    progress = Progress()
+    decomposer = Decomposer(
+        compiled, Incumbent(), progress, time.perf_counter() + 600.0, lambda: None
+    )
+    generation_ran = decomposer_module.ColumnGeneration.run
+    rounds: list[int] = []
+
+    def counted(self: ColumnGeneration, **kwargs: object) -> object:
+        result = generation_ran(self, max_rounds=3, **kwargs)  # type: ignore[arg-type]
+        rounds.append(result.rounds)
+        decomposer.done.set()
+        return result
+
+    monkeypatch.setattr(decomposer_module.ColumnGeneration, "run", counted)
+    decomposer.finished.set()  # no guiding once the loop has ended
+    decomposer.run()
+    assert rounds == [3] and progress.bound_source != "lagrangian"
