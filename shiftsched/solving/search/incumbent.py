@@ -55,7 +55,7 @@ class SearchResult:
     proved_optimal: bool
     steps: int = 0
     improvements: int = 0
-    bound_source: str | None = None  # cp_sat, decomposition or capacity
+    bound_source: str | None = None  # cp_sat, decomposition, lagrangian or capacity
     local_moves: int = 0  # moves the local search evaluated
     local_improvements: int = 0  # its rosters the incumbent took
     stopped_by: str | None = None  # set by a search limited by work (search.deterministic)
