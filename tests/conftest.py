@@ -163,7 +163,9 @@ def _refusing_short_clock_limits(set_parameters: Any) -> Any:
     def checked(solver: Any, limits: SolveLimits, *args: Any, **kwargs: Any) -> None:
         set_parameters(solver, limits, *args, **kwargs)
         seconds = limits.time_limit_seconds
-        work_limited = math.isfinite(solver.parameters.max_deterministic_time)
+        work_limited = (  # a deterministic solve sets its work limit after this setup
+            math.isfinite(solver.parameters.max_deterministic_time) or limits.deterministic
+        )
         short = seconds is not None and seconds < SHORTEST_BACKSTOP_SECONDS
         if short and not work_limited and not _allowed(ALLOW_WALL_CLOCK):
             raise TimingDependentSolve(
