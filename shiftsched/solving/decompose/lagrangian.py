@@ -33,7 +33,14 @@ import numpy.typing as npt
 
 from shiftsched.solving.decompose.generation import PRICING_WORK, SCALE
 from shiftsched.solving.decompose.labelling import LabellingPricer, supports
-from shiftsched.solving.decompose.pricing import EmployeePricer, Limit, Priced, Pricer
+from shiftsched.solving.decompose.pricing import (
+    Cell,
+    Column,
+    EmployeePricer,
+    Limit,
+    Priced,
+    Pricer,
+)
 from shiftsched.solving.decompose.rows import CoverRow, Member, cover_rows
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.search.stopping import requested
@@ -337,8 +344,8 @@ class _Lazy:
             self._pricer = EmployeePricer(self.problem, self.employee, SCALE)
         return self._pricer
 
-    def column_of(self, cells: Sequence[tuple[int, int, int | None]]) -> None:
-        raise NotImplementedError  # the loop never turns rows into columns
+    def column_of(self, cells: Sequence[Cell]) -> Column | None:
+        return self._get().column_of(cells)
 
     def price(
         self,
