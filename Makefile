@@ -60,10 +60,11 @@ typecheck: $(STAMP)
 # and leave the server running, orphaned, on its port.
 
 ## The HTTP service on its embedded default: a SQLite file under var/, a demo account
-## whose API key and dashboard sign-in are printed on start. PORT (default 3000),
+## whose API key and dashboard sign-in are printed on start. Listens on this machine only
+## (127.0.0.1) unless HOST opens it (HOST=0.0.0.0: every interface). PORT (default 3000),
 ## DEMO_API_KEY, DEMO_PASSWORD, DATABASE_URL.
 serve: $(STAMP)
-	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve shiftsched.service.app:ShiftScheduler --port $${PORT:-3000}
+	exec env BENTOML_DO_NOT_TRACK=true $(BIN)/bentoml serve shiftsched.service.app:ShiftScheduler --host $${HOST:-127.0.0.1} --port $${PORT:-3000}
 
 ## A separate job consumer, to scale queued solves out: start the service with
 ## JOBS_CONSUMER=external and run this (as often as wanted) with the same DATABASE_URL and

@@ -39,6 +39,7 @@ from shiftsched.service.mcp.server import create_mcp_app, create_mcp_server
 from shiftsched.service.ops import logs
 from shiftsched.service.ops.gauges import StateGauges
 from shiftsched.service.ops.health import Readiness, check_app, stopping
+from shiftsched.service.ops.listening import announce_listening
 from shiftsched.service.ops.route_labels import BENTOML_PATHS, RouteLabels
 from shiftsched.service.ops.route_labels import install as label_requests_by_route
 from shiftsched.service.ops.traffic_timeout import install as cancel_request_timers
@@ -92,6 +93,7 @@ class ShiftScheduler:
         # Made only in the web worker: it must not outlive BentoML's supervisor, which
         # started it in a session of its own (shiftsched.service.solving.lifeline).
         lifeline.die_with_parent()
+        announce_listening()  # BentoML's own line says "localhost" for every interface
 
     async def __is_ready__(self) -> bool:
         """BentoML's /readyz: 503 once a graceful stop has begun (at once, not cached),
