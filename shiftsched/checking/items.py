@@ -408,8 +408,8 @@ def _sequence_words(request: SolveRequest, term: _Term, amount: float | None) ->
         first, then = _shift(request, term.shift_id), _shift(request, term.to_shift_id)
         return f"{who} works {first} {joint} {then} the next date{times}"
     cap = request.constraints.max_consecutive_working_days or DEFAULT_MAX_CONSECUTIVE_DAYS
-    windows = f" ({_many(amount, 'window')} of {cap})" if amount is not None else ""
-    return f"{who} works runs longer than {cap - 1} consecutive dates{windows}"
+    windows = f" ({_many(amount, 'window')} of {cap} dates)" if amount is not None else ""
+    return f"{who} works more than {cap - 1} consecutive dates{windows}"
 
 
 def _workload_words(request: SolveRequest, term: _Term, amount: float | None) -> str:

@@ -101,9 +101,10 @@ def main(
         return int(args.run(args, out, stdin, err))
     except InvalidRequest as exc:
         from shiftsched.present.console import fault_lines
+        from shiftsched.present.words import many
 
         count = len(exc.errors)
-        err.write(f"bad input: {count} fault{'' if count == 1 else 's'}\n")
+        err.write(f"bad input: {many(count, 'fault')}\n")
         for line in fault_lines(exc.errors):
             err.write(f"  {line}\n")
         return EXIT_INVALID

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from shiftsched.contract.v1 import SolveRequest
+from shiftsched.present.words import many
 
 if TYPE_CHECKING:
     from shiftsched.contract.planning import Absence, PlanRequest, RecommendRequest, ReplanRequest
@@ -63,8 +64,7 @@ def _period(request: SolveRequest) -> str:
 
 
 def _staff(request: SolveRequest) -> str:
-    count = len(request.employees)
-    return f"{count} employee{'s' if count != 1 else ''}"
+    return many(len(request.employees), "employee")
 
 
 def _absent(absences: Sequence[Absence]) -> str:

@@ -32,6 +32,7 @@ from shiftsched.contract.planning import (
 from shiftsched.contract.v1 import ErrorInfo, SolveRequest, SolveResponse
 from shiftsched.present.console import number
 from shiftsched.present.roster_text import fit, roster_lines, wrap
+from shiftsched.present.words import many
 
 DEFAULT_WIDTH = 80  # when stdout is not a terminal and COLUMNS is not set
 MIN_WIDTH = 40
@@ -45,10 +46,6 @@ def terminal_width() -> int:
 
 def _text(lines: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
-
-
-def _many(count: int, thing: str) -> str:
-    return f"{count} {thing}{'' if count == 1 else 's'}"
 
 
 def _day(day: dt.date) -> str:
@@ -69,10 +66,10 @@ def audit_lines(report: AuditReport, width: int, label: str = "audited") -> list
     """The audit's objective, hard rules broken and heads short, in one sentence."""
     heads = sum(s.missing for s in report.shortages)
     dates = len({s.date for s in report.shortages})
-    short = f"{_many(heads, 'head')} short on {_many(dates, 'date')}" if heads else "no shortage"
+    short = f"{many(heads, 'head')} short on {many(dates, 'date')}" if heads else "no shortage"
     text = (
         f"{label}: objective {number(report.objective_value)}, "
-        f"{_many(len(report.hard_violations), 'hard rule')} broken, {short}"
+        f"{many(len(report.hard_violations), 'hard rule')} broken, {short}"
     )
     lines = wrap(text, width)
     for violation in report.hard_violations:
@@ -131,7 +128,7 @@ def replan_text(ask: ReplanRequest, response: ReplanResponse, width: int) -> str
     changed = {(c.employee_id, c.date) for c in response.changes}
     lines += ["", *roster_lines(request, solution.assignments, after.shortages, width, changed)]
     count = len(response.changes)
-    lines += ["", f"{_many(count, 'changed cell')}:" if count else "no changes"]
+    lines += ["", f"{many(count, 'changed cell')}:" if count else "no changes"]
     for change in response.changes:
         lines += change_line(request, change, width)
     delta = after.objective_value - before.objective_value
@@ -172,7 +169,7 @@ def _candidate_lines(
         effect = "adds" if term.penalty_delta > 0 else "removes"
         lines += wrap(f"      {_signed(term.penalty_delta)} {effect}: {words}", width, "        ")
     if len(terms) > TERMS_SHOWN:
-        lines.append(f"      and {_many(len(terms) - TERMS_SHOWN, 'more soft term')}")
+        lines.append(f"      and {many(len(terms) - TERMS_SHOWN, 'more soft term')}")
     return lines
 
 

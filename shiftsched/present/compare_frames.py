@@ -48,6 +48,11 @@ def compared_cells_frame(
                 for c in ("shift_id", "shift", "duty_id", "duty")
             )
         )
+        if "holiday" in cells.columns:  # a date is a holiday in both rosters or in neither
+            days = pl.concat([before, after]).select("date", "holiday").unique("date")
+            blank = blank.join(days, on="date", how="left").with_columns(
+                pl.col("holiday").fill_null(value=False)
+            )
         parts.append(
             pl.concat([cells, blank.select(cells.columns)])
             .join(marks, on=["employee_id", "date"], how="left")

@@ -18,6 +18,7 @@ from rich.console import Console
 from shiftsched.contract.v1 import SolveRequest, SolveResponse
 from shiftsched.errors import FieldError, dotted
 from shiftsched.present.advice import no_roster_advice
+from shiftsched.present.words import many, many_or_none
 from shiftsched.solving.search.progress import ProgressPoint
 
 TICK_SECONDS = 1.0  # how often the live progress line is refreshed
@@ -108,9 +109,10 @@ class LiveProgress:
 
 
 def summary(request: SolveRequest, response: SolveResponse, time_limit: float | None = None) -> str:
-    """One line for people: how the solve ended and what the roster costs."""
+    """One line for people: how the solve ended and what the roster costs (within 100
+    columns for any figure below a billion: the roster itself is on stdout)."""
     days = (request.schedule_period.end_date - request.schedule_period.start_date).days + 1
-    size = f"{len(request.employees)} employees x {days} days"
+    size = f"{many(len(request.employees), 'employee')} x {many(days, 'day')}"
     if response.solution is None:
         error = response.error
         code = error.code if error else "failed"
@@ -126,12 +128,10 @@ def summary(request: SolveRequest, response: SolveResponse, time_limit: float | 
     parts = [f"{metrics.status or 'feasible'} roster"]
     if metrics.objective_value is not None:
         parts.append(f"objective {number(metrics.objective_value)}")
-    if metrics.best_bound is not None:
-        parts.append(f"bound {number(metrics.best_bound)}")
-    if metrics.gap is not None:
+    if metrics.gap is not None:  # the gap says how far the bound is: one of them fits
         parts.append(f"gap {metrics.gap:.1%}")
-    shortages = len(solution.shortages)
-    parts.append(f"{len(solution.assignments)} assignments")
-    parts.append(f"{shortages} shortage{'s' if shortages != 1 else ''}")
+    elif metrics.best_bound is not None:
+        parts.append(f"bound {number(metrics.best_bound)}")
+    parts.append(many_or_none(len(solution.shortages), "shortage"))
     parts.append(f"{size}, {metrics.solver_runtime_seconds:.1f} s")
     return ", ".join(parts)

@@ -71,7 +71,9 @@ __all__ = [
 
 
 def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) -> pl.DataFrame:
-    """One row per assignment, with names and weekday for reading and filtering."""
+    """One row per assignment, with names, weekday and whether the date is a holiday,
+    for reading and filtering."""
+    holidays = set(request.schedule_period.holidays)
     shift_names = {s.id: s.name for s in request.shifts}
     duty_names = {k.id: k.name for k in request.duties}
     employee_names = {e.id: e.name or e.id for e in request.employees}
@@ -81,6 +83,7 @@ def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) 
             "employee": [employee_names.get(a.employee_id, a.employee_id) for a in assignments],
             "date": [a.date for a in assignments],
             "weekday": [a.date.strftime("%a") for a in assignments],
+            "holiday": [a.date in holidays for a in assignments],
             "shift_id": [a.shift_id for a in assignments],
             "shift": [shift_names.get(a.shift_id, a.shift_id) for a in assignments],
             "duty_id": [a.duty_id for a in assignments],
@@ -93,6 +96,7 @@ def assignments_frame(request: SolveRequest, assignments: Sequence[Assignment]) 
             "employee": pl.String,
             "date": pl.Date,
             "weekday": pl.String,
+            "holiday": pl.Boolean,
             "shift_id": pl.String,
             "shift": pl.String,
             "duty_id": pl.String,
@@ -176,13 +180,16 @@ def coverage_frame(
     assignments: Sequence[Assignment],
     shortages: Sequence[Shortage] = (),
 ) -> pl.DataFrame:
-    """Staffing per (date, shift): demand range, heads assigned, heads reported missing."""
+    """Staffing per (date, shift): whether the date is a holiday (its demand is then 0),
+    demand range, heads assigned, heads reported missing."""
     problem = from_request(request)
+    holidays = set(request.schedule_period.holidays)
     assigned = Counter((a.date, a.shift_id) for a in assignments)
     missing = {(m.date, m.shift_id): m.missing for m in shortages if m.kind == "staffing"}
     rows = [
         {
             "date": date,
+            "holiday": date in holidays,
             "shift_id": shift.id,
             "shift": shift.name,
             "demand_min": shift.staffing.mins[d],
@@ -197,6 +204,7 @@ def coverage_frame(
         rows,
         schema={
             "date": pl.Date,
+            "holiday": pl.Boolean,
             "shift_id": pl.String,
             "shift": pl.String,
             "demand_min": pl.Int64,

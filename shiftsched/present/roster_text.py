@@ -6,8 +6,9 @@ wrapped line is unreadable. So the period is cut into blocks of whole calendar w
 A block has a weekday row and a day-of-month row over one row per employee; a cell is a
 short code of the shift (upper case) followed by one of the duty (lower case), ``.`` a
 day off, ``*`` after a cell that changed; a ``short`` row gives the heads missing that
-date. A legend says what each code stands for. Widths are counted in terminal cells, so
-wide characters in an id keep the columns straight.
+date, and a ``holiday`` row (when the period has one) marks each holiday ``H``. A legend
+says what each code stands for, a shift's code alone included. Widths are counted in
+terminal cells, so wide characters in an id keep the columns straight.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from shiftsched.contract.v1 import Assignment, Shortage, SolveRequest
 OFF = "."
 CHANGED = "*"
 SHORT_LABEL = "short"
+HOLIDAY_LABEL = "holiday"
+HOLIDAY = "H"
 WEEK_GAP = " |"  # between two weeks of one block
 MAX_CODE = 4  # characters of a code before it is told apart from the others
 WEEKDAYS = ("Mo", "Tu", "We", "Th", "Fr", "Sa", "Su")
@@ -95,12 +98,20 @@ class Codes:
         return shift if a.duty_id is None else shift + self.duties.get(a.duty_id, a.duty_id)
 
     def legend(self, used: Collection[str]) -> list[str]:
-        """``E Early`` for each shift (and duty) the roster uses, in the request's order."""
-        shifts = [f"{self.shifts[s.id]} {s.name}" for s in self._request.shifts if s.id in used]
-        duties = [f"{self.duties[k.id]} {k.name}" for k in self._request.duties if k.id in used]
-        entries = [f"shifts: {', '.join(shifts) or 'none worked'}"]
+        """``E Early`` for each shift (and duty) the roster uses, in the request's order;
+        with duties, how a cell joins the two and what a shift's code alone means."""
+        shifts = [s for s in self._request.shifts if s.id in used]
+        duties = [k for k in self._request.duties if k.id in used]
+        listed = ", ".join(f"{self.shifts[s.id]} {s.name}" for s in shifts)
+        entries = [f"shifts: {listed or 'none worked'}"]
         if duties:
-            entries.append(f"duties: {', '.join(duties)}")
+            entries.append(f"duties: {', '.join(f'{self.duties[k.id]} {k.name}' for k in duties)}")
+            shift, duty = shifts[0], duties[0]
+            code = self.shifts[shift.id]
+            entries.append(
+                f"{code}{self.duties[duty.id]} = {shift.name} on {duty.name}; "
+                f"{code} alone = {shift.name} with no duty"
+            )
         return entries
 
 
@@ -207,11 +218,13 @@ class RosterText:
         for marker in shortages:
             self.missing[marker.date] += marker.missing
         self.any_change = bool(changed)
+        self.holidays = set(period.holidays) & set(self.dates)
         self.width = width
         texts = [*self.cells.values(), *(str(n) for n in self.missing.values()), "Mo"]
         self.cell_width = max(cell_len(t) for t in texts)
         names = max((cell_len(i) for i in self.ids), default=0)
-        self.name_width = max(len(SHORT_LABEL), min(names, max(8, width // 4)))
+        labels = len(HOLIDAY_LABEL) if self.holidays else len(SHORT_LABEL)
+        self.name_width = max(labels, min(names, max(8, width // 4)))
 
     def lines(self) -> list[str]:
         out: list[str] = []
@@ -240,15 +253,23 @@ class RosterText:
             fit(title, self.width).rstrip(),
             self._row("", block, lambda d: WEEKDAYS[d.weekday()]),
             self._row("", block, lambda d: f"{d.day:02d}"),
+            *self._holiday_row(block),
             *(self._row(e, block, partial(self._cell, e)) for e in self.ids),
             self._row(SHORT_LABEL, block, lambda d: str(self.missing.get(d) or OFF)),
         ]
+
+    def _holiday_row(self, block: list[list[dt.date]]) -> list[str]:
+        if not self.holidays:
+            return []
+        return [self._row(HOLIDAY_LABEL, block, lambda d: HOLIDAY if d in self.holidays else OFF)]
 
     def _cell(self, employee_id: str, day: dt.date) -> str:
         return self.cells[employee_id, day]
 
     def _legend(self) -> list[str]:
         keys = f"{OFF} off; {SHORT_LABEL}: heads missing that date"
+        if self.holidays:
+            keys += f"; {HOLIDAY_LABEL}: {HOLIDAY} a holiday"
         if self.any_change:
             keys += f"; {CHANGED} changed from the published roster"
         entries = [*self.codes.legend(self.used), keys]

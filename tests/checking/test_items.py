@@ -200,7 +200,7 @@ def test_words_use_names_and_the_amount() -> None:
         "fairness group 0 (shifts Day extra): burden shared unevenly (excess 1 assignment)"
     )
     assert words["consecutive_days:a"] == (
-        "Ana (a) works runs longer than 3 consecutive dates (1 window of 4)"
+        "Ana (a) works more than 3 consecutive dates (1 window of 4 dates)"
     )
     assert words["cross_shift_shortage"] == "2 heads missing against the cross-shift minimums"
     # 8 + 6 + 8 + 6 = 28 hours against 8

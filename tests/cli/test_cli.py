@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 from shiftsched.__main__ import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, main
+from shiftsched.contract.parse import parse_request
+from shiftsched.contract.v1 import SolveResponse
+from shiftsched.present.console import summary
 from tests.factories import minimal_request_dict
 
 ROOT = Path(__file__).parent.parent.parent
@@ -310,8 +313,31 @@ def test_solve_summary_on_stderr_agrees_with_the_response() -> None:
     assert line.startswith(
         f"{metrics['status']} roster, objective {metrics['objective_value']:,.0f}"
     )
-    assert f"{len(response['solution']['assignments'])} assignments" in line
+    shortages = len(response["solution"]["shortages"])
+    assert ("no shortage" if shortages == 0 else f"{shortages} shortage") in line
     assert "12 employees x 21 days" in line
+
+
+def test_the_summary_of_a_month_fits_100_columns() -> None:
+    """The longest summary a month of the ward gives: no roster proven, a gap, its size."""
+    request = parse_request(json.loads((ROOT / "datasets" / "ward_24_7.json").read_text()))
+    metrics = {
+        "status": "feasible",
+        "objective_value": 1_234_980,
+        "best_bound": 1_000_100,
+        "gap": 0.898,
+        "solver_runtime_seconds": 1234.5,
+    }
+    response = SolveResponse.model_validate(
+        {
+            "job_id": "j",
+            "status": "completed",
+            "solution": {"assignments": [], "shortages": [], "metrics": metrics},
+        }
+    )
+    line = summary(request, response)
+    assert len(line) <= 100, line
+    assert line.startswith("feasible roster, objective 1,234,980")
 
 
 def test_quiet_leaves_stderr_empty() -> None:

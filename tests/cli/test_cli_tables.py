@@ -58,6 +58,8 @@ class ReadTable:
 
     cells: dict[tuple[str, dt.date], str] = field(default_factory=dict)
     short: dict[dt.date, int] = field(default_factory=dict)
+    holidays: set[dt.date] = field(default_factory=set)
+    keys: list[str] = field(default_factory=list)  # the legend's entries, wrapped lines joined
     legend: dict[str, dict[str, str]] = field(default_factory=dict)
     block_sizes: list[int] = field(default_factory=list)
     rest: list[str] = field(default_factory=list)  # the lines after the legend
@@ -87,6 +89,10 @@ def _read_block(lines: Sequence[str], at: int, table: ReadTable) -> int:
         for day, cell in zip(dates, cells, strict=True):
             if label == "short":
                 table.short[day] = 0 if cell == "." else int(cell)
+            elif label == "holiday":
+                assert cell in (".", "H"), lines[at]
+                if cell == "H":
+                    table.holidays.add(day)
             else:
                 table.cells[label, day] = cell
         at += 1
@@ -102,6 +108,7 @@ def _read_legend(lines: Sequence[str], at: int, table: ReadTable) -> int:
         else:
             entries.append(lines[at])
         at += 1
+    table.keys = entries
     for entry in entries:
         kind, _, listed = entry.partition(": ")
         if kind in ("shifts", "duties"):
@@ -164,6 +171,9 @@ def assert_shows(request: SolveRequest, table: ReadTable, roster: Sequence[Assig
     for marker in audit(request, roster).shortages:
         missing[marker.date] += marker.missing
     assert table.short == {d: missing[d] for d in dates}
+    assert table.holidays == set(period.holidays) & set(dates)
+    if table.holidays:
+        assert any("holiday: H a holiday" in key for key in table.keys), table.keys
 
 
 def greedy(name: str) -> tuple[SolveRequest, list[Assignment]]:
@@ -250,6 +260,19 @@ def test_solve_prints_the_table_at_the_width_of_columns(monkeypatch: pytest.Monk
     report = audit(request, roster)
     assert table.rest[0].startswith(f"audited: objective {number(report.objective_value)}, 0 hard")
     assert table.block_sizes == [21]
+    assert table.holidays == {dt.date(2026, 5, 1), dt.date(2026, 5, 14)}
+
+
+def test_a_shift_code_alone_is_in_the_legend_beside_the_duties() -> None:
+    """A call centre's cell names a shift and a duty (``Ep``); a shift with no duty is
+    its code alone (``E``), and the legend says so."""
+    request, roster = greedy("call_centre_duties")
+    table = read_table("\n".join(roster_lines(request, roster, (), 100)), 100)
+    bare = {cell for cell in table.cells.values() if cell in table.legend["shifts"]}
+    assert bare, "the greedy roster has a shift with no duty"
+    code = next(iter(table.legend["shifts"]))
+    name = table.legend["shifts"][code]
+    assert f"{code} alone = {name} with no duty" in " ".join(table.keys)
 
 
 # ------------------------------------------------------------------ replan, recommend

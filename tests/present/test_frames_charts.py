@@ -44,6 +44,7 @@ ASSIGNMENT_SCHEMA = {
     "employee": pl.String,
     "date": pl.Date,
     "weekday": pl.String,
+    "holiday": pl.Boolean,
     "shift_id": pl.String,
     "shift": pl.String,
     "duty_id": pl.String,
@@ -51,6 +52,7 @@ ASSIGNMENT_SCHEMA = {
 }
 COVERAGE_SCHEMA = {
     "date": pl.Date,
+    "holiday": pl.Boolean,
     "shift_id": pl.String,
     "shift": pl.String,
     "demand_min": pl.Int64,
@@ -138,6 +140,7 @@ def test_assignments_frame_has_one_row_per_assignment(
     shift_names = {s.id: s.name for s in req.shifts}
     for row in frame.iter_rows(named=True):
         assert row["weekday"] == row["date"].strftime("%a")
+        assert row["holiday"] == (row["date"] in req.schedule_period.holidays)
         assert row["employee"] == names[row["employee_id"]]
         assert row["shift"] == shift_names[row["shift_id"]]
         assert (row["duty"] is None) == (row["duty_id"] is None)
@@ -198,6 +201,7 @@ def test_coverage_frame_holidays(full: tuple[SolveRequest, Solution]) -> None:
     holiday = frame.filter(pl.col("date") == dt.date(2026, 3, 8))
     assert holiday.height == len(req.shifts)
     assert holiday["demand_min"].to_list() == [0] * len(req.shifts)
+    assert set(frame.filter(pl.col("holiday"))["date"]) == set(req.schedule_period.holidays)
     # The request itself asks for a head that Sunday: the holiday closes the business.
     assert all(s.staffing_demand[6].min == 1 for s in req.shifts)
 

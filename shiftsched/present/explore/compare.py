@@ -26,6 +26,7 @@ from shiftsched.present.frames import (
     kpis_frame,
     term_changes_frame,
 )
+from shiftsched.present.words import many
 from shiftsched.questions.inquiry import CompareResponse, ShortageExplanation
 
 SHOWN = "the roster above"  # the roster every other one is compared with
@@ -77,8 +78,8 @@ def comparison_words(name: str, comparison: CompareResponse) -> str:
     """The headline: cells and people that differ, the objective, hard rules."""
     totals = comparison.totals  # the lists hold the first listed_limit items of each
     return (
-        f"**The roster above → {name}**: {totals.changes} cell(s) "
-        f"differ for {len(comparison.employees)} employee(s); objective "
+        f"**The roster above → {name}**: {many(totals.changes, 'cell')} "
+        f"differ for {many(len(comparison.employees), 'employee')}; objective "
         f"{comparison.objective_before:,.0f} → {comparison.objective_after:,.0f} "
         f"(**{comparison.objective_delta:+,.0f}**); hard rules: "
         f"{totals.hard_violations_added} newly broken, "

@@ -14,6 +14,7 @@ import polars as pl
 
 from shiftsched.checking.items import term_words
 from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.present.words import many
 from shiftsched.questions.edit import EditVerdict, judge_edit, reassign
 
 NOBODY = "(nobody)"  # the employee control's first choice: nobody is moved
@@ -147,7 +148,7 @@ def verdict_words(verdict: EditVerdict) -> str:
     in objective."""
     broken = verdict.new_hard_violations
     headline = (
-        f"**Breaks {len(broken)} hard rule(s):** "
+        f"**Breaks {many(len(broken), 'hard rule')}:** "
         + "; ".join(f"{v.message} (`{v.field}`)" if v.field else v.message for v in broken[:5])
         if broken
         else "**Still feasible.**"

@@ -33,6 +33,7 @@ from shiftsched.present.frames import (
     seam_frame,
 )
 from shiftsched.present.notebook_limits import notebook_limits
+from shiftsched.present.words import many
 
 SEAM_DAYS = 7  # days shown on each side of the boundary
 NEXT_INTRO = (
@@ -132,7 +133,7 @@ def seam_shown(
         f": {len(roster)} assignments, objective "
         f"**{report.objective_value:,.0f}** "
         f"({status}); the audit across the seam: "
-        + ("no hard rule broken" if not broken else f"**{broken} hard rule(s) broken**")
+        + ("no hard rule broken" if not broken else f"**{many(broken, 'hard rule')} broken**")
         + f". Read as if nothing came before, the same roster costs "
         f"{blind.objective_value:,.0f}. The black line is the boundary."
     )
@@ -152,7 +153,7 @@ def naive_words(breaks: pl.DataFrame, naive: AuditReport, seam: AuditReport) -> 
     return (
         "### Planned without the history\n"
         "The same period planned as if nothing came before, then audited with the "
-        f"history: **{breaks.height} hard rule(s) broken** across the seam, "
+        f"history: **{many(breaks.height, 'hard rule')} broken** across the seam, "
         f"objective {naive.objective_value:,.0f} (against "
         f"{seam.objective_value:,.0f} planned after the history)."
     )

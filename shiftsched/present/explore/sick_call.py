@@ -22,6 +22,7 @@ from shiftsched.present.charts import replan_heatmap
 from shiftsched.present.explore.hand_edit import NOBODY
 from shiftsched.present.frames import assignments_frame, changes_frame, recommendations_frame
 from shiftsched.present.notebook_limits import notebook_limits
+from shiftsched.present.words import many
 from shiftsched.questions.sick_call import fills_of, left_cells
 
 SICK_INTRO = (
@@ -117,7 +118,7 @@ def replan_shown(
     changes = changes_frame(replanned.changes)
     status = replanned.solution.metrics.status if replanned.solution else "unknown"
     words = (
-        f"**{len(replanned.changes)} changed assignment(s)**; objective of the "
+        f"**{many(len(replanned.changes), 'changed assignment')}**; objective of the "
         f"published roster → the re-planned one: "
         f"{published.objective_value:,.0f} → "
         f"**{after.objective_value:,.0f}** "

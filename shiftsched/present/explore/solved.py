@@ -26,6 +26,7 @@ from shiftsched.present.frames import (
     violations_frame,
 )
 from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
+from shiftsched.present.words import many
 from shiftsched.questions.variants import with_preference_weight
 from shiftsched.solving.diagnose import DiagnosisLimits, diagnose
 from shiftsched.solving.problem import from_request
@@ -85,7 +86,7 @@ def upload_summary(
     verdict = (
         "no hard rule broken"
         if report.feasible
-        else f"**{broken} hard rule(s) broken**, listed below"
+        else f"**{many(broken, 'hard rule')} broken**, listed below"
     )
     return (
         f"**{name}**, a roster of **{source}** read from the file (not solved "
