@@ -27,10 +27,11 @@ class Bucket:
         0  # its days before the period that a history covers (shiftsched.contract.history)
     )
 
-    def prorate_min(self, minimum: int) -> int:
+    def prorate_min(self, minimum: int, absent: int = 0) -> int:
         """A minimum scaled to the share of the bucket the period and its history cover,
-        rounded down."""
-        return minimum * (len(self.days) + self.before) // self.calendar_days
+        less the ``absent`` dates of one employee in it, rounded down once."""
+        available = max(0, len(self.days) + self.before - absent)
+        return minimum * available // self.calendar_days
 
 
 @dataclass(frozen=True)

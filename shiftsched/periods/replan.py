@@ -31,7 +31,7 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
-from shiftsched.contract.planning import ReplanRequest, ReplanResponse, roster_changes
+from shiftsched.contract.planning import Absence, ReplanRequest, ReplanResponse, roster_changes
 from shiftsched.contract.v1 import Assignment, Cause, Diagnosis, SolveResponse
 from shiftsched.periods.seam import with_history
 from shiftsched.solving.conflicts import ProbeOutcome, shrink, solve_assuming
@@ -43,7 +43,7 @@ from shiftsched.solving.hint import add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.model.context import Var
 from shiftsched.solving.model.terms import PenaltyTerm
-from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.problem import Problem, from_request, with_absences
 from shiftsched.solving.solve import SolveLimits, completion_seconds, run, to_response
 
 CHANGE_TERM = "roster_changes"  # the penalty term's name inside the model only
@@ -115,16 +115,21 @@ def replan(
     *,
     require: Requirement | None = None,
     hint: Sequence[Assignment] | None = None,
+    excused: Sequence[Absence] | None = None,
 ) -> ReplanResponse:
     """Re-plan ``ask.roster`` for ``ask.request`` under the absences and pins (and
     ``require``'s items); ``hint``: a roster to start from instead of the published one
-    (one that keeps ``require``'s rules, say), changes still counted from the published."""
+    (one that keeps ``require``'s rules, say), changes still counted from the published.
+    ``excused``: the absences that lower the day minimums pro rata (default: all of
+    them); a day off asked for, not an absence, keeps the employee off but owed."""
     request = ask.request
     limits = limits or SolveLimits()
     if limits.time_limit_seconds is None:
         limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
     started = time.perf_counter()
     problem = with_history(from_request(request), request, ask.history)
+    excused = ask.absences if excused is None else excused
+    problem = with_absences(problem, ((a.employee_id, a.dates) for a in excused))
     compiled = build(problem)
     model = compiled.model
     first_rule = len(model.proto.constraints)

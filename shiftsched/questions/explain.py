@@ -83,10 +83,10 @@ def explain_shortages(ask: ExplainRequest, limits: SolveLimits | None = None) ->
     budget = limits.time_limit_seconds
     if budget is None:
         budget = float(request.options.solver_timeout_seconds)
-    report = audit(request, ask.roster, history=ask.history)
+    report = audit(request, ask.roster, history=ask.history, absences=ask.absences)
     wanted = None if ask.dates is None else set(ask.dates)
     markers = [m for m in audited_shortages(request, report) if wanted is None or m.date in wanted]
-    evaluator = ChangeEvaluator(request, ask.roster, history=ask.history)
+    evaluator = ChangeEvaluator(request, ask.roster, history=ask.history, absences=ask.absences)
     moves = [_one_move(ask, marker, evaluator) for marker in markers]
     # Those no single move fills need the search to be decided at all: they go first.
     # The others are searched further all alike, when their even shares allow it.
@@ -159,7 +159,7 @@ def _avoidable(
     ask: ExplainRequest, report: AuditReport, marker: AuditedShortage, roster: list[Assignment]
 ) -> ShortageExplanation:
     """``roster`` as the fill of ``marker``: who takes it, what moves, what it costs."""
-    after = audit(ask.request, roster, history=ask.history)
+    after = audit(ask.request, roster, history=ask.history, absences=ask.absences)
     newcomers = sorted(
         set(_holders(ask.request, roster, marker)) - set(_holders(ask.request, ask.roster, marker))
     )

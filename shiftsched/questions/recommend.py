@@ -30,7 +30,7 @@ def recommend(ask: RecommendRequest) -> RecommendResponse:
     slot = ask.slot
     absent = {a.employee_id for a in ask.absences if slot.date in a.dates}
     worked = {(a.employee_id, a.date): a for a in ask.roster}
-    evaluator = ChangeEvaluator(ask.request, ask.roster, history=ask.history)
+    evaluator = ChangeEvaluator(ask.request, ask.roster, history=ask.history, absences=ask.absences)
     ranked: list[tuple[tuple[bool, float, int, str], Recommendation]] = []
     for employee in ask.request.employees:
         if employee.id in absent:

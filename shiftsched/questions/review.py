@@ -23,7 +23,7 @@ from shiftsched.checking.audit import AuditReport, HardViolation, audit
 from shiftsched.checking.figures import employee_changes, employee_figures, kpis
 from shiftsched.checking.items import shortage_field, term_field, term_words
 from shiftsched.contract.history import History
-from shiftsched.contract.planning import roster_changes
+from shiftsched.contract.planning import Absence, roster_changes
 from shiftsched.contract.v1 import Assignment, Shortage, SolveRequest
 from shiftsched.questions.inquiry import (
     MAX_LISTED_FINDINGS,
@@ -48,7 +48,7 @@ def _listed(items: Sequence[_Item]) -> list[_Item]:
 
 def audit_roster(ask: AuditRequest) -> AuditResponse:
     """The audit of ``ask.roster``, every finding with its input item, and the figures."""
-    report = audit(ask.request, ask.roster, history=ask.history)
+    report = audit(ask.request, ask.roster, history=ask.history, absences=ask.absences)
     return explained(ask.request, ask.roster, report)
 
 
@@ -97,7 +97,7 @@ def _with_fields(request: SolveRequest, markers: Sequence[Shortage]) -> list[Aud
 
 def compare_rosters(ask: CompareRequest) -> CompareResponse:
     """What differs between two rosters of one request, every delta after - before."""
-    return compare(ask.request, ask.before, ask.after, history=ask.history)
+    return compare(ask.request, ask.before, ask.after, history=ask.history, absences=ask.absences)
 
 
 def compare(
@@ -106,10 +106,12 @@ def compare(
     after: Sequence[Assignment],
     *,
     history: History | None = None,
+    absences: Sequence[Absence] = (),
 ) -> CompareResponse:
-    """The comparison of two rosters (see :func:`compare_rosters`)."""
-    old = audit(request, before, history=history)
-    new = audit(request, after, history=history)
+    """The comparison of two rosters (see :func:`compare_rosters`); ``absences`` hold for
+    both, so a re-plan around them is compared with the roster it replaced fairly."""
+    old = audit(request, before, history=history, absences=absences)
+    new = audit(request, after, history=history, absences=absences)
     changes = roster_changes(before, after)
     cells = Counter(c.employee_id for c in changes)
     priced_before = {v.name: v.penalty for v in old.soft_constraint_violations}

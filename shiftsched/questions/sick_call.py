@@ -59,9 +59,14 @@ def fills_of(
     ranked = recommend(
         RecommendRequest(request=request, roster=hole, slot=slot, absences=[absence], top=top)
     )
-    before = audit(request, published)
+    before = audit(request, published, absences=[absence])
     priced = [
-        _priced(EditVerdict(before, audit(request, _filled(hole, slot, r.employee_id))), r)
+        _priced(
+            EditVerdict(
+                before, audit(request, _filled(hole, slot, r.employee_id), absences=[absence])
+            ),
+            r,
+        )
         for r in ranked.recommendations
     ]
     priced.sort(

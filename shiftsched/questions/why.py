@@ -43,11 +43,11 @@ def why_not(ask: WhyRequest, limits: SolveLimits | None = None) -> WhyResponse:
             employee_id=ask.employee_id, date=ask.date, shift_id=ask.shift_id, duty_id=ask.duty_id
         )
         change = change.model_copy(update={"pinned": [pin]})
-    answer = replan(change, limits)
+    answer = replan(change, limits, excused=ask.absences)  # the day off asked is owed
     if answer.solution is not None:
         roster = answer.solution.assignments
-        before = audit(ask.request, ask.roster, history=ask.history)
-        after = audit(ask.request, roster, history=ask.history)
+        before = audit(ask.request, ask.roster, history=ask.history, absences=ask.absences)
+        after = audit(ask.request, roster, history=ask.history, absences=ask.absences)
         delta = after.objective_value - before.objective_value
         changes = roster_changes(ask.roster, roster)
         return WhyResponse(

@@ -11,7 +11,8 @@ shiftsched.solving.specs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import datetime as dt
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from shiftsched.contract.horizon import Horizon, shift_minutes
@@ -208,3 +209,24 @@ def one_employee(problem: Problem, e: int) -> Problem:
         fairness=(),
         cover=(),
     )
+
+
+def with_absences(problem: Problem, absences: Iterable[tuple[str, Iterable[dt.date]]]) -> Problem:
+    """``problem`` with each absent employee's dates of the period on their spec.
+
+    ``absences``: (employee id, dates) pairs, as a plan or re-plan lists them; unknown
+    ids and dates outside the period are ignored (the inputs' own checks report them).
+    The dates only lower the day minimums pro rata (``EmployeeSpec.owed``); keeping the
+    employee off them is the caller's hard rule, so a diagnosis can name each one.
+    """
+    days: dict[str, set[int]] = {}
+    for employee_id, dates in absences:
+        mine = days.setdefault(employee_id, set())
+        mine.update(d for day in dates if (d := problem.horizon.index_of(day)) is not None)
+    if not any(days.values()):
+        return problem
+    employees = tuple(
+        replace(e, absent=e.absent | frozenset(days[e.id])) if days.get(e.id) else e
+        for e in problem.employees
+    )
+    return replace(problem, employees=employees)

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field  # EmployeeSpec has a member named field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from shiftsched.solving import weights
+
+if TYPE_CHECKING:
+    from shiftsched.contract.horizon import Bucket
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +139,9 @@ class EmployeeSpec:
     weekly_hours: tuple[int, bool] | None = None  # (hours, hard)
     field: str = ""
     seam: Seam = NO_SEAM  # what came before the period (shiftsched.contract.history)
+    # Day indices the employee is absent (a plan's or re-plan's absences): they lower the
+    # day minimums pro rata (docs/semantics.md, "Planning with absences").
+    absent: frozenset[int] = frozenset()
     # Benchmark rules (shiftsched.formats); None / 0 leaves the rule out, as v1 requests do.
     total_minutes: tuple[int, int] | None = None  # hard (min, max) worked minutes, period
     consecutive_shifts: tuple[int, int | None] | None = None  # hard (min, max) run of work
@@ -152,6 +158,11 @@ class EmployeeSpec:
     # Diagnostic problems only: options that eligibility rules would forbid, and which.
     day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
     duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)
+
+    def owed(self, bucket: Bucket, minimum: int) -> int:
+        """``minimum`` prorated to the dates of ``bucket`` the employee is not absent."""
+        absent = sum(1 for d in bucket.days if d in self.absent) if self.absent else 0
+        return bucket.prorate_min(minimum, absent)
 
     def top_level(self) -> int | None:
         """Highest skill level over all duties (scope ``shift`` of skill support)."""

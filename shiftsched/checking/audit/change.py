@@ -15,6 +15,7 @@ from shiftsched.checking.audit.evaluate import _context, _findings
 from shiftsched.checking.audit.findings import HardViolation, _Findings
 from shiftsched.checking.audit.terms import PREFERENCE
 from shiftsched.contract.history import History
+from shiftsched.contract.planning import Absence
 from shiftsched.contract.v1 import Assignment, SolveRequest
 
 
@@ -60,9 +61,15 @@ class ChangeEvaluator:
         *,
         preference_weight: int = PREFERENCE,
         history: History | None = None,
+        absences: Sequence[Absence] = (),
     ) -> None:
         self._base = _context(
-            request, assignments, _Findings(), preference_weight=preference_weight, history=history
+            request,
+            assignments,
+            _Findings(),
+            preference_weight=preference_weight,
+            history=history,
+            absences=absences,
         )
 
     def effect(self, employee_id: str, day: dt.date, new: Assignment | None) -> ChangeEffect:

@@ -18,6 +18,7 @@ from typing import Any
 
 from shiftsched.checking.audit.terms import MINUTES_PER_DAY, PREFERENCE, WEEKDAY_NAMES
 from shiftsched.contract.history import History
+from shiftsched.contract.planning import Absence
 from shiftsched.contract.v1 import Assignment, Duty, Employee, Shift, SolveRequest
 
 
@@ -112,7 +113,9 @@ class _Context:
     history: History | None = None
     # id(assignment) -> its positions in the audited list (one object may be listed twice)
     positions: Mapping[int, list[int]] = field(default_factory=dict)
+    absences: Sequence[Absence] = ()  # who cannot work when: lowers day minimums pro rata
     dates: list[dt.date] = field(init=False)
+    absent: dict[str, set[dt.date]] = field(init=False)  # employee -> absent dates, period
     before: list[dt.date] = field(init=False)  # the dates the history covers, in order
     _earlier: dict[tuple[str, dt.date], str] = field(init=False)  # history: shift worked
     _past: dict[str, dict[str, int]] = field(init=False)  # employee -> shift -> count before
@@ -138,6 +141,11 @@ class _Context:
                 self.before = _period_dates(first, period.start_date - dt.timedelta(days=1))
             self._earlier = {(a.employee_id, a.date): a.shift_id for a in cells}
             self._past = _past_counts(self.history)
+        self.absent = {}
+        inside = set(self.dates)
+        for absence in self.absences:
+            mine = self.absent.setdefault(absence.employee_id, set())
+            mine.update(day for day in absence.dates if day in inside)
         self.holidays = set(period.holidays)
         self.shifts = {s.id: s for s in self.request.shifts}
         self.duties = {k.id: k for k in self.request.duties}
@@ -184,6 +192,11 @@ class _Context:
         gone = {id(a) for a in old}
         view.assignments = [a for a in self.assignments if id(a) not in gone] + added
         return view
+
+    def available(self, employee_id: str, days: Sequence[dt.date]) -> int:
+        """How many of ``days`` the employee is not absent: what a minimum is owed on."""
+        absent = self.absent.get(employee_id)
+        return len(days) if not absent else sum(1 for day in days if day not in absent)
 
     @property
     def scoped_employees(self) -> list[Employee]:

@@ -35,6 +35,7 @@ from shiftsched.checking.audit.sequences import _consecutive_days, _shift_transi
 from shiftsched.checking.audit.teams import _pairings, _skill_support
 from shiftsched.checking.audit.terms import PREFERENCE
 from shiftsched.contract.history import History
+from shiftsched.contract.planning import Absence
 from shiftsched.contract.v1 import Assignment, SolveRequest
 from shiftsched.errors import InvalidRequest
 
@@ -68,12 +69,18 @@ def _context(
     *,
     preference_weight: int,
     history: History | None,
+    absences: Sequence[Absence] = (),
 ) -> _Context:
     """The context of the assignments that name known things; each of the others is
     reported in ``out`` as an unknown_reference and left out of every other rule."""
     known = _check_references(request, assignments, out)
     return _Context(
-        request, known, preference_weight, history=history, positions=_positions(assignments, known)
+        request,
+        known,
+        preference_weight,
+        history=history,
+        positions=_positions(assignments, known),
+        absences=absences,
     )
 
 
@@ -91,6 +98,7 @@ def audit(
     *,
     preference_weight: int = PREFERENCE,
     history: History | None = None,
+    absences: Sequence[Absence] = (),
 ) -> AuditReport:
     """Evaluates a roster: hard violations, soft terms, objective value and shortages.
 
@@ -98,9 +106,18 @@ def audit(
     weight (shiftsched.questions.variants.with_preference_weight); v1 always uses the default.
     ``history``: the days before the period (docs/semantics.md, "Planning across
     periods"), read across the seam; its cells are facts and are never reported.
+    ``absences``: a plan's, re-plan's or question's; each absent date lowers that
+    employee's day minimums pro rata ("Planning with absences").
     """
     out = _Findings()
-    ctx = _context(request, assignments, out, preference_weight=preference_weight, history=history)
+    ctx = _context(
+        request,
+        assignments,
+        out,
+        preference_weight=preference_weight,
+        history=history,
+        absences=absences,
+    )
     _findings(ctx, out)
     return AuditReport(
         hard_violations=out.hard,

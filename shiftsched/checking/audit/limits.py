@@ -56,8 +56,9 @@ def _seam_groups(ctx: _Context, key: Any) -> dict[str, list[dt.date]]:
 
 
 def _days_per_month(ctx: _Context, out: _Findings) -> None:
-    """Max hard per month (not prorated); min soft, prorated for partial months. A month
-    the history already filled past the max may get no more days from the period."""
+    """Max hard per month (not prorated); min soft, prorated for partial months and for
+    the employee's absent dates, in one rounding down. A month the history already
+    filled past the max may get no more days from the period."""
     months = _seam_groups(ctx, _month_key)
     start = ctx.request.schedule_period.start_date
     for employee in ctx.scoped_employees:
@@ -75,7 +76,8 @@ def _days_per_month(ctx: _Context, out: _Findings) -> None:
                     max(days[0], start),
                     at=ctx.employee_field(employee.id, ".working_days_per_month"),
                 )
-            minimum = _prorate(bounds.min, len(days), _days_in_month(days[0]))
+            owed_on = ctx.available(employee.id, days)
+            minimum = _prorate(bounds.min, owed_on, _days_in_month(days[0]))
             out.soft(
                 f"days_per_month_min:{employee.id}:{key}",
                 DAYS_PER_MONTH_MIN,
@@ -84,7 +86,8 @@ def _days_per_month(ctx: _Context, out: _Findings) -> None:
 
 
 def _days_per_week(ctx: _Context, out: _Findings) -> None:
-    """Both soft: days below the prorated minimum plus days above the maximum."""
+    """Both soft: days below the minimum (prorated for a partial week and for absent
+    dates) plus days above the maximum (as stated)."""
     weeks = _seam_groups(ctx, _week_key)
     for employee in ctx.scoped_employees:
         bounds = employee.working_days_per_week
@@ -92,7 +95,7 @@ def _days_per_week(ctx: _Context, out: _Findings) -> None:
             continue
         for key, days in weeks.items():
             worked = sum(1 for day in days if ctx.worked_shifts(employee.id, day))
-            minimum = _prorate(bounds.min, len(days), 7)
+            minimum = _prorate(bounds.min, ctx.available(employee.id, days), 7)
             magnitude = max(0, minimum - worked) + max(0, worked - bounds.max)
             out.soft(f"days_per_week:{employee.id}:{key}", DAYS_PER_WEEK, magnitude)
 

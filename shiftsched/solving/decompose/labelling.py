@@ -215,14 +215,14 @@ class LabellingPricer:
                 mask = self._mask(month.days)
                 if int(works[mask].sum()) > maximum:
                     add(_Count(ones, mask), maximum, +1)
-                target = month.prorate_min(minimum)
+                target = employee.owed(month, minimum)
                 if target > 0:
                     add(_Count(ones, mask, soft=weights.DAYS_PER_MONTH_MIN), target, -1)
         if employee.days_per_week is not None:
             minimum, maximum = employee.days_per_week
             for week in problem.horizon.weeks:
                 mask = self._mask(week.days)
-                target = week.prorate_min(minimum)
+                target = employee.owed(week, minimum)
                 if target > 0:
                     add(_Count(ones, mask, soft=weights.DAYS_PER_WEEK), target, -1)
                 if int(works[mask].sum()) > maximum:

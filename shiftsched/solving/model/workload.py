@@ -6,6 +6,8 @@
   short, ``days_per_month_min:<employee>:<YYYY-MM>``).
 - ``working_days_per_week``: per ISO week, soft on both sides (DAYS_PER_WEEK per day
   outside; min prorated), ``days_per_week:<employee>:<YYYY-Www>``.
+- Both minimums leave out the employee's absent dates too (``EmployeeSpec.owed``): a
+  sick week is not owed. The maxima stay as stated.
 - ``weekly_working_hours_limit``: worked minutes per ISO week ``<= 60 x hours``; hard
   (group ``employees[i].weekly_working_hours_limit``) or soft, WEEKLY_HOURS per hour over,
   rounded up, ``weekly_hours:<employee>:<YYYY-Www>``.
@@ -70,7 +72,8 @@ def add_days_per_month(ctx: ModelContext) -> None:
                     DAYS_PER_MONTH_MAX.code, f"{employee.field}.working_days_per_month"
                 )
                 model.add(worked <= room).only_enforce_if(literal)
-            short = _shortfall(ctx, worked + before, workable + before, month.prorate_min(minimum))
+            target = employee.owed(month, minimum)
+            short = _shortfall(ctx, worked + before, workable + before, target)
             if short is not None:
                 ctx.penalize(
                     f"days_per_month_min:{employee.id}:{month.key}",
@@ -92,7 +95,7 @@ def add_days_per_week(ctx: ModelContext) -> None:
             if i == 0 and employee.seam.week_days:  # the week began before the start
                 worked += employee.seam.week_days
                 workable += employee.seam.week_days
-            short = _shortfall(ctx, worked, workable, week.prorate_min(minimum))
+            short = _shortfall(ctx, worked, workable, employee.owed(week, minimum))
             parts: list[Var] = [] if short is None else [short]
             if workable > maximum:
                 parts.append(ctx.at_least(worked - maximum, 0, workable - maximum))
