@@ -67,6 +67,7 @@ class AuditRequest(_ContractModel):
     request: SolveRequest
     roster: list[Assignment]
     history: History | None = None
+    absences: list[Absence] = Field(default_factory=list)  # lower the day minimums
 
 
 class AuditedTerm(SoftConstraintViolation):
@@ -127,6 +128,7 @@ class CompareRequest(_ContractModel):
     before: list[Assignment]
     after: list[Assignment]
     history: History | None = None
+    absences: list[Absence] = Field(default_factory=list)  # lower the day minimums, both
 
 
 class TermCostChange(_ContractModel):
@@ -280,7 +282,9 @@ def parse_audit(data: object) -> AuditRequest:
     """Validate an audit input (field rules, then cross-field rules), or InvalidRequest."""
     ask = parse_model(AuditRequest, data)
     raise_if(request_faults(ask.request))
-    faults = _rosters(KnownIds(ask.request), {"roster": ask.roster}, one_per_date=False)
+    known = KnownIds(ask.request)
+    faults = _rosters(known, {"roster": ask.roster}, one_per_date=False)
+    faults += absence_faults(ask.absences, known)
     raise_if(faults + period_history_faults(ask.request, ask.history))
     return ask
 
@@ -289,9 +293,9 @@ def parse_compare(data: object) -> CompareRequest:
     """Validate a comparison input, or InvalidRequest (both rosters must fit the request)."""
     ask = parse_model(CompareRequest, data)
     raise_if(request_faults(ask.request))
-    faults = _rosters(
-        KnownIds(ask.request), {"before": ask.before, "after": ask.after}, one_per_date=False
-    )
+    known = KnownIds(ask.request)
+    faults = _rosters(known, {"before": ask.before, "after": ask.after}, one_per_date=False)
+    faults += absence_faults(ask.absences, known)
     raise_if(faults + period_history_faults(ask.request, ask.history))
     return ask
 
