@@ -339,7 +339,17 @@ AUDIT = Operation(
         "check a roster independently of the solver",
         2,
         handler=f"{CLI}.questions:audit",
-        arguments=(RESPONSE, HISTORY),
+        arguments=(
+            RESPONSE,
+            arg(
+                "--absent",
+                type=absence,
+                action="append",
+                default=[],
+                help="lowers that employee's day minimums: " + ABSENT_HELP,
+            ),
+            HISTORY,
+        ),
     ),
 )
 COMPARE = Operation(
@@ -360,6 +370,13 @@ COMPARE = Operation(
         arguments=(
             arg("before", help="roster A: " + RESPONSE_HELP),
             arg("after", help="roster B: " + RESPONSE_HELP),
+            arg(
+                "--absent",
+                type=absence,
+                action="append",
+                default=[],
+                help="lowers that employee's day minimums: " + ABSENT_HELP,
+            ),
             HISTORY,
         ),
     ),

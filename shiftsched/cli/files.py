@@ -18,6 +18,7 @@ from shiftsched.errors import FieldError, InvalidRequest
 if TYPE_CHECKING:
     from shiftsched.checking.audit import ReadResponse
     from shiftsched.contract.history import History
+    from shiftsched.contract.planning import Absence
     from shiftsched.contract.v1 import SolveRequest
     from shiftsched.solving.solve import SolveLimits
 
@@ -65,6 +66,18 @@ def history(request: SolveRequest, path: str, stdin: TextIO) -> History:
 
     found = parse_model(History, read_json(path, stdin), at=("history",))
     faults = history_faults(request, found, ("history",))
+    if faults:
+        raise InvalidRequest(faults)
+    return found
+
+
+def absences(request: SolveRequest, given: list[dict[str, Any]]) -> list[Absence]:
+    """The ``--absent`` values checked against ``request``: every fault under ``absences``."""
+    from shiftsched.contract.parse import parse_model
+    from shiftsched.contract.planning import Absence, KnownIds, absence_faults
+
+    found = [parse_model(Absence, a, at=("absences", i)) for i, a in enumerate(given)]
+    faults = absence_faults(found, KnownIds(request))
     if faults:
         raise InvalidRequest(faults)
     return found

@@ -10,7 +10,15 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from shiftsched.cli.files import assignments, history, limits, question_body, read_json, roster
+from shiftsched.cli.files import (
+    absences,
+    assignments,
+    history,
+    limits,
+    question_body,
+    read_json,
+    roster,
+)
 from shiftsched.cli.output import EXIT_FAILED, EXIT_OK, print_json
 from shiftsched.errors import InvalidRequest
 
@@ -40,7 +48,8 @@ def audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
     request = parse_request(read_json(args.request, stdin))
     response = assignments(args.response, stdin, request)
     before = None if args.history is None else history(request, args.history, stdin)
-    report = audited(request, response.assignments, history=before)
+    absent = absences(request, args.absent)
+    report = audited(request, response.assignments, history=before, absences=absent)
     payload = explained(request, response.assignments, report).model_dump(
         mode="json", exclude_none=True
     )
@@ -73,7 +82,7 @@ def compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
     before = assignments(args.before, stdin, request).assignments
     after = assignments(args.after, stdin, request).assignments
     past = None if args.history is None else history(request, args.history, stdin)
-    answer = compared(request, before, after, history=past)
+    answer = compared(request, before, after, history=past, absences=absences(request, args.absent))
     print_json(answer.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
         totals = answer.totals  # the lists hold at most listed_limit items each

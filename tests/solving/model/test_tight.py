@@ -8,7 +8,8 @@ on a Curtois & Qu instance:
 - the tight completion satisfies every row of the model and costs exactly what CP-SAT
   finds when it minimizes the slack with the decisions fixed, term by term;
 - metrics built from a roster whose slack was left at its loosest, and from the search's
-  first roster, equal the independent audit.
+  first roster, equal the independent audit, with random absences lowering the day
+  minimums too.
 
 Every solve here is deterministic (one worker, a fixed seed, a limit on CP-SAT's
 deterministic work rather than on time, or a model with every decision fixed), so no
@@ -17,8 +18,9 @@ assertion depends on the clock.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +31,13 @@ from ortools.sat.python import cp_model
 
 from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
+from shiftsched.contract.planning import Absence
 from shiftsched.contract.v1 import Metrics
 from shiftsched.formats.curtois import load, to_problem
 from shiftsched.solving.extract import extract
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.model.tight import evaluate, tight_values
-from shiftsched.solving.problem import Problem, from_request
+from shiftsched.solving.problem import Problem, from_request, with_absences
 from shiftsched.solving.solve import SolveLimits, solve
 from tests.strategies import requests
 
@@ -147,10 +150,11 @@ def assert_tight_completion_is_the_cheapest(compiled: CompiledModel, solution: l
 
 
 def assert_loose_slack_is_priced_like_the_audit(
-    data: dict[str, Any], steer: list[int] | None = None
+    data: dict[str, Any], steer: list[int] | None = None, absences: Sequence[Absence] = ()
 ) -> None:
     request = parse_request(data)
-    compiled = _compiled(from_request(request))
+    problem = with_absences(from_request(request), ((a.employee_id, a.dates) for a in absences))
+    compiled = _compiled(problem)
     assert_every_price_reads_defined_values(compiled)
     solution = _some_roster(compiled, steer)
     if solution is None:
@@ -159,7 +163,7 @@ def assert_loose_slack_is_priced_like_the_audit(
     assignments, violations, shortages = extract(
         compiled, tight_values(compiled, _loosest(compiled, solution))
     )
-    report = audit(request, assignments)
+    report = audit(request, assignments, absences=absences)
     assert report.hard_violations == []
     metrics = Metrics(
         solver_runtime_seconds=0.0,
@@ -175,6 +179,34 @@ def test_random_requests_are_priced_exactly_from_their_decisions(
     data: dict[str, Any], steer: list[int] | None
 ) -> None:
     assert_loose_slack_is_priced_like_the_audit(data, steer)
+
+
+@st.composite
+def requests_with_absences(draw: st.DrawFn) -> tuple[dict[str, Any], list[Absence]]:
+    """A random request and random absences: dates of the period for some employees.
+
+    The absent dates are not kept off in the roster priced (any roster is priced the
+    same way), so the model's and the audit's proration are compared on every roster.
+    """
+    data = draw(requests())
+    start = dt.date.fromisoformat(data["schedule_period"]["start_date"])
+    end = dt.date.fromisoformat(data["schedule_period"]["end_date"])
+    days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+    absences = [
+        Absence(employee_id=e["id"], dates=draw(st.lists(st.sampled_from(days), min_size=1)))
+        for e in data["employees"]
+        if draw(st.booleans())
+    ]
+    return data, absences
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests_with_absences(), st.none() | st.lists(st.integers(-3, 3), min_size=1, max_size=40))
+def test_random_absences_lower_the_minimums_alike_in_the_model_and_the_audit(
+    drawn: tuple[dict[str, Any], list[Absence]], steer: list[int] | None
+) -> None:
+    data, absences = drawn
+    assert_loose_slack_is_priced_like_the_audit(data, steer, absences)
 
 
 @pytest.mark.parametrize("name", NAMED)
