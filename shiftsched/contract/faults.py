@@ -49,6 +49,8 @@ class ErrorCode(StrEnum):
     ROSTER_OF_ANOTHER_REQUEST = "roster_of_another_request"  # no employee or date of the request
     # Planning across periods (shiftsched.contract.history).
     NOT_BEFORE_PERIOD = "not_before_period"  # a history date on or after the period's start
+    HISTORY_OF_ANOTHER_REQUEST = "history_of_another_request"  # no employee or shift of it
+    HISTORY_OVERLAPS_PERIOD = "history_overlaps_period"  # cells dated in the period (its roster?)
 
 
 def fault(path: Path, code: ErrorCode, message: str) -> FieldError:

@@ -115,8 +115,52 @@ class History(_ContractModel):
 
 
 def history_faults(request: SolveRequest, history: History, at: Path) -> list[FieldError]:
-    """Every way ``history`` contradicts ``request``, each with its JSON path under ``at``."""
+    """Every way ``history`` contradicts ``request``, each with its JSON path under ``at``.
+
+    A history that is wrong as a whole is one fault, not one per cell: a roster of
+    another request (none of its employees or none of its shifts is the request's) or
+    one with cells in the period (the period's own roster given as its history), as an
+    audit takes a roster of another request (``roster_of_another_request``)."""
+    whole = _foreign(request, history, at) or _overlapping(request, history, at)
+    if whole is not None:
+        return [whole]
     return [*_cell_faults(request, history, at), *_ledger_faults(request, history, at)]
+
+
+def _foreign(request: SolveRequest, history: History, at: Path) -> FieldError | None:
+    """No employee, or no shift, of the request in two cells or more (a single cell
+    keeps its own fault at its path: a typo, not another request)."""
+    cells = history.assignments
+    if len(cells) < 2:
+        return None
+    if not any(a.employee_id in {e.id for e in request.employees} for a in cells):
+        what = "none of its employees is in the request"
+    elif not any(a.shift_id in {s.id for s in request.shifts} for a in cells):
+        what = "none of its shifts is in the request"
+    else:
+        return None
+    return FieldError(
+        (*at, "assignments"),
+        f"this history belongs to another request: {what}",
+        ErrorCode.HISTORY_OF_ANOTHER_REQUEST,
+    )
+
+
+def _overlapping(request: SolveRequest, history: History, at: Path) -> FieldError | None:
+    """More than one cell on or after the start: the period's own roster, or one that
+    runs into it (a single stray cell keeps its own fault at its path)."""
+    start = request.schedule_period.start_date
+    inside = sorted(a.date for a in history.assignments if a.date >= start)
+    if len(inside) < 2:
+        return None
+    return FieldError(
+        (*at, "assignments"),
+        f"{len(inside)} of its {len(history.assignments)} cells are dated on or after the "
+        f"period's start {start.isoformat()} (the first {inside[0].isoformat()}, the last "
+        f"{inside[-1].isoformat()}): a history holds the days before the period; is this "
+        "the period's own roster?",
+        ErrorCode.HISTORY_OVERLAPS_PERIOD,
+    )
 
 
 def _cell_faults(request: SolveRequest, history: History, at: Path) -> Iterator[FieldError]:

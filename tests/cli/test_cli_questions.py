@@ -102,3 +102,19 @@ def test_export_and_recommend_of_another_requests_roster_say_so_once(
     slot = "2026-04-27:" + json.loads(RETAIL.read_text())["shifts"][0]["id"]
     code, _, stderr = run_text(["recommend", str(RETAIL), other, "--slot", slot])
     assert (code, faults(stderr)) == (EXIT_INVALID, [("roster", "roster_of_another_request")])
+
+
+def test_a_wrong_history_is_one_fault_on_the_command_line(
+    tmp_path: Path, published: tuple[Json, list[Json]]
+) -> None:
+    """The period's own roster as its history, or another request's, is one line."""
+    data, roster = published
+    request = write(tmp_path, "request.json", data)
+    own = write(tmp_path, "roster.json", {"assignments": roster})
+    code, stdout, stderr = run_text(["audit", request, own, "--history", own])
+    assert (code, stdout) == (EXIT_INVALID, "")
+    assert stderr.splitlines()[0] == "bad input: 1 fault"
+    assert faults(stderr) == [("history.assignments", "history_overlaps_period")]
+    code, _, stderr = run_text(["solve", str(RETAIL), "--history", own])
+    assert code == EXIT_INVALID
+    assert faults(stderr) == [("history.assignments", "history_of_another_request")]
