@@ -699,8 +699,10 @@ def sick_replan_view(
         replanned_roster is None,
         mo.callout(mo.md(no_replan_words(replanned, absence)), "warn"),
     )
-    # Both objectives are the audit's, at the request's own weights.
-    _shown = replan_shown(variant, roster, replanned, replanned_roster)
+    # Both objectives are the audit's, at the request's own weights and absences.
+    _shown = replan_shown(
+        variant, roster, replanned, replanned_roster, [absence] if absence else []
+    )
     published_report = _shown.published_report
     replan_report = _shown.replan_report
     changes_table = _shown.changes_table

@@ -123,8 +123,8 @@ def replan_text(ask: ReplanRequest, response: ReplanResponse, width: int) -> str
     solution = response.solution
     if solution is None:
         return _text([*lines, *_no_roster(response.error, width)])
-    before = audit(request, ask.roster, history=ask.history)
-    after = audit(request, solution.assignments, history=ask.history)
+    before = audit(request, ask.roster, history=ask.history, absences=ask.absences)
+    after = audit(request, solution.assignments, history=ask.history, absences=ask.absences)
     changed = {(c.employee_id, c.date) for c in response.changes}
     lines += ["", *roster_lines(request, solution.assignments, after.shortages, width, changed)]
     count = len(response.changes)

@@ -111,10 +111,12 @@ def replan_shown(
     roster: Sequence[Assignment],
     replanned: ReplanResponse,
     new: Sequence[Assignment],
+    absences: Sequence[Absence] = (),
 ) -> ReplanView:
-    """The re-plan ``new`` (``replanned``'s roster) against the published ``roster``."""
-    published = audit(request, roster)
-    after = audit(request, new)
+    """The re-plan ``new`` (``replanned``'s roster) against the published ``roster``,
+    both priced with the re-plan's ``absences`` (they lower the day minimums)."""
+    published = audit(request, roster, absences=absences)
+    after = audit(request, new, absences=absences)
     changes = changes_frame(replanned.changes)
     status = replanned.solution.metrics.status if replanned.solution else "unknown"
     words = (
