@@ -19,6 +19,7 @@ from shiftsched.service.dashboard.jobs_page import (
     page_links,
     read_query,
     roster_operations,
+    row_status,
 )
 from shiftsched.service.dashboard.web import (
     csrf_failed,
@@ -95,6 +96,7 @@ async def jobs(request: Request, user: User) -> Response:
         keys=keys,
         statuses=STATUSES,
         operations=operation_words(),
+        status_of=row_status,
         with_roster=roster_operations(),
         charged=sum(row.charged for row in listing.rows),
         newer=newer,

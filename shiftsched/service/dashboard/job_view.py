@@ -9,10 +9,17 @@ browser, a session or a solver.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shiftsched.service.dashboard.jobs_page import operation_words, roster_operations
+from shiftsched.contract.v1 import DEFAULT_SOLVER_TIMEOUT_SECONDS
+from shiftsched.service.dashboard.jobs_page import (
+    operation_words,
+    roster_operations,
+    status_words,
+    was_stopped,
+)
 from shiftsched.service.solving.job_control import JobProgress, progress_of
 from shiftsched.service.store import Job, Reservation
 from shiftsched.service.store.rows import charged_for
@@ -37,7 +44,7 @@ class Figures:
     elapsed_seconds: float
     objective: float | None
     bound: float | None
-    gap: float | None
+    gap: float | None  # None also while the bound is 0: a gap of 100 % says nothing
     solutions: int
 
 
@@ -52,6 +59,12 @@ class JobView:
     has_roster: bool
     outcome: str  # the result in one or two sentences; empty while running
     request_summary: str  # size, employees and period of the request, as far as known
+    time_limit_seconds: int | None  # the request's solver_timeout_seconds, when it has one
+    last_updated: dt.datetime  # the record's last change or the search's last progress
+
+    @property
+    def status_text(self) -> str:
+        return status_words(self.job.status, self.job.error_code, self.stopped)
 
 
 def gap(objective: float | None, bound: float | None) -> float | None:
@@ -60,6 +73,15 @@ def gap(objective: float | None, bound: float | None) -> float | None:
     if objective is None or bound is None:
         return None
     return max(0.0, objective - bound) / max(1.0, abs(objective))
+
+
+def shown_gap(objective: float | None, bound: float | None) -> float | None:
+    """The gap worth drawing: none until the search proves a bound above 0 (no penalty is
+    negative, so 0 is known before the search starts, and against it any roster is 100 %
+    from the best), unless the roster itself costs nothing."""
+    if bound is None or (bound <= 0 and (objective or 0) > 0):
+        return None
+    return gap(objective, bound)
 
 
 def units_of(job: Job, hold: Reservation | None) -> Units:
@@ -83,7 +105,7 @@ def figures_of(progress: JobProgress) -> Figures:
         elapsed_seconds=progress.elapsed_seconds,
         objective=progress.best_objective,
         bound=bound,
-        gap=gap(progress.best_objective, bound),
+        gap=shown_gap(progress.best_objective, bound),
         solutions=progress.solutions,
     )
 
@@ -92,7 +114,7 @@ def job_view(job: Job, hold: Reservation | None) -> JobView:
     """The page's account of ``job``, with ``hold`` its reservation in the ledger."""
     progress = progress_of(job)
     queued = job.kind is None  # a synchronous solve heeds no stop and writes no progress
-    stopped = (queued and job.stop_requested_at is not None) or job.error_code == "cancelled"
+    stopped = was_stopped(queued, job.stop_requested_at is not None, job.error_code)
     phase: Phase = progress.state if queued or progress.state == "finished" else "solving"
     if phase != "finished" and stopped:
         phase = "stopping"
@@ -108,6 +130,8 @@ def job_view(job: Job, hold: Reservation | None) -> JobView:
         has_roster=has_roster,
         outcome="" if job.status == "running" else outcome(job, units, stopped, has_roster),
         request_summary=request_summary(job),
+        time_limit_seconds=time_limit_of(job),
+        last_updated=max(job.updated_at, job.progress_at or job.updated_at),
     )
 
 
@@ -157,6 +181,19 @@ def request_summary(job: Job) -> str:
         if isinstance(period, dict) and {"start_date", "end_date"} <= set(period):
             parts.append(f"{period['start_date']} to {period['end_date']}")
     return ", ".join(parts)
+
+
+def time_limit_of(job: Job) -> int | None:
+    """The solve's time limit as the request set it (its default when unset), read
+    leniently from the stored body (a plan's or re-plan's holds its request); None when
+    the body has no request to read."""
+    body: Any = job.request_json
+    request = body.get("request", body) if isinstance(body, dict) else None
+    if not isinstance(request, dict) or "shifts" not in request:
+        return None
+    options = request.get("options")
+    limit = options.get("solver_timeout_seconds") if isinstance(options, dict) else None
+    return limit if isinstance(limit, int) else DEFAULT_SOLVER_TIMEOUT_SECONDS
 
 
 def _solution(job: Job) -> Any:

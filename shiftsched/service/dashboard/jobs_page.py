@@ -3,7 +3,9 @@ links to older and newer rows.
 
 Why apart from the page handler: the filters are a plain GET form (the dashboard's CSP
 allows no inline script), so the query is all the state there is; reading it, keeping
-it across pages and naming each operation in words are one job, kept here.
+it across pages and naming each operation and status in words are one job, kept here.
+A stopped job is named alike here and on its page: the contract's status, with
+"stopped at your request" beside it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,32 @@ from starlette.datastructures import QueryParams
 
 from shiftsched.operations import OPERATIONS as ENGINE_OPERATIONS
 from shiftsched.service.http.operations import OPERATIONS
-from shiftsched.service.store.job_list import JobFilter, JobsPage
+from shiftsched.service.store.job_list import JobFilter, JobRow, JobsPage
 from shiftsched.service.store.rows import JobStatus
 
 STATUSES: Final[tuple[JobStatus, ...]] = ("running", "completed", "failed")
+
+STOPPED_WORDS: Final = "stopped at your request"
+"""Beside the contract's status of a job its account stopped, wherever the job is named:
+its page and the Jobs list say the same status as ``GET /solve/jobs/{id}``."""
+
+
+def was_stopped(queued: bool, stop_requested: bool, error_code: str | None) -> bool:
+    """Whether the account stopped the job: a stop asked of a queued job (a synchronous
+    solve heeds none), or a job cancelled before it had a roster."""
+    return (queued and stop_requested) or error_code == "cancelled"
+
+
+def status_words(status: str, error_code: str | None, stopped: bool) -> str:
+    """The contract's status, its error code, and why it ended when the account stopped
+    it: "completed, stopped at your request", "failed (cancelled), stopped at your request"."""
+    words = status if error_code is None else f"{status} ({error_code})"
+    return f"{words}, {STOPPED_WORDS}" if stopped and status != "running" else words
+
+
+def row_status(row: JobRow) -> str:
+    """A row's status in the words of its job's page (a row with a stop asked is queued)."""
+    return status_words(row.status, row.error_code, was_stopped(True, row.stopped, row.error_code))
 
 
 def operation_words() -> dict[str, str]:

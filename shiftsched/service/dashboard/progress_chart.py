@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Final
 
-from shiftsched.service.dashboard.job_view import gap
+from shiftsched.service.dashboard.job_view import shown_gap
 
 WIDTH: Final = 720
 HEIGHT: Final = 220
@@ -23,6 +23,11 @@ LEFT: Final = 72  # room for the y-axis labels and title
 RIGHT: Final = 16
 TOP: Final = 28  # room for the legend
 BOTTOM: Final = 34  # room for the seconds and their title
+NO_BOUND_YET: Final = (
+    '<p class="chart-note" id="gap-chart">Gap: no bound yet. The search has rosters but '
+    "has proven no bound above 0, so how far they are from the best is not known; the gap "
+    "is drawn once a bound is proven.</p>"
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,8 @@ class TracePoint:
 
     @property
     def gap(self) -> float | None:
-        return gap(self.objective, self.bound)
+        """None until a bound above 0 is proven (``shown_gap``)."""
+        return shown_gap(self.objective, self.bound)
 
 
 def trace_of(progress: Any, final: TracePoint | None = None) -> list[TracePoint]:
@@ -91,7 +97,9 @@ def gap_chart(points: Sequence[TracePoint], now: float) -> str:
     """The relative gap, in percent, over the seconds of the solve."""
     gaps = [(p.seconds, None if p.gap is None else 100 * p.gap) for p in points]
     if all(value is None for _, value in gaps):
-        return ""
+        if all(p.objective is None for p in points):
+            return ""
+        return NO_BOUND_YET
     plot = _Plot(now, 100.0, 25.0, unit="%")
     last = next(value for _, value in reversed(gaps) if value is not None)
     description = f"Gap {last:.1f} % at the last point."

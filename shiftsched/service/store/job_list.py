@@ -43,6 +43,7 @@ class JobRow:
     name: str | None
     status: str
     error_code: str | None
+    stopped: bool  # its account asked a queued job to stop (a synchronous solve heeds none)
     charged: int  # units captured for it (the ledger's), 0 while held or once released
     held: int  # units held while it runs, not charged yet
     size: int | None
@@ -94,6 +95,8 @@ def _columns() -> sa.Select[Any]:
         jobs.c.name,
         jobs.c.status,
         jobs.c.error_code,
+        jobs.c.stop_requested_at,
+        jobs.c.kind,
         jobs.c.units_reserved,
         jobs.c.size,
         jobs.c.objective,
@@ -132,6 +135,7 @@ def _row(found: Any) -> JobRow:
         name=found.name,
         status=found.status,
         error_code=found.error_code,
+        stopped=found.stop_requested_at is not None and found.kind is None,
         charged=charged,
         held=held,
         size=None if found.size is None else int(found.size),

@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 
 from shiftsched.checking.audit import audit
 from shiftsched.contract.parse import parse_request
-from shiftsched.contract.v1 import SolveResponse
+from shiftsched.contract.v1 import DEFAULT_SOLVER_TIMEOUT_SECONDS, SolveResponse
 from shiftsched.service.dashboard.roster_print import shortage_words
 from shiftsched.service.store import Job, Store
 from shiftsched.solving.solve import solve
@@ -93,6 +93,16 @@ def text_of(page: str, element_id: str) -> str:
 def refresh_of(page: str) -> int | None:
     match = re.search(r'<meta http-equiv="refresh" content="(\d+)">', page)
     return None if match is None else int(match.group(1))
+
+
+def row_status_of(client: TestClient, job_id: str) -> str:
+    """The Status cell of the job's row on the Jobs page."""
+    page = client.get("/dashboard/jobs").text
+    row = re.search(rf'<tr data-job-id="{job_id}">(.*?)</tr>', page, re.S)
+    assert row, job_id
+    cell = re.search(r'<td class="job-status"><span[^>]*>(.*?)</span>', row.group(1), re.S)
+    assert cell, row.group(1)
+    return html.unescape(cell.group(1)).strip()
 
 
 def held(store: Store, job: Job) -> str:
@@ -169,6 +179,8 @@ def test_a_job_stopped_before_it_solved_says_nothing_was_charged(browser: TestCl
         f"nothing was charged (the {UNITS} units held were released)."
     )
     assert text_of(page, "units-charged") == "0"
+    assert text_of(page, "job-phase") == "Status: failed (cancelled), stopped at your request."
+    assert row_status_of(browser, job.id) == "failed (cancelled), stopped at your request"
     assert held(store_of(browser), job) == "released"
     result = browser.get(f"/dashboard/jobs/{job.id}.json").json()
     assert (result["status"], result["error"]["code"]) == ("failed", "cancelled")
@@ -211,9 +223,53 @@ def test_a_solving_job_shows_its_search_then_ends_stopped_with_its_roster(
         f"{UNITS} units charged."
     )
     assert text_of(page, "units-charged") == str(UNITS) and held(store, job) == "captured"
+    # One name for the stopped job: the contract's status, with the stop beside it.
+    assert text_of(page, "job-phase") == "Status: completed, stopped at your request."
+    assert row_status_of(browser, job.id) == "completed, stopped at your request"
+    assert browser.get(f"/dashboard/jobs/{job.id}.json").json()["status"] == "completed"
     usage = browser.get("/dashboard/usage").text
     assert text_of(usage, "total-units") == str(UNITS)
     assert f'href="/dashboard/jobs/{job.id}/roster"' in page
+
+
+def test_a_running_job_shows_its_limit_its_last_progress_and_no_gap_before_a_bound(
+    browser: TestClient,
+) -> None:
+    sign_up(browser)
+    store, job = store_of(browser), running_job(browser)
+    page = browser.get(f"/dashboard/jobs/{job.id}").text
+    assert text_of(page, "time-limit") == f"{DEFAULT_SOLVER_TIMEOUT_SECONDS} s"
+    created = store.jobs.find_job(job.id)
+    assert created is not None
+    assert attribute_of(page, "last-updated", "datetime") == created.updated_at.isoformat()
+
+    only_trivial = [point | {"bound": 0.0} for point in TRACE]
+    record = {
+        "elapsed_seconds": 2.5,
+        "best_objective": 40.0,
+        "best_bound": 0.0,  # known before the search starts: no penalty is negative
+        "solutions": 2,
+        "trace": only_trivial,
+    }
+    assert store.jobs.record_progress(job.id, record)
+    recorded = store.jobs.find_job(job.id)
+    assert recorded is not None and recorded.progress_at is not None
+    page = browser.get(f"/dashboard/jobs/{job.id}").text
+    # The time moves with the progress record, not only when the job's status changes.
+    assert attribute_of(page, "last-updated", "datetime") == recorded.progress_at.isoformat()
+    assert text_of(page, "gap") == "no bound yet"
+    assert 'class="series gap"' not in page  # no flat line at 100 %
+    assert text_of(page, "gap-chart").startswith("Gap: no bound yet.")
+
+    assert store.jobs.record_progress(job.id, {**record, "best_bound": 20.0, "trace": TRACE})
+    page = browser.get(f"/dashboard/jobs/{job.id}").text
+    assert text_of(page, "gap") == "50.0%" and 'class="series gap"' in page
+
+
+def attribute_of(page: str, element_id: str, name: str) -> str:
+    match = re.search(rf'id="{element_id}"[^>]*\b{name}="([^"]*)"', page)
+    assert match, element_id
+    return html.unescape(match.group(1))
 
 
 def solved_answer(job_id: str) -> dict[str, Any]:

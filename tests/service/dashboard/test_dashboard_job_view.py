@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from shiftsched.service.dashboard.job_view import Units, job_view, units_of
+from shiftsched.contract.v1 import DEFAULT_SOLVER_TIMEOUT_SECONDS
+from shiftsched.service.dashboard.job_view import Units, job_view, time_limit_of, units_of
 from shiftsched.service.store import Job, Reservation
 
 MOMENT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -104,3 +105,32 @@ def test_a_running_job_holds_its_units_and_only_a_queued_one_can_be_stopped() ->
     assert (sync.phase, sync.stoppable, sync.stopped) == ("solving", False, False)
     kept = job("completed", kind="sync", reservation_id=None, response_json=answered("optimal"))
     assert units_of(kept, None) == Units(held=0, charged=4, released=0)
+
+
+def test_a_stopped_job_is_named_by_the_contracts_status_with_the_stop_beside_it() -> None:
+    kept = job_view(
+        job("completed", stop_requested_at=MOMENT, response_json=answered("feasible")),
+        hold("captured"),
+    )
+    assert kept.status_text == "completed, stopped at your request"
+    cancelled = job_view(job("failed", error_code="cancelled"), hold("released"))
+    assert cancelled.status_text == "failed (cancelled), stopped at your request"
+    ended = job_view(job("completed", response_json=answered("optimal")), hold("captured"))
+    assert ended.status_text == "completed"
+    sync = job(
+        "completed", kind="sync", stop_requested_at=MOMENT, response_json=answered("optimal")
+    )
+    assert job_view(sync, None).status_text == "completed"  # a synchronous solve heeds no stop
+
+
+def test_the_page_shows_the_time_limit_and_the_last_progress_and_no_gap_at_bound_zero() -> None:
+    later = datetime(2026, 3, 2, 9, 0, 7, tzinfo=UTC)
+    record = {"elapsed_seconds": 7.0, "best_objective": 90.0, "best_bound": 0.0}
+    running = job(progress=record, progress_at=later)
+    view = job_view(running, hold("reserved"))
+    assert view.last_updated == later  # not the record's creation
+    assert view.time_limit_seconds is None  # the body names no shifts: not a request read
+    assert view.figures.gap is None and view.figures.bound == 0.0
+    request = {"shifts": [], "options": {"solver_timeout_seconds": 120}}
+    assert time_limit_of(job(request_json={"request": request})) == 120
+    assert time_limit_of(job(request_json={"shifts": []})) == DEFAULT_SOLVER_TIMEOUT_SECONDS

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from shiftsched.service.dashboard.job_view import gap
+from shiftsched.service.dashboard.job_view import gap, shown_gap
 from shiftsched.service.dashboard.progress_chart import (
     BOTTOM,
     HEIGHT,
@@ -52,12 +52,24 @@ def test_the_gap_is_the_engines_and_reads_in_percent() -> None:
     svg = gap_chart(POINTS, now=4.0)
     assert re.findall(r'anchor="end">([\d.]+%)</text>', svg) == ["0%", "25%", "50%", "75%", "100%"]
     steps = path_of(svg, "gap")
-    assert steps[0][0] == "M" and steps[-2] == (
-        "V",
-        pytest.approx(TOP + (HEIGHT - TOP - BOTTOM) * 2 / 3, abs=0.05),
+    # The line starts at the first bound above 0, not at a flat 100 % against the bound 0.
+    assert steps[0] == ("M", pytest.approx(WIDTH - RIGHT, abs=0.05))
+    start = re.search(r'class="series gap" d="M[\d.]+,([\d.]+)', svg)
+    assert start and float(start.group(1)) == pytest.approx(
+        TOP + (HEIGHT - TOP - BOTTOM) * 2 / 3, abs=0.05
     )
     assert "Gap 33.3 % at the last point." in svg
     assert gap_chart([TracePoint(1.0, None, 5.0)], now=2.0) == ""
+
+
+def test_no_gap_is_drawn_before_a_bound_above_zero() -> None:
+    assert shown_gap(1_400_000.0, 0.0) is None and shown_gap(0.0, 0.0) == 0.0
+    assert shown_gap(30.0, None) is None and shown_gap(30.0, 20.0) == pytest.approx(1 / 3)
+    note = gap_chart(POINTS[:2], now=4.0)
+    assert "no bound yet" in note and "<path" not in note and "100%" not in note
+    svg = gap_chart(POINTS, now=8.0)
+    steps = path_of(svg, "gap")
+    assert steps[0] == ("M", pytest.approx(LEFT + (WIDTH - LEFT - RIGHT) * 0.5, abs=0.05))
 
 
 def test_a_record_without_a_trace_gives_its_improvements_and_the_end_closes_it() -> None:
