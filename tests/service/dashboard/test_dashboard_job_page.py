@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from shiftsched.checking.audit import audit
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import DEFAULT_SOLVER_TIMEOUT_SECONDS, SolveResponse
-from shiftsched.service.dashboard.roster_print import shortage_words
+from shiftsched.service.dashboard.roster_print import shift_codes, shortage_words
 from shiftsched.service.store import Job, Store
 from shiftsched.solving.solve import solve
 from tests.audited import EXACT
@@ -321,8 +321,12 @@ def test_the_print_view_is_the_audited_roster(browser: TestClient) -> None:
     assert text_of(sheet, "sheet-title") == "Roster 2026-03-02 to 2026-03-08"
     dates = [f"2026-03-0{day}" for day in range(2, 9)]
     expected = {e.id: ["" for _ in dates] for e in request.employees}
+    codes = shift_codes([shift.id for shift in request.shifts])
+    assert codes == {"day": "day", "night": "nig"}  # at most four characters a shift
+    numbers = {duty.id: str(place) for place, duty in enumerate(request.duties, start=1)}
     for item in answer.solution.assignments:
-        cell = item.shift_id if item.duty_id is None else f"{item.shift_id}/{item.duty_id}"
+        code = codes[item.shift_id]
+        cell = code if item.duty_id is None else f"{code}/{numbers[item.duty_id]}"
         expected[item.employee_id][dates.index(item.date.isoformat())] = cell
     assert sheet_cells(sheet) == expected
     assert text_of(sheet, "sheet-objective") == f"{report.objective_value:,.0f}"
