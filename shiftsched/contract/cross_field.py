@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from shiftsched.contract.faults import ErrorCode, Path, fault, period_too_long
+from shiftsched.contract.hints import unknown_id
 from shiftsched.contract.size import schedule_days
 from shiftsched.contract.v1 import (
     MAX_PERIOD_DAYS,
@@ -75,12 +76,14 @@ def _date_in_period(path: Path, day: dt.date, index: _Index) -> Iterator[FieldEr
 
 def _shift_ref(path: Path, shift_id: str, index: _Index) -> Iterator[FieldError]:
     if shift_id not in index.shift_ids:
-        yield fault(path, ErrorCode.UNKNOWN_SHIFT_ID, f"no shift has id '{shift_id}'")
+        yield fault(
+            path, ErrorCode.UNKNOWN_SHIFT_ID, unknown_id("shift", shift_id, index.shift_ids)
+        )
 
 
 def _duty_ref(path: Path, duty_id: str, index: _Index) -> Iterator[FieldError]:
     if duty_id not in index.duty_shifts:
-        yield fault(path, ErrorCode.UNKNOWN_DUTY_ID, f"no duty has id '{duty_id}'")
+        yield fault(path, ErrorCode.UNKNOWN_DUTY_ID, unknown_id("duty", duty_id, index.duty_shifts))
 
 
 def _range(path: Path, value: Range) -> Iterator[FieldError]:

@@ -25,6 +25,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from shiftsched.contract.hints import unknown_id
 from shiftsched.contract.parse import ErrorCode
 from shiftsched.contract.v1 import Assignment, Date, Id, SolveRequest, _distinct_nfc_keys
 from shiftsched.contract.v1 import _Model as _ContractModel
@@ -185,11 +186,13 @@ def _cell_faults(request: SolveRequest, history: History, at: Path) -> Iterator[
             )
         if a.shift_id not in shifts:
             yield FieldError(
-                (*path, "shift_id"), f"no shift has id {a.shift_id!r}", ErrorCode.UNKNOWN_SHIFT_ID
+                (*path, "shift_id"),
+                unknown_id("shift", a.shift_id, shifts),
+                ErrorCode.UNKNOWN_SHIFT_ID,
             )
         if a.duty_id is not None and a.duty_id not in duties:
             yield FieldError(
-                (*path, "duty_id"), f"no duty has id {a.duty_id!r}", ErrorCode.UNKNOWN_DUTY_ID
+                (*path, "duty_id"), unknown_id("duty", a.duty_id, duties), ErrorCode.UNKNOWN_DUTY_ID
             )
         if a.date >= start:
             yield FieldError(

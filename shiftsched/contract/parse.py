@@ -34,6 +34,7 @@ from pydantic_core import ErrorDetails
 
 from shiftsched.contract.cross_field import check
 from shiftsched.contract.faults import ErrorCode, Path, fault, period_too_long
+from shiftsched.contract.hints import did_you_mean, fields_at
 from shiftsched.contract.v1 import DATE_OUT_OF_RANGE, MAX_PERIOD_DAYS, Date, SolveRequest
 from shiftsched.errors import FieldError, InvalidRequest
 
@@ -140,14 +141,15 @@ def _json_path(loc: Sequence[str | int], data: object) -> Path:
     return tuple(path)
 
 
-def _message(error: ErrorDetails) -> str:
-    """Pydantic's message, rephrased where it speaks Python rather than JSON."""
+def _message(error: ErrorDetails, model: type[BaseModel]) -> str:
+    """Pydantic's message, rephrased where it speaks Python rather than JSON; an unknown
+    property names the known one it is closest to."""
     kind, loc = error["type"], error["loc"]
     last = loc[-1] if loc else None
     if kind == "missing":
         return f"required property '{last}' is missing"
     if kind == "extra_forbidden":
-        return f"unknown property '{last}'"
+        return f"unknown property '{last}'{did_you_mean(str(last), fields_at(model, loc))}"
     if kind in _JSON_TYPE_MESSAGES:
         return _JSON_TYPE_MESSAGES[kind]
     if kind == "union_tag_not_found":
@@ -157,12 +159,14 @@ def _message(error: ErrorDetails) -> str:
     return error["msg"].removeprefix("Value error, ")
 
 
-def _field_error(error: ErrorDetails, data: object, at: Path = ()) -> FieldError:
+def _field_error(
+    error: ErrorDetails, data: object, model: type[BaseModel], at: Path = ()
+) -> FieldError:
     path = (*at, *_json_path(error["loc"], data))
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         path = (*path, _DISCRIMINATOR)
     code = _PYDANTIC_CODES.get(error["type"], ErrorCode.INVALID_VALUE)
-    return fault(path, code, _message(error))
+    return fault(path, code, _message(error, model))
 
 
 def load_json(text: str | bytes, source: str = "the request") -> Any:
@@ -229,7 +233,9 @@ def parse_model(model: type[ModelT], data: object, at: Path = ()) -> ModelT:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise InvalidRequest([_field_error(error, data, at) for error in exc.errors()]) from None
+        raise InvalidRequest(
+            [_field_error(error, data, model, at) for error in exc.errors()]
+        ) from None
 
 
 def parse_request(data: object) -> SolveRequest:

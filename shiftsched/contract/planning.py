@@ -15,6 +15,7 @@ from typing import Annotated, Final, Literal
 from pydantic import Field
 
 from shiftsched.contract.cross_field import check
+from shiftsched.contract.hints import unknown_id
 from shiftsched.contract.history import History, Ledger, history_faults
 from shiftsched.contract.parse import ErrorCode, parse_model
 from shiftsched.contract.v1 import Assignment, Date, Id, NonNegativeInt, SolveRequest, SolveResponse
@@ -159,13 +160,17 @@ class KnownIds:
     ) -> Iterator[FieldError]:
         if shift_id not in self.shifts:
             yield FieldError(
-                (*path, "shift_id"), f"no shift has id {shift_id!r}", ErrorCode.UNKNOWN_SHIFT_ID
+                (*path, "shift_id"),
+                unknown_id("shift", shift_id, self.shifts),
+                ErrorCode.UNKNOWN_SHIFT_ID,
             )
         if duty_id is None:
             return
         if duty_id not in self.duty_shifts:
             yield FieldError(
-                (*path, "duty_id"), f"no duty has id {duty_id!r}", ErrorCode.UNKNOWN_DUTY_ID
+                (*path, "duty_id"),
+                unknown_id("duty", duty_id, self.duty_shifts),
+                ErrorCode.UNKNOWN_DUTY_ID,
             )
         elif shift_id in self.shifts and shift_id not in self.duty_shifts[duty_id]:
             yield FieldError(

@@ -439,7 +439,8 @@ def test_cli_unknown_references_exit_2_with_their_paths(
     )
     code, out, err = run(["export", request_path, str(bad), "--format", "ics"])
     assert (code, out) == (EXIT_INVALID, "")
-    assert "[5].shift_id: no shift has id 'x' (unknown_shift_id)" in err
+    assert "[5].shift_id: no shift has id 'x' (the shifts: " in err
+    assert err.rstrip().endswith("(unknown_shift_id)")
     code, _, err = run(["export", *files, "--format", "csv", "--employee", "nobody"])
     assert code == EXIT_INVALID
     assert "employee_id: no employee with id 'nobody'" in err
