@@ -349,6 +349,10 @@ AUDIT = Operation(
                 help="lowers that employee's day minimums: " + ABSENT_HELP,
             ),
             HISTORY,
+            table_format(
+                "json: the audit (default); table: the verdict, each broken rule and "
+                "shortage, the costliest soft terms in words"
+            ),
         ),
     ),
 )
@@ -378,6 +382,10 @@ COMPARE = Operation(
                 help="lowers that employee's day minimums: " + ABSENT_HELP,
             ),
             HISTORY,
+            table_format(
+                "json: the comparison (default); table: the objective, the changed cells, "
+                "each employee's figures and each soft term's cost"
+            ),
         ),
     ),
 )
@@ -408,6 +416,10 @@ EXPLAIN = Operation(
                 metavar="DATE",
                 help="only this date (repeatable)",
             ),
+            table_format(
+                "json: the explanations (default); table: one entry per shortage, its "
+                "verdict and what fills it or forbids it"
+            ),
         ),
     ),
 )
@@ -437,6 +449,10 @@ WHY = Operation(
                 default=None,
                 metavar="SHIFT_ID[:DUTY_ID]",
                 help="the shift wanted (default: off)",
+            ),
+            table_format(
+                "json: the answer, its re-planned roster included (default); table: the "
+                "verdict, why, and the cells that change"
             ),
         ),
     ),

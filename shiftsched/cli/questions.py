@@ -62,7 +62,14 @@ def audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
         payload["metrics_mismatches"] = mismatches
     if response.notes:
         payload["notes"] = response.notes
-    print_json(payload, out)
+    if args.format == "table":
+        from shiftsched.present.answer_text import terminal_width
+        from shiftsched.present.question_text import audit_text
+
+        answer = explained(request, response.assignments, report)
+        out.write(audit_text(request, answer, mismatches, terminal_width()))
+    else:
+        print_json(payload, out)
     clean = report.feasible and not mismatches
     if not args.quiet:
         verdict = "clean" if clean else "not clean"
@@ -83,11 +90,20 @@ def compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
     after = assignments(args.after, stdin, request).assignments
     past = None if args.history is None else history(request, args.history, stdin)
     answer = compared(request, before, after, history=past, absences=absences(request, args.absent))
-    print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    if args.format == "table":
+        from shiftsched.present.answer_text import terminal_width
+        from shiftsched.present.question_text import compare_text
+
+        out.write(compare_text(request, answer, terminal_width()))
+    else:
+        print_json(answer.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
+        from shiftsched.present.words import many
+
         totals = answer.totals  # the lists hold at most listed_limit items each
         err.write(
-            f"{totals.changes} cells differ for {len(answer.employees)} employees; "
+            f"{many(totals.changes, 'cell')} {'differs' if totals.changes == 1 else 'differ'} for "
+            f"{many(len(answer.employees), 'employee')}; "
             f"objective {answer.objective_before:g} -> {answer.objective_after:g} "
             f"({answer.objective_delta:+g}); hard violations "
             f"+{totals.hard_violations_added} -{totals.hard_violations_removed}\n"
@@ -103,8 +119,15 @@ def explain(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
     body = question_body(args, stdin)
     if args.date:
         body["dates"] = args.date
-    answer = explain_shortages(parse_explain(body), limits(args))
-    print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    ask = parse_explain(body)
+    answer = explain_shortages(ask, limits(args))
+    if args.format == "table":
+        from shiftsched.present.answer_text import terminal_width
+        from shiftsched.present.question_text import explain_text
+
+        out.write(explain_text(ask.request, answer, terminal_width()))
+    else:
+        print_json(answer.model_dump(mode="json", exclude_none=True), out)
     if not args.quiet:
         verdicts = [e.verdict for e in answer.explanations]
         counts = ", ".join(
@@ -126,10 +149,18 @@ def why(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> in
         body["shift_id"] = shift_id
         if duty_id:
             body["duty_id"] = duty_id
-    answer = why_not(parse_why(body), limits(args))
-    print_json(answer.model_dump(mode="json", exclude_none=True), out)
-    if not args.quiet:
-        err.write(f"{answer.question} {answer.verdict}: {answer.summary}\n")
+    ask = parse_why(body)
+    answer = why_not(ask, limits(args))
+    if args.format == "table":
+        from shiftsched.present.answer_text import terminal_width
+        from shiftsched.present.question_text import why_text
+
+        out.write(why_text(ask.request, answer, terminal_width()))
+    else:
+        print_json(answer.model_dump(mode="json", exclude_none=True), out)
+    if not args.quiet:  # the summary may begin with the verdict: said once
+        summary = answer.summary.removeprefix(f"{answer.verdict}:").strip()
+        err.write(f"{answer.question} {answer.verdict}: {summary}\n")
     return EXIT_OK if answer.verdict in ("already", "possible", "impossible") else EXIT_FAILED
 
 

@@ -95,7 +95,7 @@ def solve_text(
 # --------------------------------------------------------------------------- re-plan
 
 
-def _held(request: SolveRequest, shift_id: str | None, duty_id: str | None) -> str:
+def held(request: SolveRequest, shift_id: str | None, duty_id: str | None) -> str:
     """``Early`` or ``Early (Phones)`` by name; ``off`` for no shift."""
     if shift_id is None:
         return "off"
@@ -107,8 +107,8 @@ def _held(request: SolveRequest, shift_id: str | None, duty_id: str | None) -> s
 
 def change_line(request: SolveRequest, change: Change, width: int) -> list[str]:
     """``store-02  Mon 2026-04-27  Day -> Opening``."""
-    before = _held(request, change.from_shift_id, change.from_duty_id)
-    after = _held(request, change.to_shift_id, change.to_duty_id)
+    before = held(request, change.from_shift_id, change.from_duty_id)
+    after = held(request, change.to_shift_id, change.to_duty_id)
     return wrap(f"  {change.employee_id}  {_day(change.date)}  {before} -> {after}", width, "    ")
 
 
@@ -134,13 +134,13 @@ def replan_text(ask: ReplanRequest, response: ReplanResponse, width: int) -> str
     delta = after.objective_value - before.objective_value
     text = (
         f"objective (audited): {number(before.objective_value)} published -> "
-        f"{number(after.objective_value)} re-planned ({_signed(delta)})"
+        f"{number(after.objective_value)} re-planned ({signed(delta)})"
     )
     lines += ["", *wrap(text, width), *audit_lines(after, width, "re-planned roster")]
     return _text(lines)
 
 
-def _signed(value: float) -> str:
+def signed(value: float) -> str:
     return "+0" if value == 0 else ("+" if value > 0 else "-") + number(abs(value))
 
 
@@ -153,10 +153,10 @@ def _candidate_lines(
     """One row (rank, employee, feasible, objective delta, shift left), then the hard
     rules the move breaks and the soft terms it moves most, in words."""
     name_width, delta_width = widths
-    moved = _held(request, item.moved_from_shift_id, None) if item.moved_from_shift_id else ""
+    moved = held(request, item.moved_from_shift_id, None) if item.moved_from_shift_id else ""
     row = (
         f"{rank:>2}  {fit(item.employee_id, name_width)}  "
-        f"{'yes' if item.feasible else 'no ':<8}  {_signed(item.objective_delta):>{delta_width}}"
+        f"{'yes' if item.feasible else 'no ':<8}  {signed(item.objective_delta):>{delta_width}}"
         f"  {moved}"
     )
     lines = [fit(row.rstrip(), width).rstrip()]
@@ -167,7 +167,7 @@ def _candidate_lines(
         amount = abs(term.violated_by_delta) or None
         words = term_words(request, term.name, amount)
         effect = "adds" if term.penalty_delta > 0 else "removes"
-        lines += wrap(f"      {_signed(term.penalty_delta)} {effect}: {words}", width, "        ")
+        lines += wrap(f"      {signed(term.penalty_delta)} {effect}: {words}", width, "        ")
     if len(terms) > TERMS_SHOWN:
         lines.append(f"      and {many(len(terms) - TERMS_SHOWN, 'more soft term')}")
     return lines
@@ -178,12 +178,12 @@ def recommend_text(ask: RecommendRequest, answer: RecommendResponse, width: int)
     request, slot = ask.request, ask.slot
     shown = len(answer.recommendations)
     title = (
-        f"who could fill {_held(request, slot.shift_id, slot.duty_id)} on {_day(slot.date)}: "
+        f"who could fill {held(request, slot.shift_id, slot.duty_id)} on {_day(slot.date)}: "
         f"{answer.candidates} candidates, the best {shown} listed"
     )
     ids = [r.employee_id for r in answer.recommendations]
     name_width = max(8, min(max((cell_len(i) for i in ids), default=0), width // 3))
-    deltas = [_signed(r.objective_delta) for r in answer.recommendations]
+    deltas = [signed(r.objective_delta) for r in answer.recommendations]
     delta_width = max(11, *(len(d) for d in deltas)) if deltas else 11
     header = (
         f" #  {fit('employee', name_width)}  feasible  {'objective Δ':>{delta_width}}  moved from"

@@ -118,3 +118,67 @@ def test_a_wrong_history_is_one_fault_on_the_command_line(
     code, _, stderr = run_text(["solve", str(RETAIL), "--history", own])
     assert code == EXIT_INVALID
     assert faults(stderr) == [("history.assignments", "history_of_another_request")]
+
+
+# ----------------------------------------------------------------- --format table
+
+
+def _table(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str], str]:
+    """The answer as a person reads it at 100 columns: its lines, none wider."""
+    monkeypatch.setenv("COLUMNS", "100")
+    code, stdout, stderr = run_text([*argv, "--format", "table"])
+    lines = stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines), lines
+    assert not stdout.lstrip().startswith("{")  # words, not JSON
+    return code, lines, stderr
+
+
+def test_audit_and_compare_tables_give_the_verdict_and_the_changes(
+    tmp_path: Path, published: tuple[Json, list[Json]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, roster = published
+    request = write(tmp_path, "request.json", data)
+    a = write(tmp_path, "a.json", {"assignments": roster})
+    b = write(tmp_path, "b.json", roster[1:])
+    code, lines, _ = _table(["audit", request, a], monkeypatch)
+    assert code == EXIT_OK
+    assert lines[0].startswith("audit: no hard rule broken; objective ")
+    code, lines, stderr = _table(["compare", request, a, b], monkeypatch)
+    assert code == EXIT_OK
+    assert lines[0].startswith("1 cell differs for 1 employee; objective ")
+    first = roster[0]
+    [change] = [line for line in lines if line.startswith(f"  {first['employee_id']} ")]
+    assert first["date"] in change and change.endswith(" -> off")
+    assert stderr.startswith("1 cell differs for 1 employee; ")
+
+
+def test_why_table_gives_the_verdict_and_the_cells_that_change_once(
+    tmp_path: Path, published: tuple[Json, list[Json]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, roster = published
+    cell = roster[0]
+    request = write(tmp_path, "request.json", data)
+    published_roster = write(tmp_path, "roster.json", roster)
+    argv = ["why", request, published_roster, "--employee", cell["employee_id"]]
+    argv += ["--date", cell["date"], "--workers", "1", "--time-limit", "120"]
+    code, lines, stderr = _table(argv, monkeypatch)
+    assert code == EXIT_OK
+    assert lines[0].endswith("? possible")
+    assert any(line.endswith("changed cell:") or line.endswith("changed cells:") for line in lines)
+    assert len(lines) < 20  # the answer, not the roster
+    [said] = stderr.splitlines()
+    assert "possible: possible" not in said and said.count("possible") == 1
+
+
+def test_explain_table_gives_one_entry_per_shortage(
+    tmp_path: Path, published: tuple[Json, list[Json]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, roster = published
+    request = write(tmp_path, "request.json", data)
+    holed = write(tmp_path, "holed.json", roster[1:])
+    argv = ["explain", request, holed, "--workers", "1", "--time-limit", "120"]
+    code, lines, _ = _table(argv, monkeypatch)
+    assert code == EXIT_OK
+    assert lines[0].startswith("1 shortage explained")
+    [entry] = [line for line in lines[1:] if not line.startswith(" ")]
+    assert entry.split()[1] == roster[0]["date"] and "missing" in entry
