@@ -10,19 +10,20 @@
                                                period follows PREV (a SolveResponse of
                                                the period before, or a history), and
                                                the answer adds the ledger (shiftsched.periods.plan)
-    python -m shiftsched audit REQUEST.json RESPONSE.json [--history PREV.json]
+    python -m shiftsched audit REQUEST.json RESPONSE.json [--history PREV.json] [--format ...]
                                                the audit (across the seam with PREV):
                                                findings with their input items, each
                                                employee's figures, the plan's KPIs
-    python -m shiftsched compare REQUEST.json A.json B.json [--history PREV.json]
+    python -m shiftsched compare REQUEST.json A.json B.json [--history PREV.json] [--format ...]
                                                what differs from roster A to B: cells,
                                                per-employee figures, terms, objective
     python -m shiftsched explain REQUEST.json RESPONSE.json [--date DATE ...]
-                       [--absent ...] [--history PREV.json] [--time-limit S]
+                       [--absent ...] [--history PREV.json] [--time-limit S] [--format ...]
                                                per shortage: avoidable (the fill found)
                                                or unavoidable (what forbids it)
     python -m shiftsched why REQUEST.json RESPONSE.json --employee ID --date DATE
                        [--shift SHIFT_ID[:DUTY_ID]] [--absent ...] [--time-limit S]
+                       [--format json|table]
                                                why ID is not off (or not on the shift)
                                                that date: the re-plan that makes it so,
                                                or the rules that forbid it
@@ -41,11 +42,17 @@
                        [--top N] [--absent EMPLOYEE_ID:DATE[,DATE...]] [--format json|table]
                                                {"recommendations": [...]}: who should
                                                fill the slot, best first (no re-solve)
+    python -m shiftsched next-period REQUEST.json [--roster RESPONSE.json]
+                                               the request of the next calendar period
+                                               (the month after a month); with --roster,
+                                               a plan's body, the roster as its history
 
 ``--format table`` prints for a person instead of JSON, as wide as the terminal
 (``COLUMNS``, or 80 when stdout is not a terminal): the roster in blocks of whole weeks
-with a legend of its codes, a re-plan's changes, a ranked table of the candidates; every
-figure is the audit's (shiftsched.present.answer_text).
+with a legend of its codes (holidays marked), a re-plan's changes, a ranked table of the
+candidates, an audit's findings, a comparison's changes, one line per shortage explained,
+a why-not's verdict and its changed cells; every figure is the audit's
+(shiftsched.present.answer_text, shiftsched.present.question_text).
 
 stdout carries only the result. People get the rest on stderr: live progress while a
 solve runs (on a terminal, or with ``--progress``), a one-line summary at the end, and
@@ -65,7 +72,8 @@ they can be read, and ``notes`` says what was left out of the comparison and why
 Invalid input always exits 2 with every fault and its JSON path; never a traceback.
 
 The subcommands come from the operations' declarations (``shiftsched.operations``, each
-its :class:`~shiftsched.operations.Command`) and ``export`` (``shiftsched.cli.export``);
+its :class:`~shiftsched.operations.Command`), ``export`` (``shiftsched.cli.export``) and
+``next-period`` (``shiftsched.cli.next_period``);
 the parser is built from them (``shiftsched.cli.main``), the handlers are in
 ``shiftsched.cli.solving`` and ``shiftsched.cli.questions``, the files they read in
 ``shiftsched.cli.files`` and what they write in ``shiftsched.cli.output``. This package's

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from shiftsched.cli.export import EXPORT
 from shiftsched.cli.files import read_json
+from shiftsched.cli.next_period import NEXT_PERIOD
 from shiftsched.cli.output import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, print_json
 from shiftsched.errors import InvalidRequest
 from shiftsched.operations import OPERATIONS, Command, Operation, named
@@ -46,9 +47,10 @@ def answer(
 
 def commands() -> list[tuple[str, Command, Handler]]:
     """Every subcommand (its name, its declaration, its handler), as ``--help`` lists
-    them: the operations that declare one, and ``export``."""
+    them: the operations that declare one, ``export`` and ``next-period``."""
     found: list[tuple[str, Command, Handler]] = [
         (EXPORT.name, EXPORT, named(EXPORT.handler)),
+        (NEXT_PERIOD.name, NEXT_PERIOD, named(NEXT_PERIOD.handler)),
     ]
     for operation in OPERATIONS:
         command = operation.command

@@ -19,7 +19,8 @@ cut splits.
 The *next* period is the request carried forward (:func:`next_period`): the same staff
 and rules on the dates after it, each day's demand that of the latest day of the same
 weekday, and what was wished or fixed for a date of the old period left behind. It is the
-request a plan after a history (shiftsched.contract.history) starts from.
+request a plan after a history (shiftsched.contract.history) starts from; :func:`following`
+is the one of the next calendar period (the next month after a month).
 """
 
 from __future__ import annotations
@@ -106,6 +107,25 @@ def next_period(request: SolveRequest, days: int, start: dt.date | None = None) 
             }
         )
     )
+
+
+def following_days(start: dt.date, end: dt.date) -> int:
+    """How long the period after ``start..end`` is: as many whole calendar months when
+    the period is whole months (February is followed by all of March), else as many days."""
+    after = end + dt.timedelta(days=1)
+    if start.day != 1 or after.day != 1:
+        return (end - start).days + 1
+    months = (after.year - start.year) * 12 + after.month - start.month
+    index = after.month - 1 + months
+    last = dt.date(after.year + index // 12, index % 12 + 1, 1) - dt.timedelta(days=1)
+    return (last - end).days
+
+
+def following(request: SolveRequest) -> SolveRequest:
+    """The request of the next calendar period (:func:`following_days`), carried
+    forward by :func:`next_period`."""
+    period = request.schedule_period
+    return next_period(request, following_days(period.start_date, period.end_date))
 
 
 def _same_weekday(first: dt.date, last: dt.date, day: dt.date) -> int:

@@ -26,9 +26,9 @@ def test_each_name_in_a_declaration_is_importable(operation: Operation) -> None:
     assert by_name(operation.name) is operation
 
 
-def test_the_subcommands_are_the_declared_ones_and_export() -> None:
+def test_the_subcommands_are_the_declared_ones_export_and_next_period() -> None:
     names = [name for name, _, _ in commands()]
     expected = ["validate", "solve", "audit", "compare", "explain", "why", "export"]
-    assert names == [*expected, "replan", "recommend"]
+    assert names == [*expected, "replan", "recommend", "next-period"]
     with pytest.raises(LookupError):
         by_name("teleport")
