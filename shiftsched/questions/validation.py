@@ -223,10 +223,17 @@ def _size(request: SolveRequest, period: Horizon) -> Iterator[Hint]:
     yield _hint(
         (),
         f"size {size:,} ({kind}): {handling}, {units} unit{'s' if units != 1 else ''} "
-        f"(size = {len(request.employees)} employees x {len(request.shifts)} shifts x "
-        f"{max(1, len(request.duties))} duties x {len(period.dates)} days; one unit per "
+        f"(size = {_count(len(request.employees), 'employee')} x "
+        f"{_count(len(request.shifts), 'shift')} x "
+        f"{_count(max(1, len(request.duties)), 'duty', 'duties')} x {len(period.dates)} days; "
+        "one unit per "
         f"started {SIZE_PER_UNIT:,})",
     )
+
+
+def _count(count: int, singular: str, plural: str = "") -> str:
+    """``1 duty``, ``2 duties``: the size formula's factors agreeing with their nouns."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
 
 
 def _long_timeout(request: SolveRequest, period: Horizon) -> Iterator[Hint]:

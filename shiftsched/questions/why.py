@@ -53,7 +53,7 @@ def why_not(ask: WhyRequest, limits: SolveLimits | None = None) -> WhyResponse:
         return WhyResponse(
             question=question,
             verdict="possible",
-            summary=f"possible: {len(changes)} cells change and the objective changes by "
+            summary=f"possible: {_cells_change(len(changes))} and the objective changes by "
             f"{delta:+g}",
             objective_delta=delta,
             changes=changes,
@@ -74,6 +74,11 @@ def why_not(ask: WhyRequest, limits: SolveLimits | None = None) -> WhyResponse:
         summary=f"no roster allows it: {reasons}",
         causes=causes,
     )
+
+
+def _cells_change(count: int) -> str:
+    """``1 cell changes``, ``2 cells change``: the count agreeing with its verb."""
+    return "1 cell changes" if count == 1 else f"{count} cells change"
 
 
 def _ineligible(ask: WhyRequest) -> list[Cause]:

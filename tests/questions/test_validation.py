@@ -20,7 +20,7 @@ from tests.factories import (
 
 SIZE_HINT = (
     "size 42 (basic): synchronous solve, 1 unit "
-    "(size = 3 employees x 2 shifts x 1 duties x 7 days; one unit per started 10,000)"
+    "(size = 3 employees x 2 shifts x 1 duty x 7 days; one unit per started 10,000)"
 )
 DEFAULT_CONSECUTIVE_HINT = (
     "not set: the default applies, a hard cap of 6 consecutive working days with at most 5 "
@@ -248,7 +248,7 @@ def test_size_of_a_large_request() -> None:
 
 
 def test_size_counts_one_duty_when_there_are_none() -> None:
-    assert "x 1 duties x 7 days" in hints_of(request_with(duties=[]))[""]
+    assert "x 1 duty x 7 days" in hints_of(request_with(duties=[]))[""]
 
 
 def test_an_explicit_consecutive_days_cap_gets_no_default_hint() -> None:

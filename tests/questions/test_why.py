@@ -61,6 +61,8 @@ def test_why_not_off_gives_the_replan_that_frees_the_day() -> None:
     answer = asked(data, roster, employee_id=cell["employee_id"], date=cell["date"])
     assert answer.verdict == "possible", answer.summary
     assert answer.question == f"why is {cell['employee_id']} not off on {cell['date']}?"
+    count = len(answer.changes)
+    assert (f"{count} cells change" if count != 1 else "1 cell changes") in answer.summary
     priced_and_kept(data, roster, answer)
     assert answer.roster is not None
     assert not [
