@@ -494,17 +494,18 @@ def test_explore_figures_agree_with_the_audit_in_chromium(tmp_path: Path) -> Non
     assert seen.first_violation == term_words(variant, first_term.name, first_term.violated_by)
     employee, day = seen.picked
     cell = next(a for a in published if (a.employee_id, a.date) == (employee, day))
-    ask = ReplanRequest(
-        request=variant, roster=published, absences=[Absence(employee_id=employee, dates=[day])]
-    )
+    absent = [Absence(employee_id=employee, dates=[day])]  # lowers their day minimums
+    ask = ReplanRequest(request=variant, roster=published, absences=absent)
     replanned = replan(ask.model_copy(update={"pin_before": day}), limits)
     assert replanned.solution is not None
-    after = audit(variant, replanned.solution.assignments)
-    assert seen.replan_line == (before.objective_value, after.objective_value)
+    sick_before = audit(variant, published, absences=absent)
+    after = audit(variant, replanned.solution.assignments, absences=absent)
+    assert seen.replan_line == (sick_before.objective_value, after.objective_value)
     candidate, delta = seen.best_fill
     hole = reassign(published, employee, day, None)
     filled = reassign(hole, candidate, day, cell.shift_id, cell.duty_id)
-    assert delta == audit(variant, filled).objective_value - before.objective_value
+    filled_value = audit(variant, filled, absences=absent).objective_value
+    assert delta == filled_value - sick_before.objective_value
     assert seen.uploaded_objective == before.objective_value
     assert "nothing to re-plan" in seen.day_off_said
 
