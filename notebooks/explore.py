@@ -388,7 +388,9 @@ def solved(
     if fitting_upload is None or not show_upload.value:
         # The clock starts before the problem is built: the times shown are what you wait.
         _asked = time.perf_counter()
-        with mo.status.spinner(title=f"Solving… up to {time_limit.value} s"):
+        with mo.status.spinner(
+            title=f"Solving… {time_limit.value} s (longer until a first roster)"
+        ):
             outcome = solve_variant(
                 variant, preference_weight.value, time_limit.value, default_work_limit, _asked
             )

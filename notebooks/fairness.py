@@ -23,8 +23,11 @@ def imports():
         fairness_cost_chart,
         media_type,
         no_roster_advice,
-        notebook_solve_limits,
+        notebook_solve,
         roster_file_name,
+        same_rosters,
+        same_rosters_words,
+        tried_seconds,
     )
     from shiftsched.questions import (
         SweepPoint,
@@ -38,7 +41,7 @@ def imports():
         with_fairness_group,
         without_fairness_group,
     )
-    from shiftsched.solving import from_request, solve_problem
+    from shiftsched.solving import from_request
 
     return (
         DOWNLOADS,
@@ -57,18 +60,20 @@ def imports():
         media_type,
         mo,
         no_roster_advice,
-        notebook_solve_limits,
+        notebook_solve,
         parse_request,
         pl,
         request_size,
         roster_file_name,
+        same_rosters,
+        same_rosters_words,
         scenarios_note,
         shared_most_burdened,
-        solve_problem,
         solve_state,
         starting_burden,
         suggested_time_limit,
         sweep_caption,
+        tried_seconds,
         with_fairness_group,
         without_fairness_group,
     )
@@ -140,10 +145,14 @@ def controls(dataset, default_time_limit, mo, request, request_size, suggested_t
         value=f"0: {groups[0].policy} over {', '.join(groups[0].target_shift_ids)}",
         label="Fairness group",
     )
+    # Enough for the policies to move the roster away from where the search starts, also
+    # on a busy machine: with a few seconds the three rosters can come back the same.
+    _scenario_seconds = 10
     time_limit = mo.ui.slider(
         1,
         30,
-        value=default_time_limit or suggested_time_limit(request_size(request)),
+        value=default_time_limit
+        or max(_scenario_seconds, suggested_time_limit(request_size(request))),
         label="Time limit per solve (s)",
         show_value=True,
         debounce=True,  # one solve when the slider is let go, not one per step
@@ -159,15 +168,15 @@ def solver(
     from_request,
     mo,
     no_roster_advice,
-    notebook_solve_limits,
-    solve_problem,
+    notebook_solve,
     time_limit,
+    tried_seconds,
 ):
     def solve_roster(variant, seconds=None):
-        """Solve a variant (within ``seconds``, else the slider's limit) and check its
-        roster with the independent audit."""
-        limits = notebook_solve_limits(seconds or time_limit.value, default_work_limit)
-        outcome = solve_problem(from_request(variant), limits)
+        """Solve a variant (within ``seconds``, else the slider's limit, which never ends
+        a solve without a roster) and check its roster with the independent audit."""
+        _seconds = seconds or time_limit.value
+        outcome = notebook_solve(from_request(variant), _seconds, default_work_limit)
         if not outcome.has_solution:
             return outcome  # the caller says why, and what to do
         report = audit(variant, outcome.assignments)
@@ -177,7 +186,8 @@ def solver(
 
     def no_roster_note(outcome, what, seconds=None):
         """What to tell the user when a solve ended without a roster."""
-        advice = no_roster_advice(outcome.status, outcome.message, seconds or time_limit.value)
+        _tried = tried_seconds(outcome, seconds or time_limit.value)
+        advice = no_roster_advice(outcome.status, outcome.message, _tried)
         return mo.callout(mo.md(f"**No roster for {what}.** {advice}"), "warn")
 
     return no_roster_note, solve_roster
@@ -232,7 +242,14 @@ def burdens(group_burden, group_index, request, scenario_outcomes, scenario_requ
 
 @app.cell
 def scenario_table(
-    gap_percent, mo, pl, scenario_burdens, scenario_outcomes, scenarios_explained, solve_state
+    gap_percent,
+    mo,
+    pl,
+    scenario_burdens,
+    scenario_outcomes,
+    scenarios_explained,
+    scenarios_same,
+    solve_state,
 ):
     scenario_summary = pl.DataFrame(
         [
@@ -254,6 +271,7 @@ def scenario_table(
     mo.vstack(
         [
             mo.md("## Three rosters side by side"),
+            *([mo.callout(mo.md(scenarios_same), "warn")] if scenarios_same else []),
             mo.ui.table(scenario_summary, selection=None),
             mo.md(scenarios_explained),
         ]
@@ -266,12 +284,15 @@ def scenario_words(
     gap_percent,
     group_index,
     request,
+    same_rosters,
+    same_rosters_words,
     scenario_burdens,
     scenario_outcomes,
     scenarios_note,
     shared_most_burdened,
     solve_state,
     starting_burden,
+    time_limit,
 ):
     # Why the three rosters differ as they do, from their figures: unfinished solves, and
     # the employee who carries the most in each (checked against the roster the search
@@ -284,7 +305,14 @@ def scenario_words(
         _start_burden = starting_burden(request, group_index)
         _start = next(s.count for s in _start_burden.shares if s.employee_id == _shared[0])
     scenarios_explained = scenarios_note(_states, _shared, _start)
-    return (scenarios_explained,)
+    # Rosters that came back the same say nothing about their policies: said first.
+    scenarios_same = same_rosters_words(
+        same_rosters({n: o.assignments for n, o in scenario_outcomes.items()}),
+        len(scenario_outcomes),
+        [n for n, (state, _) in _states.items() if state == "proven optimal"],
+        time_limit.value,
+    )
+    return scenarios_explained, scenarios_same
 
 
 @app.cell

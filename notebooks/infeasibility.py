@@ -16,7 +16,7 @@ def imports():
     from shiftsched.contract import load_json, parse_request
     from shiftsched.present import (
         assignments_frame,
-        notebook_solve_limits,
+        notebook_solve,
         notebook_workers,
         probe_frame,
         probes_chart,
@@ -28,7 +28,6 @@ def imports():
         SolveLimits,
         diagnose_with_probes,
         from_request,
-        solve_problem,
     )
 
     return (
@@ -43,7 +42,7 @@ def imports():
         json,
         load_json,
         mo,
-        notebook_solve_limits,
+        notebook_solve,
         notebook_workers,
         parse_request,
         pl,
@@ -51,7 +50,6 @@ def imports():
         probes_chart,
         relax_cause,
         roster_heatmap,
-        solve_problem,
     )
 
 
@@ -138,20 +136,21 @@ def loaded(
 
 
 @app.cell
-def solver(SolveLimits, default_work_limit, from_request, notebook_solve_limits, solve_problem):
+def solver(SolveLimits, default_work_limit, from_request, notebook_solve):
     def try_solve(variant, seconds=5.0):
-        """Solve without diagnosis: the notebook runs the diagnosis itself, with its log."""
-        limits = notebook_solve_limits(
-            seconds, default_work_limit, SolveLimits(diagnosis_budget_seconds=0)
-        )
-        return solve_problem(from_request(variant), limits)
+        """Solve without diagnosis: the notebook runs the diagnosis itself, with its log.
+        The limit never ends it without a roster: only a proof says there is none."""
+        _base = SolveLimits(diagnosis_budget_seconds=0)
+        return notebook_solve(from_request(variant), seconds, default_work_limit, _base)
 
     return (try_solve,)
 
 
 @app.cell
 def first_attempt(mo, request, try_solve):
-    with mo.status.spinner(title="Solving the request as it is, up to 5 s…"):
+    with mo.status.spinner(
+        title="Solving the request as it is, 5 s (longer until a first roster or a proof)…"
+    ):
         attempt = try_solve(request)
     # Only a proven infeasibility has causes to find; stop everything below otherwise.
     mo.stop(
@@ -168,7 +167,8 @@ def first_attempt(mo, request, try_solve):
         attempt.status != "infeasible",
         mo.callout(
             mo.md(
-                f"**No roster within 5 s, but no proof that none exists** ({attempt.status}). "
+                f"**No roster within {attempt.solver.time_limit_seconds:g} s, but no proof "
+                f"that none exists** ({attempt.status}). "
                 "The diagnosis needs that proof: solve it in the explore notebook with a "
                 "longer time limit first."
             ),

@@ -111,8 +111,9 @@ if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
     )
     from shiftsched.present.frames import assignments_frame, burden_frame
     from shiftsched.present.notebook_limits import notebook_limits as notebook_solve_limits
-    from shiftsched.present.notebook_limits import notebook_workers
+    from shiftsched.present.notebook_limits import notebook_solve, notebook_workers, tried_seconds
     from shiftsched.present.probe_words import probe_frame
+    from shiftsched.present.scenario_words import same_rosters, same_rosters_words
 
 #: Each public name (what the notebooks use): the submodule that defines it, and its
 #: name there. Loaded on first use (PEP 562), so importing the folder stays cheap.
@@ -164,6 +165,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "no_replan_words": ("shiftsched.present.explore.sick_call", "no_replan_words"),
     "no_roster_advice": ("shiftsched.present.advice", "no_roster_advice"),
     "no_roster_words": ("shiftsched.present.explore.solved", "no_roster_words"),
+    "notebook_solve": ("shiftsched.present.notebook_limits", "notebook_solve"),
     "notebook_solve_limits": ("shiftsched.present.notebook_limits", "notebook_limits"),
     "notebook_workers": ("shiftsched.present.notebook_limits", "notebook_workers"),
     "nothing_left_words": ("shiftsched.present.explore.sick_call", "nothing_left_words"),
@@ -191,10 +193,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "roster_history": ("shiftsched.present.explore.next_period", "roster_history"),
     "roster_tables": ("shiftsched.present.explore.solved", "roster_tables"),
     "rosters_to_compare": ("shiftsched.present.explore.compare", "rosters_to_compare"),
+    "same_rosters": ("shiftsched.present.scenario_words", "same_rosters"),
+    "same_rosters_words": ("shiftsched.present.scenario_words", "same_rosters_words"),
     "seam_shown": ("shiftsched.present.explore.next_period", "seam_shown"),
     "short_demands": ("shiftsched.present.explore.shortages", "short_demands"),
     "solve_summary": ("shiftsched.present.explore.solved", "solve_summary"),
     "solve_variant": ("shiftsched.present.explore.solved", "solve_variant"),
+    "tried_seconds": ("shiftsched.present.notebook_limits", "tried_seconds"),
     "upload_summary": ("shiftsched.present.explore.solved", "upload_summary"),
     "uploaded_history": ("shiftsched.present.explore.next_period", "uploaded_history"),
     "uploaded_note": ("shiftsched.present.explore.sources", "uploaded_note"),
@@ -250,6 +255,7 @@ __all__ = [
     "no_replan_words",
     "no_roster_advice",
     "no_roster_words",
+    "notebook_solve",
     "notebook_solve_limits",
     "notebook_workers",
     "nothing_left_words",
@@ -277,10 +283,13 @@ __all__ = [
     "roster_history",
     "roster_tables",
     "rosters_to_compare",
+    "same_rosters",
+    "same_rosters_words",
     "seam_shown",
     "short_demands",
     "solve_summary",
     "solve_variant",
+    "tried_seconds",
     "upload_summary",
     "uploaded_history",
     "uploaded_note",

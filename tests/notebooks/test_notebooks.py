@@ -236,6 +236,12 @@ def test_fairness_compares_three_rosters_and_sweeps_the_weight() -> None:
     caption = assert_caption_follows(defs)
     assert "None of these 3 solves finished" in caption
     assert "Unfinished rosters" in defs["scenarios_explained"]
+    # Rosters that came back the same are said to be so, above the table.
+    rosters = [
+        {a.model_dump_json() for a in o.assignments} for o in defs["scenario_outcomes"].values()
+    ]
+    alike = any(a == b for n, a in enumerate(rosters) for b in rosters[n + 1 :])
+    assert ("came back as the same roster" in defs["scenarios_same"]) == alike
     assert_scenario_files(defs)
 
 

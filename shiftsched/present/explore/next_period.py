@@ -32,7 +32,7 @@ from shiftsched.present.frames import (
     ledger_spread_frame,
     seam_frame,
 )
-from shiftsched.present.notebook_limits import notebook_limits
+from shiftsched.present.notebook_limits import notebook_limits, until_first_roster
 from shiftsched.present.words import many
 
 SEAM_DAYS = 7  # days shown on each side of the boundary
@@ -77,8 +77,9 @@ def plan_after(
     request: SolveRequest, history: History | None, time_limit: float, work_limit: float
 ) -> PlanResponse:
     """The next period planned after ``history`` (None: as if nothing came before)."""
-    return plan(
-        PlanRequest(request=request, history=history), notebook_limits(time_limit, work_limit)
+    asked = PlanRequest(request=request, history=history)
+    return until_first_roster(
+        lambda limits: plan(asked, limits), notebook_limits(time_limit, work_limit)
     )
 
 

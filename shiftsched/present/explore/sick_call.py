@@ -21,7 +21,7 @@ from shiftsched.periods.replan import replan
 from shiftsched.present.charts import replan_heatmap
 from shiftsched.present.explore.hand_edit import NOBODY
 from shiftsched.present.frames import assignments_frame, changes_frame, recommendations_frame
-from shiftsched.present.notebook_limits import notebook_limits
+from shiftsched.present.notebook_limits import notebook_limits, until_first_roster
 from shiftsched.present.words import many
 from shiftsched.questions.sick_call import fills_of, left_cells
 
@@ -76,7 +76,9 @@ def replan_sick(
         absences=[absence],
         pin_before=dates[0] if keep_past else None,
     )
-    return replan(ask, notebook_limits(time_limit, work_limit))
+    return until_first_roster(
+        lambda limits: replan(ask, limits), notebook_limits(time_limit, work_limit)
+    )
 
 
 def no_replan_words(replanned: ReplanResponse, absence: Absence) -> str:

@@ -25,12 +25,12 @@ from shiftsched.present.frames import (
     shortages_frame,
     violations_frame,
 )
-from shiftsched.present.notebook_limits import notebook_limits, notebook_workers
+from shiftsched.present.notebook_limits import notebook_solve, notebook_workers, tried_seconds
 from shiftsched.present.words import many
 from shiftsched.questions.variants import with_preference_weight
 from shiftsched.solving.diagnose import DiagnosisLimits, diagnose
 from shiftsched.solving.problem import from_request
-from shiftsched.solving.solve import SolveOutcome, solve_problem
+from shiftsched.solving.solve import SolveOutcome
 
 
 def solve_variant(
@@ -41,14 +41,15 @@ def solve_variant(
     asked: float,
 ) -> SolveOutcome:
     """Solve ``request`` at ``preference_weight`` on the notebook's limits; ``asked`` is
-    the ``time.perf_counter()`` reading of the moment the solve was asked for."""
+    the ``time.perf_counter()`` reading of the moment the solve was asked for. The limit
+    never ends it without a roster (``notebook_limits.until_first_roster``)."""
     problem = with_preference_weight(from_request(request), preference_weight)
-    return solve_problem(problem, notebook_limits(time_limit, work_limit), asked)
+    return notebook_solve(problem, time_limit, work_limit, started=asked)
 
 
 def no_roster_words(outcome: SolveOutcome, time_limit: float) -> str:
     """Why there is no roster and what to do, before any cause is looked for."""
-    return no_roster_advice(outcome.status, outcome.message, time_limit)
+    return no_roster_advice(outcome.status, outcome.message, tried_seconds(outcome, time_limit))
 
 
 def first_cause_words(request: SolveRequest, time_limit: float, work_limit: float) -> str:
