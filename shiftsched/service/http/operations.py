@@ -143,9 +143,15 @@ VALIDATE = served(
     ),
     tool=Tool(
         "validate_shift_input",
-        "Check a scheduling request without solving it (free): counts and hints.",
+        """Check a scheduling request without solving it (free): counts and hints.
+
+        A request that breaks the contract answers valid false with errors[] (each a
+        JSON path, a code and a message), as POST /solve/validate does. Its ``request``
+        argument carries the request's whole schema, which the other tools refer to.
+        """,
         said="{tool} first (free)",
         topic="build",
+        answers_faults=True,
     ),
     admit=admit_validate,
     payment="free",
@@ -199,12 +205,14 @@ REPLAN = served(
         ``pinned`` assignment stays; with ``pin_before`` (YYYY-MM-DD) every cell before
         that date stays as published, days off included. Each changed (employee, date)
         cell costs ``change_weight`` in the objective (default 500: above a preference,
-        far below a missing head). Returns the new roster with ``changes`` (every cell
-        that differs). Consumes the units of a solve of ``request``; when the absences
-        and pins cannot all hold, the error's diagnosis names them (absences[i].dates[j],
-        pinned[i], pin_before).
+        far below a missing head). Returns ``changes`` (every cell that differs) and the
+        metrics; the new roster itself (solution.assignments) only with
+        ``include_roster``. Consumes the units of a solve of ``request``; when the
+        absences and pins cannot all hold, the error's diagnosis names them
+        (absences[i].dates[j], pinned[i], pin_before).
         """,
         spread=True,
+        rosters=("solution.assignments",),
         said="{tool} re-plans after absences with the fewest changes",
         topic="change",
     ),
@@ -390,12 +398,13 @@ EXPLAIN = served(
 
         ``request``, ``roster`` (assignments), optional ``absences`` and ``history``,
         optional ``dates`` (only shortages on these dates). Each shortage gets a verdict:
-        ``avoidable`` with the fill found (filled_by, changes, objective_delta and the
-        full roster, ready to apply), ``unavoidable`` with ``causes`` (the hard rules
-        and input items that forbid it) and a summary, or ``undecided``. Consumes the
-        units of a solve of ``request``.
+        ``avoidable`` with the fill found (filled_by, changes, objective_delta; the full
+        roster, ready to apply, only with ``include_roster``), ``unavoidable`` with
+        ``causes`` (the hard rules and input items that forbid it) and a summary, or
+        ``undecided``. Consumes the units of a solve of ``request``.
         """,
         spread=True,
+        rosters=("explanations.roster",),
         said="{tool} says whether each shortage could be filled, and how or why not",
     ),
     admit=admit_explain,
@@ -424,11 +433,12 @@ WHY = served(
         ``request``, ``roster`` (assignments), ``employee_id``, ``date``, and
         ``shift_id`` (optional ``duty_id``) for "why not on this shift"; without
         shift_id, "why not off". Returns the verdict (possible, impossible, already,
-        undecided), a summary, and either the changes, objective_delta and roster of
-        the re-plan that makes it so, or the causes that forbid it. Consumes the units
-        of a solve of ``request``.
+        undecided), a summary, and either the changes and objective_delta of the re-plan
+        that makes it so (its roster only with ``include_roster``), or the causes that
+        forbid it. Consumes the units of a solve of ``request``.
         """,
         spread=True,
+        rosters=("roster",),
         said="{tool} answers why someone is not off, or not on a shift, on a date",
     ),
     admit=admit_why,

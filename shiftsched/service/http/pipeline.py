@@ -120,11 +120,17 @@ class Tool:
     it does, and whether the tool takes the body's fields as its arguments (``spread``)
     or the whole body as one argument, ``request``. The server's instructions say it in
     one sentence per ``topic`` (building a roster, changing one, asking about one):
-    ``said``, with ``{tool}`` for its name, at ``said_at`` (ties: the API's order)."""
+    ``said``, with ``{tool}`` for its name, at ``said_at`` (ties: the API's order).
+    ``rosters``: where its answer holds whole rosters (dotted paths, through lists),
+    left out of the tool's result unless the caller asks (``include_roster``);
+    ``answers_faults``: a 422 is its answer (``valid`` false with the errors), not a
+    failure."""
 
     name: str
     guide: str
     spread: bool = False
+    rosters: tuple[str, ...] = ()
+    answers_faults: bool = False
     said: str = "{tool}"
     topic: Literal["build", "change", "ask"] = "ask"
     said_at: int = 0

@@ -17,25 +17,25 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
 import httpx2
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel
+from mcp.types import CallToolResult
 from starlette.applications import Starlette
 
-from shiftsched.contract.v1 import SolveRequest
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.http.pipeline import Operation
 from shiftsched.service.http.problems import API_ROOT
 from shiftsched.service.mcp.oauth import SCOPE, OAuthProvider
+from shiftsched.service.mcp.results import answered, failed, without_rosters
+from shiftsched.service.mcp.schemas import spread_input, whole_request_input
 
 MCP_PATH = "/mcp"
-INTERNAL_BASE = "http://internal" + API_ROOT  # routed like a request to the mounted API
 INTRODUCTION: Final = "Build shift rosters."
 TOPICS: Final = {
     "build": (
@@ -63,7 +63,7 @@ def instructions() -> str:
     return " ".join(sentences)
 
 
-Call = Callable[[str, str, Any], Awaitable[dict[str, Any]]]
+Call = Callable[[str, str, Any], Awaitable[tuple[int, dict[str, Any]]]]
 
 
 @dataclass(frozen=True)
@@ -115,12 +115,17 @@ JOB_TOOLS = (
 def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
     """An MCP server whose tools call ``public_api`` (already started) in-process: one
     tool per operation of the pipeline (``shiftsched.service.http.operations``) and per job tool.
-    ``public_url``: where clients reach this service (``Settings.public_url``)."""
+    ``public_url``: where clients reach this service (``Settings.public_url``); the
+    problem documents' type URIs are under it."""
     url = public_url.rstrip("/")
-    server = MCPServer(
+    call = _caller(public_api, url + API_ROOT)
+    tools = [_operation_tool(operation, call) for operation in OPERATIONS]
+    tools += [_job_tool(job_tool, call) for job_tool in JOB_TOOLS]
+    return MCPServer(
         "shiftsched",
         version="1",
         instructions=instructions(),
+        tools=tools,
         auth_server_provider=OAuthProvider(public_api, url),
         auth=AuthSettings(
             issuer_url=url,
@@ -134,29 +139,19 @@ def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:
             service_documentation_url=url + "/dashboard/",
         ),
     )
-    call = _caller(public_api)
-    for operation in OPERATIONS:
-        tool = operation.tool
-        server.add_tool(
-            _operation_tool(operation, call),
-            name=tool.name,
-            description=inspect.cleandoc(tool.guide),
-        )
-    for job_tool in JOB_TOOLS:
-        server.add_tool(_job_tool(job_tool, call), name=job_tool.name, description=job_tool.guide)
-    return server
 
 
-def _caller(public_api: Starlette) -> Call:
-    """Calls of the public API in-process, with the assistant's credential."""
+def _caller(public_api: Starlette, base_url: str) -> Call:
+    """Calls of the public API in-process, with the assistant's credential, answering
+    the status and the JSON body."""
 
-    async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
+    async def call(method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
         token = get_access_token()
         headers = {"Authorization": f"Bearer {token.token}"} if token else {}
         if body is not None:
             headers["Content-Type"] = "application/json"
         transport = httpx2.ASGITransport(app=public_api, root_path=API_ROOT)
-        async with httpx2.AsyncClient(transport=transport, base_url=INTERNAL_BASE) as client:
+        async with httpx2.AsyncClient(transport=transport, base_url=base_url) as client:
             response = await client.request(
                 method,
                 path,
@@ -165,75 +160,61 @@ def _caller(public_api: Starlette) -> Call:
                 timeout=None,
             )
         payload: dict[str, Any] = response.json()
-        if response.status_code >= 400:  # the problem+json document reaches the assistant
-            raise ToolError(json.dumps(payload))
-        return payload
+        return response.status_code, payload
 
     return call
 
 
-def _operation_tool(operation: Operation, call: Call) -> Callable[..., Awaitable[dict[str, Any]]]:
+def _operation_tool(operation: Operation, call: Call) -> Tool:
     """The tool of ``operation``: its body as one argument, ``request``, or (``spread``)
-    its body's fields as the arguments, typed as the contract types them."""
-    if not operation.tool.spread:
+    its body's fields as the arguments. The arguments are taken as they come and the
+    HTTP operation validates them, so a fault is the API's (its paths and codes); the
+    published schema (``shiftsched.service.mcp.schemas``) describes them."""
+    declared = operation.tool
+    rosters = declared.rosters
 
-        async def whole(request: SolveRequest) -> dict[str, Any]:
-            return await call("POST", operation.path, _json(request))
+    async def run(**arguments: Any) -> CallToolResult:
+        include = bool(arguments.pop("include_roster", False))
+        body: Any = {name: value for name, value in arguments.items() if value is not None}
+        if not declared.spread:  # the request is the body (absent: an empty one, refused)
+            body = body.get("request", {})
+        status, payload = await call("POST", operation.path, body)
+        if status == 422 and declared.answers_faults:
+            return answered({"valid": False, "errors": payload.get("errors", [])})
+        if status >= 400:
+            return failed(payload)
+        return answered(payload if include else without_rosters(payload, rosters))
 
-        whole.__name__ = operation.tool.name  # names its arguments' schema
-        return whole
-    model = operation.body
-
-    async def spread(**arguments: Any) -> dict[str, Any]:
-        given = {name: value for name, value in arguments.items() if value is not None}
-        return await call("POST", operation.path, _json(model.model_construct(**given)))
-
-    spread.__signature__ = _signature(model)  # type: ignore[attr-defined]
-    spread.__name__ = operation.tool.name
-    return spread
-
-
-def _job_tool(job_tool: JobTool, call: Call) -> Callable[..., Awaitable[dict[str, Any]]]:
-    if "{job_id}" not in job_tool.path:
-
-        async def on_account() -> dict[str, Any]:
-            return await call(job_tool.method, job_tool.path, None)
-
-        on_account.__name__ = job_tool.name
-        return on_account
-
-    async def on_job(job_id: str) -> dict[str, Any]:
-        return await call(job_tool.method, job_tool.path.format(job_id=job_id), None)
-
-    on_job.__name__ = job_tool.name
-    return on_job
+    names = list(operation.body.model_fields) if declared.spread else ["request"]
+    run.__signature__ = _signature([*names, *(["include_roster"] if rosters else [])])  # type: ignore[attr-defined]
+    if declared.spread:
+        schema = spread_input(declared.name, operation.body, include_roster=bool(rosters))
+    else:
+        schema = whole_request_input(declared.name)
+    tool = Tool.from_function(run, name=declared.name, description=inspect.cleandoc(declared.guide))
+    return tool.model_copy(update={"parameters": schema})
 
 
-def _signature(model: type[BaseModel]) -> inspect.Signature:
-    """The fields of ``model`` as keyword arguments, with their types, constraints and
-    defaults, so the tool's input schema is the contract's. A list that defaults to
-    empty may also be sent as null (absent), as assistants often do."""
-    parameters = []
-    for name, field in model.model_fields.items():
-        kind: Any = field.annotation
-        if field.metadata:
-            kind = Annotated[(kind, *field.metadata)]
-        default = field.get_default(call_default_factory=True)
-        if field.is_required():
-            default = inspect.Parameter.empty
-        elif default == []:
-            kind, default = kind | None, None
-        parameters.append(
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default
-            )
-        )
-    return inspect.Signature(parameters, return_annotation=dict[str, Any])
+def _job_tool(job_tool: JobTool, call: Call) -> Tool:
+    async def read(job_id: str | None = None) -> CallToolResult:
+        path = job_tool.path.format(job_id=job_id) if job_id is not None else job_tool.path
+        status, payload = await call(job_tool.method, path, None)
+        return failed(payload) if status >= 400 else answered(payload)
+
+    on_job = "{job_id}" in job_tool.path
+    read.__signature__ = _signature(["job_id"] if on_job else [], required=on_job)  # type: ignore[attr-defined]
+    return Tool.from_function(read, name=job_tool.name, description=job_tool.guide)
 
 
-def _json(body: BaseModel) -> Any:
-    """A body as the contract spells it (absent fields left out)."""
-    return body.model_dump(mode="json", exclude_none=True)
+def _signature(names: list[str], *, required: bool = False) -> inspect.Signature:
+    """Keyword arguments of any JSON value, each absent by default (``required``: each
+    one required), so the SDK lets every body through to the operation's validation."""
+    default = inspect.Parameter.empty if required else None
+    parameters = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Any, default=default)
+        for name in names
+    ]
+    return inspect.Signature(parameters, return_annotation=CallToolResult)
 
 
 def create_mcp_app(server: MCPServer) -> Starlette:

@@ -90,7 +90,8 @@ def test_every_shipped_operation_is_routed_documented_and_a_tool(client: TestCli
         assert operation.path in routed
         item = document["paths"][operation.path]["post"]
         assert item["operationId"] == operation.tool.name
-        assert callable(_operation_tool(operation, _never_called))
+        tool = _operation_tool(operation, _never_called)
+        assert tool.name == operation.tool.name and tool.description
 
 
 def test_a_new_declaration_is_authenticated_parsed_and_charged(
@@ -127,11 +128,12 @@ def test_a_new_declaration_is_documented_from_what_it_declares() -> None:
 
 def test_a_new_declaration_is_a_tool_taking_the_request() -> None:
     tool = _operation_tool(DESCRIBE, _never_called)
-    assert list(inspect.signature(tool, eval_str=True).parameters) == ["request"]
-    assert tool.__name__ == "describe_shift_input"
+    assert list(inspect.signature(tool.fn, eval_str=True).parameters) == ["request"]
+    assert list(tool.parameters["properties"]) == ["request"]
+    assert tool.name == "describe_shift_input"
 
 
-async def _never_called(method: str, path: str, body: object) -> dict[str, object]:
+async def _never_called(method: str, path: str, body: object) -> tuple[int, dict[str, object]]:
     raise AssertionError("building a tool calls nothing")
 
 

@@ -218,36 +218,41 @@ async def test_replan_and_recommend_tools_answer_like_the_http_operations(mcp_ht
         )
         assert len(ranked["recommendations"]) == 2 and ranked["candidates"] == 3
         args = {"request": data, "roster": roster, "absences": absences}
+        compact = structured(await client.call_tool("replan_shift", args))
+        assert "assignments" not in compact["solution"]  # the changes only, unless asked
         replanned = ReplanResponse.model_validate(
-            structured(await client.call_tool("replan_shift", args))
+            structured(await client.call_tool("replan_shift", {**args, "include_roster": True}))
         )
+        # Any re-plan moves the sick cell, so the compact answer's changes hold it.
+        left = {(c["employee_id"], c["date"]) for c in compact["changes"]}
+        assert (sick["employee_id"], sick["date"]) in left
         assert replanned.status == "completed" and replanned.solution is not None
         new = replanned.solution.assignments
         assert audit(parse_request(data), new).feasible
         published = [Assignment.model_validate(a) for a in roster]
         assert replanned.changes == roster_changes(published, new)
         after = structured(await client.call_tool("get_usage", {}))
-        assert after["available_units"] == before["available_units"] - 2  # 1 + a solve's 1
+        assert after["available_units"] == before["available_units"] - 3  # 1 + two solves' 1
 
         unknown = [{"employee_id": "nobody", "dates": [sick["date"]]}]
         faulty = await client.call_tool("replan_shift", {**args, "absences": unknown})
         assert faulty.is_error
-        text = faulty.content[0].text  # the problem+json document after the SDK's prefix
-        problem = json.loads(text[text.index("{") :])
+        problem = json.loads(faulty.content[0].text)  # the problem+json document
         assert ["absences", 0, "employee_id"] in [e["path"] for e in problem["errors"]]
 
 
 @pytest.mark.anyio
-async def test_a_request_breaking_a_cross_field_rule_is_an_error_with_paths(mcp_http: Any) -> None:
+async def test_a_request_breaking_a_cross_field_rule_is_invalid_with_paths(mcp_http: Any) -> None:
     data = minimal_request_dict()
     data["employees"][0]["assignable_shift_ids"] = ["nowhere"]
     async with (
         client_for(mcp_http, KEY) as http,
         Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
     ):
-        result = await client.call_tool("validate_shift_input", {"request": data})
-        assert result.is_error
-        assert "unknown_shift_id" in result.content[0].text
+        result = structured(await client.call_tool("validate_shift_input", {"request": data}))
+        assert result["valid"] is False
+        assert [e["code"] for e in result["errors"]] == ["unknown_shift_id"]
+        assert result["errors"][0]["path"] == ["employees", 0, "assignable_shift_ids", 0]
 
 
 @pytest.mark.anyio
@@ -293,7 +298,9 @@ async def test_question_tools_answer_like_the_engine(mcp_http: Any) -> None:
         )
         assert [c["change"] for c in compared["changes"]] == ["removed"]
         explained = structured(
-            await client.call_tool("explain_shortages", {"request": data, "roster": holed})
+            await client.call_tool(
+                "explain_shortages", {"request": data, "roster": holed, "include_roster": True}
+            )
         )
         [explanation] = explained["explanations"]
         assert explanation["verdict"] == "avoidable"
