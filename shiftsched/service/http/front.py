@@ -18,6 +18,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from shiftsched.service.errors import NotFound, ServiceError, error_type, error_types
+from shiftsched.service.http.job_tools import tool_names
 from shiftsched.service.http.problems import API_ROOT, server_root
 
 HERE = Path(__file__).parent
@@ -55,8 +56,10 @@ def page_context(request: Request) -> dict[str, object]:
 
 
 async def front_page(request: Request) -> Response:
-    """What the service is, how to start, and where the reference lives."""
-    return TEMPLATES.TemplateResponse(request, "front.html", page_context(request))
+    """What the service is, how to start, and where the reference lives, with every MCP
+    tool the server offers."""
+    context = page_context(request) | {"tools": tool_names()}
+    return TEMPLATES.TemplateResponse(request, "front.html", context)
 
 
 def serve_front_page(root_app: Starlette, public_url: str | None = None) -> Starlette:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx2
@@ -28,6 +27,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult
 from starlette.applications import Starlette
 
+from shiftsched.service.http.job_tools import JOB_TOOLS, JobTool
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.http.pipeline import Operation
 from shiftsched.service.http.problems import API_ROOT
@@ -64,52 +64,6 @@ def instructions() -> str:
 
 
 Call = Callable[[str, str, Any], Awaitable[tuple[int, dict[str, Any]]]]
-
-
-@dataclass(frozen=True)
-class JobTool:
-    """A tool on a queued job of the caller's account (or, without ``{job_id}`` in its
-    path, on the account itself): one HTTP read or stop, no body."""
-
-    name: str
-    method: str
-    path: str
-    guide: str
-
-
-JOB_TOOLS = (
-    JobTool(
-        "get_solve_job",
-        "GET",
-        "/solve/jobs/{job_id}",
-        "Poll a queued solve or plan of your account (about every 15 s while running), "
-        "or fetch again the answer of any call your account paid for, by its job_id.",
-    ),
-    JobTool(
-        "get_solve_job_progress",
-        "GET",
-        "/solve/jobs/{job_id}/progress",
-        "How a queued solve of your account is going: state (queued, solving, finished), "
-        "elapsed seconds, best objective and bound so far, solutions found and the last "
-        "improvements. Cheap to call; the roster itself comes from get_solve_job.",
-    ),
-    JobTool(
-        "stop_solve_job",
-        "DELETE",
-        "/solve/jobs/{job_id}",
-        "Stop a queued solve of your account early. A job that already has a roster "
-        "completes with its best roster so far (and is charged as completed); one without "
-        "a roster yet fails with code cancelled and costs nothing. Returns the job's "
-        "answer (status running while it stops: poll get_solve_job); stopping an ended "
-        "job changes nothing.",
-    ),
-    JobTool(
-        "get_usage",
-        "GET",
-        "/usage",
-        "Units left on your API key: free quota, prepaid balance, available.",
-    ),
-)
 
 
 def create_mcp_server(public_api: Starlette, public_url: str) -> MCPServer:

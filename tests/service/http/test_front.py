@@ -85,6 +85,27 @@ def test_the_front_page_links_the_reference_and_the_mcp_address() -> None:
     assert "evil.example" not in page.text
 
 
+def test_the_front_page_lists_every_tool_the_mcp_server_offers(tmp_path: Path) -> None:
+    """The list comes from the registry the server is built from, so a new tool is on the
+    page without an edit to it (the page once listed 8 of 13)."""
+    import asyncio
+
+    from starlette.applications import Starlette
+
+    from shiftsched.service.http.front import serve_front_page
+    from shiftsched.service.mcp.server import create_mcp_server
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'store.db'}", solve_processes=1)
+    server = create_mcp_server(create_app(settings), "https://rosters.example.org")
+    offered = {tool.name for tool in asyncio.run(server.list_tools())}
+    with TestClient(serve_front_page(Starlette(), "https://rosters.example.org")) as front:
+        page = front.get("/").text
+    paragraph = page[page.index("For assistants (MCP)") :]
+    paragraph = paragraph[: paragraph.index("</p>")]
+    assert set(re.findall(r"<code>(\w+)</code>", paragraph)) == offered
+    assert len(offered) == 13
+
+
 def test_the_api_root_lists_the_operations_and_the_reference(client: TestClient) -> None:
     """The README's API address answers: the reference and every operation, no 404."""
     from shiftsched.service.http.operations import OPERATIONS
