@@ -62,11 +62,23 @@ def summary(answer: Mapping[str, Any]) -> str:
             parts.append(f"{key}: {len(value)}")
             parts.extend(_item_words(key, value))
         elif isinstance(value, dict) and key == "solution":
-            parts.extend(f"{inner}: {_scalar(value[inner])}" for inner in SAID if inner in value)
+            parts.extend(_solution_words(value))
     line = "; ".join(parts) or "done"
     if len(line) > SUMMARY_CHARACTERS:
         line = line[: SUMMARY_CHARACTERS - 1] + "…"
     return line + ". The whole answer is the structured content."
+
+
+def _solution_words(solution: Mapping[str, Any]) -> list[str]:
+    """The roster in one clause: its size, shortages, and its metrics' status, objective
+    and gap."""
+    listed = [
+        f"{key} {len(solution[key])}" for key in ("assignments", "shortages") if key in solution
+    ]
+    metrics = solution.get("metrics", {})
+    named = ("status", "objective_value", "best_bound", "gap")
+    figures = [f"{key} {_scalar(metrics[key])}" for key in named if key in metrics]
+    return ["roster: " + ", ".join(listed + figures)]
 
 
 def _item_words(key: str, items: list[Any]) -> list[str]:
