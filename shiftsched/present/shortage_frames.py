@@ -10,6 +10,9 @@ import polars as pl
 from shiftsched.contract.v1 import Cause, Shortage
 from shiftsched.questions.inquiry import AuditedShortage, ShortageExplanation
 
+#: An explanation's head counts, as columns (shiftsched.questions.inquiry.HeadCounts).
+HEAD_KINDS = ("fillable", "movable", "unavoidable")
+
 
 def shortages_frame(shortages: Sequence[Shortage]) -> pl.DataFrame:
     return pl.DataFrame(
@@ -43,8 +46,9 @@ def audited_shortages_frame(shortages: Sequence[AuditedShortage]) -> pl.DataFram
 
 
 def explanations_frame(explanations: Sequence[ShortageExplanation]) -> pl.DataFrame:
-    """One row per explained shortage: which demand, the verdict, who fills it, how many
-    cells move and what it costs (null unless avoidable), and the summary in words."""
+    """One row per explained shortage: which demand, the verdict, its missing heads by
+    kind (fillable, only movable, unavoidable; null when not counted), who fills it, how
+    many cells move and what it costs (null unless avoidable), and the summary in words."""
     return pl.DataFrame(
         {
             "date": [e.shortage.date for e in explanations],
@@ -55,6 +59,10 @@ def explanations_frame(explanations: Sequence[ShortageExplanation]) -> pl.DataFr
             "duty_id": [e.shortage.duty_id for e in explanations],
             "field": [e.shortage.field for e in explanations],
             "verdict": [e.verdict for e in explanations],
+            **{
+                kind: [None if e.heads is None else getattr(e.heads, kind) for e in explanations]
+                for kind in HEAD_KINDS
+            },
             "filled_by": [", ".join(e.filled_by) for e in explanations],
             "changed_cells": [len(e.changes) for e in explanations],
             "objective_delta": [e.objective_delta for e in explanations],
@@ -67,6 +75,7 @@ def explanations_frame(explanations: Sequence[ShortageExplanation]) -> pl.DataFr
             "duty_id": pl.String,
             "field": pl.String,
             "verdict": pl.String,
+            **dict.fromkeys(HEAD_KINDS, pl.Int64),
             "filled_by": pl.String,
             "changed_cells": pl.Int64,
             "objective_delta": pl.Float64,

@@ -195,15 +195,35 @@ class ExplainRequest(_ContractModel):
 Verdict = Literal["avoidable", "unavoidable", "undecided"]
 
 
+class HeadCounts(_ContractModel):
+    """A shortage's missing heads, each counted once (they add up to ``missing``).
+
+    ``fillable``: some roster keeping every hard rule covers it with the roster's total
+    of missing heads (over every demand) lower; ``movable``: some roster covers it, but
+    only by leaving another demand short (the total does not fall); ``unavoidable``: no
+    roster covers it; ``undecided``: the work ran out before it was shown either way.
+    """
+
+    missing: int
+    fillable: int = 0
+    movable: int = 0
+    unavoidable: int = 0
+    undecided: int = 0
+
+
 class ShortageExplanation(_ContractModel):
     """Whether any roster can fill one more head of a shortage, and how, or why not.
 
-    ``avoidable``: ``roster`` is the fill found, a roster that keeps every hard rule,
-    whose audited objective is the original's plus ``objective_delta``; ``changes``
-    are its cells that differ and ``filled_by`` who newly covers the demand.
-    ``unavoidable``: no roster under these hard rules and absences can; ``causes``
-    is a minimal set of the rules and input items that forbid it. ``undecided``: the
-    time ran out before either was shown.
+    ``avoidable``: at least one head is fillable; ``roster`` is the fill found, a roster
+    that keeps every hard rule, whose total of missing heads is lower than the
+    original's and whose audited objective is the original's plus ``objective_delta``;
+    ``changes`` are its cells that differ and ``filled_by`` who newly covers the demand.
+    ``unavoidable``: no head is fillable, every one shown only movable or unavoidable;
+    ``causes`` is a minimal set of the rules and input items that forbid the first
+    unavoidable head (none when every head is only movable: ``capacity`` says why).
+    ``undecided``: the time ran out before either was shown. ``heads`` counts the
+    missing heads by kind; ``capacity`` is the date's capacity in words (who may work
+    that date, against the heads its shifts want).
     """
 
     shortage: AuditedShortage
@@ -214,6 +234,8 @@ class ShortageExplanation(_ContractModel):
     filled_by: list[str] = Field(default_factory=list)
     changes: list[Change] = Field(default_factory=list)
     roster: list[Assignment] | None = None
+    heads: HeadCounts | None = None
+    capacity: str | None = None
 
 
 class ExplainResponse(_ContractModel):

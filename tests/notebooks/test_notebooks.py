@@ -26,6 +26,7 @@ import pytest
 from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Metrics, SolveRequest
+from shiftsched.present.explore.shortages import explanation_view
 from tests.audited import solved_and_audited
 from tests.solving.model import conftest as small
 
@@ -554,8 +555,9 @@ def test_explore_plans_the_next_period_only_when_asked_and_after_an_uploaded_ans
 
 def short_staffed_data() -> dict[str, Any]:
     """The explorer's default dataset asking more of its first Monday than the staff can
-    give (each shift's gap can move to another: avoidable) and a fourth manager for
-    Tuesday's opening, which only three managers may work (unavoidable)."""
+    give (each shift's gap can only move to another: no fill lowers the heads missing)
+    and a fourth manager for Tuesday's opening, which only three managers may work
+    (unavoidable)."""
     data: dict[str, Any] = json.loads((ROOT / "datasets" / "retail_weekdays.json").read_bytes())
     for shift in data["shifts"]:
         shift["staffing_demand"][0] = {"min": 5, "max": 6}
@@ -582,26 +584,65 @@ def test_explore_explains_and_compares_nothing_until_asked() -> None:
         assert name not in defs, name
 
 
-def test_explore_explains_an_avoidable_shortage_and_compares_its_fill() -> None:
+def test_explore_explains_a_shortage_that_only_moves_without_a_fill() -> None:
+    """The roster above is optimal, so no roster has fewer heads missing: covering the
+    Monday's gap only moves it to another shift. Until each head was counted this was
+    called avoidable, with a fill that left another head missing instead; now no such
+    move is offered, and the date's capacity says why."""
     first = run("explore", **SHORT)
     table, report = first["short_table"], first["report"]
     assert table.height == len(report.shortages) >= 3
     assert set(table["kind"]) == {"staffing", "manager"}
     assert table["field"].str.starts_with("request.shifts[").all()
     picked = picked_shortage(table, "staffing")
-    defs = run("explore", **SHORT, **picked, adopt_fill=SimpleNamespace(value=True))
+    defs = run("explore", **SHORT, **picked)
     assert defs["outcome"].assignments == first["outcome"].assignments  # one worker, a seed
-    explanation, variant, roster = defs["explanation"], defs["variant"], defs["outcome"].assignments
+    explanation = defs["explanation"]
+    row = picked["shortage_picker"].value.row(0, named=True)
+    assert (explanation.shortage.date, explanation.shortage.field) == (row["date"], row["field"])
+    assert explanation.verdict == "unavoidable" and explanation.roster is None
+    heads = explanation.heads
+    assert heads is not None and heads.fillable == 0 and heads.movable >= 1
+    assert heads.movable + heads.unavoidable == heads.missing == row["missing"]
+    assert explanation.capacity is not None and explanation.capacity in explanation.summary
+    assert defs["fill_view"] is None and defs["fill_changes"].height == 0
+    shown = defs["explanation_table"].filter(pl.col("field") == row["field"])
+    assert shown["movable"].to_list() == [heads.movable]
+    assert defs["compare_rosters"] == {}  # nothing to adopt
+
+
+def test_explore_explains_an_avoidable_shortage_and_compares_its_fill() -> None:
+    """An uploaded roster, the optimum less one cell, shown instead of a solve: its
+    shortage is fillable, and the fill lowers the roster's missing heads."""
+    first = run("explore", **EXPLORE)
+    optimum = first["outcome"].assignments
+    removed = optimum[len(optimum) // 2]
+    holed = [a for a in optimum if a != removed]
+    answer = {"assignments": [a.model_dump(mode="json") for a in holed]}
+    uploaded = {**EXPLORE, "upload": upload_of(answer, "holed.json")}
+    shown = run("explore", **uploaded)
+    table = shown["short_table"]
+    assert table.height >= 1
+    picked = picked_shortage(table, "staffing")
+    defs = run("explore", **uploaded, **picked, adopt_fill=SimpleNamespace(value=True))
+    explanation, variant, roster = defs["explanation"], defs["variant"], defs["roster"]
+    assert defs["outcome"] is None and sorted(roster, key=str) == sorted(holed, key=str)
     row = picked["shortage_picker"].value.row(0, named=True)
     assert (explanation.shortage.date, explanation.shortage.field) == (row["date"], row["field"])
     assert explanation.verdict == "avoidable" and explanation.filled_by
-    # The fill keeps every hard rule at the price it states; the roster above is optimal.
+    assert explanation.heads is not None and explanation.heads.fillable >= 1
+    # The fill keeps every hard rule at the price it states, with fewer heads missing.
     fill = explanation.roster
+    assert fill is not None
     assert audit(variant, fill).hard_violations == []
     delta = audit(variant, fill).objective_value - audit(variant, roster).objective_value
-    assert explanation.objective_delta == pytest.approx(delta) and delta >= 0
+    assert explanation.objective_delta == pytest.approx(delta)
+    missing = [sum(m.missing for m in audit(variant, r).shortages) for r in (roster, fill)]
+    assert missing[1] < missing[0]
     assert defs["fill_changes"].height == len(explanation.changes) >= 1
     assert_chart_has(defs["fill_view"], defs["fill_changes"])
+    view = explanation_view(variant, explanation, defs["short_answer"])
+    assert view.fill_words is not None and f"**{explanation.filled_by[0]} take" in view.fill_words
     assert defs["explanation_table"].height == len(defs["short_answer"].explanations) >= 1
     assert set(defs["explanation_table"]["date"]) == {row["date"]}
     # Switched on, the fill is the roster compared, and every figure is compare()'s.
@@ -617,11 +658,11 @@ def assert_compared(defs: Mapping[str, Any], after: list[Any]) -> None:
     from shiftsched.questions.review import compare
 
     comparison = defs["comparison"]
-    assert comparison == compare(defs["variant"], defs["outcome"].assignments, after)
+    assert comparison == compare(defs["variant"], defs["roster"], after)  # the roster above
     changes = defs["compare_changes"]
     assert changes.height == len(comparison.changes) >= 1
     cells = defs["compare_cells"]
-    assert cells.height >= 2 * min(len(defs["outcome"].assignments), len(after))
+    assert cells.height >= 2 * min(len(defs["roster"]), len(after))
     assert cells.filter(pl.col("change").is_not_null()).height == 2 * changes.height
     assert_chart_has(defs["compare_view"], cells)
     people = defs["employee_changes"]

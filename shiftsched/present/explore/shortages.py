@@ -26,7 +26,9 @@ from shiftsched.present.frames import (
     explanations_frame,
 )
 from shiftsched.present.notebook_limits import notebook_limits
+from shiftsched.present.words import many
 from shiftsched.questions.explain import explain_shortages
+from shiftsched.questions.explain_words import who_takes
 from shiftsched.questions.inquiry import (
     AuditedShortage,
     ExplainRequest,
@@ -49,13 +51,18 @@ def short_demands(
     table = audited_shortages_frame(markers)
     words = (
         "## Why is this shift short?\n"
-        f"The roster above leaves {table.height} demand(s) short, each with the input "
-        "item it falls short of (`field`). Select one: the roster is re-planned with one more "
-        "head there, every hard rule kept. Either a roster is found, and the shortage is "
-        "**avoidable** (who fills it, the cells that move and what the objective does), or "
-        "none exists, and it is **unavoidable** (a minimal set of the hard rules and input "
-        "items that forbid it). Every shortage of that date is explained in one run, which "
-        "solves, so it runs only on a selection; prices are the request's own weights."
+        f"The roster above leaves {many(table.height, 'demand')} short, each with the input "
+        "item it falls short of (`field`). Select one: each of its missing heads is counted "
+        "as **fillable** (a roster keeping every hard rule covers it with fewer heads "
+        "missing in all), **only movable** (covering it leaves another demand short: the "
+        "date's capacity) or **unavoidable** (no roster covers it), each shown by a small "
+        "solve. With a fillable head the shortage is **avoidable**: the roster is re-planned "
+        "with one more head there and no other demand shorter, and the fill says who takes "
+        "it, every cell that moves, what stays short and what the objective does. With none "
+        "it is **unavoidable**: the date's capacity, and a minimal set of the hard rules and "
+        "input items that forbid the heads no roster covers. Every shortage of that date is "
+        "explained in one run, which solves, so it runs only on a selection; prices are the "
+        "request's own weights."
     )
     return markers, table, words
 
@@ -79,6 +86,19 @@ def explain_picked(
         notebook_limits(time_limit, work_limit),
     )
     return next(e for e in answer.explanations if e.shortage == marker), answer
+
+
+def _fill_words(explanation: ShortageExplanation, answer: ExplainResponse, cells: int) -> str:
+    """Who takes the head, how many cells change, and the objective before and after:
+    the fill as it stands (the summary above names each cell and what stays short)."""
+    delta = explanation.objective_delta or 0.0
+    changes = f"{many(cells, 'cell')} {'changes' if cells == 1 else 'change'}"
+    return (
+        f"**{who_takes(explanation.filled_by)}**; {changes}, outlined below; objective "
+        f"{answer.objective_value:,.0f} → {answer.objective_value + delta:,.0f} "
+        f"(**{delta:+,.0f}**). The fill is the cheapest roster found in its time, not "
+        "proven the cheapest."
+    )
 
 
 @dataclass(frozen=True)
@@ -105,17 +125,10 @@ def explanation_view(
     fill_view = None
     fill_words = None
     if explanation.roster is not None:
-        delta = explanation.objective_delta or 0.0
         fill_view = replan_heatmap(
             assignments_frame(request, explanation.roster), fill_changes, "The fill"
         )
-        fill_words = (
-            f"Filled by **{', '.join(explanation.filled_by) or 'someone already there'}**; "
-            f"{fill_changes.height} cell(s) change, outlined below; objective "
-            f"{answer.objective_value:,.0f} → "
-            f"{answer.objective_value + delta:,.0f} (**{delta:+,.0f}**). The fill "
-            "is the cheapest roster found in its time, not proven the cheapest."
-        )
+        fill_words = _fill_words(explanation, answer, fill_changes.height)
     table = explanations_frame(answer.explanations)
     others = table.filter(table["field"] != explanation.shortage.field).drop("date")
     return ExplanationView(
