@@ -4,8 +4,9 @@ operation declared after them), for the OpenAPI document (``shiftsched.service.h
 The v1 schemas stay exactly as they are: these are generated apart from them, since
 generating them together would split the v1 ``Assignment`` into request and response
 copies (a published roster is input here, while v1 only ever answers assignments). An
-assignment in a body is named ``RosterAssignment``; every other schema these share with
-v1 is v1's own.
+assignment in a body is named and titled ``RosterAssignment`` (a client generator names
+a model by its title, and drops the duplicate model with every schema that refers to
+it); every other schema these share with v1 is v1's own.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def beside_v1_schemas(
     _, answered = models_json_schema(outputs, ref_template=REF)
     schemas = dict(answered.get("$defs", {}))
     for name, schema in given.get("$defs", {}).items():
-        if name == "Assignment":
-            schemas[ROSTER_ASSIGNMENT] = schema
+        if name == "Assignment":  # its own title too: generators name models by title
+            schemas[ROSTER_ASSIGNMENT] = {**schema, "title": ROSTER_ASSIGNMENT}
         else:
             schemas.setdefault(name, _renamed(schema, "Assignment", ROSTER_ASSIGNMENT))
     return schemas

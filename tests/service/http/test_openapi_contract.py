@@ -217,6 +217,14 @@ def test_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
     validate_v3(document)  # raises on a document that breaks the OpenAPI 3.1 schema
 
 
+def test_every_schema_has_a_title_of_its_own(document: dict[str, Any]) -> None:
+    """Client generators name a model by its title and drop a duplicate, with every
+    schema that refers to it (tests/service/http/test_generated_client.py)."""
+    schemas = document["components"]["schemas"]
+    titles = [schema.get("title", name) for name, schema in schemas.items()]
+    assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+
+
 def test_security_schemes_are_bearer_x402_and_mpp(document: dict[str, Any]) -> None:
     schemes = document["components"]["securitySchemes"]
     assert set(schemes) == {"apiKey", "x402", "mpp"}
