@@ -402,9 +402,12 @@ EXPLAIN = Operation(
     command=Command(
         "say for each shortage whether any roster could fill it, and how or why not",
         4,
-        description="For each shortage of the roster in RESPONSE: avoidable (the cheapest "
-        "fill found: who covers it, the cells that move, the objective's change and the "
-        "roster), unavoidable (the hard rules and input items that forbid it) or undecided "
+        description="For each shortage of the roster in RESPONSE: its missing heads "
+        "counted as fillable, only movable (covering it leaves another demand short) or "
+        "unavoidable; then avoidable (the cheapest fill found that lowers the roster's "
+        "missing heads: who covers it, the cells that move, what stays short, the "
+        "objective's change and the roster), unavoidable (the date's capacity, and the "
+        "hard rules and input items that forbid the heads no roster covers) or undecided "
         "(out of time). The time limit is shared among the shortages.",
         handler=f"{CLI}.questions:explain",
         arguments=(

@@ -166,7 +166,7 @@ def who_may_work(request: SolveRequest, marker: Shortage) -> str:
 
 
 def because(causes: Sequence[Cause]) -> str:
-    """``: e3 is absent on ...; ...`` (the first six causes), or nothing."""
+    """``, and e3 is absent on ...; ...`` (the first six causes), or nothing."""
     reasons = "; ".join(c.message for c in causes[:6])
     more = f" (and {len(causes) - 6} more)" if len(causes) > 6 else ""
-    return f": {reasons}{more}" if reasons else ""
+    return f", and {reasons}{more}" if reasons else ""

@@ -91,24 +91,48 @@ def _changes_words(request: SolveRequest, changes: Sequence[Change]) -> str:
 def left_short(
     request: SolveRequest, marker: Shortage, before: AuditReport, after: AuditReport
 ) -> str:
-    """What the fill leaves short: the heads still missing on ``marker``'s demand, and
-    any other demand shorter than before."""
+    """What the fill leaves short and what else it fills: the heads still missing on
+    ``marker``'s demand, any other demand shorter than before, and the heads of other
+    shortages it meets too (a re-plan prices the whole roster, so it fills what else
+    it can: its objective change is not this shortage's alone)."""
+    this = shortage_key(marker)
     now = {shortage_key(m): m.missing for m in after.shortages}
     was = {shortage_key(m): m.missing for m in before.shortages}
-    still = now.get(shortage_key(marker), 0)
+    still = now.get(this, 0)
     words = (
         f"{many(still, 'head')} {'stays' if still == 1 else 'stay'} missing there"
         if still
-        else "none stays missing there"
+        else "no head stays missing there"
     )
     opened = [
         where(request, m)
         for m in after.shortages
-        if shortage_key(m) != shortage_key(marker) and m.missing > was.get(shortage_key(m), 0)
+        if shortage_key(m) != this and m.missing > was.get(shortage_key(m), 0)
     ]
     if opened:
-        words += f", and the fill leaves {'; '.join(opened)}"
+        words += f"; it leaves {'; '.join(opened)}"
+    met = [
+        (m, m.missing - now.get(shortage_key(m), 0))
+        for m in before.shortages
+        if shortage_key(m) != this and m.missing > now.get(shortage_key(m), 0)
+    ]
+    if met:
+        heads = sum(count for _, count in met)
+        places = "; ".join(f"{_short_where(request, m)}" for m, _ in met[:4])
+        more = f" and {many(len(met) - 4, 'more')}" if len(met) > 4 else ""
+        words += f"; it also fills {many(heads, 'head')} of other shortages ({places}{more})"
     return words
+
+
+def _short_where(request: SolveRequest, marker: Shortage) -> str:
+    """``Late 2027-02-15``, ``manager on Early 2027-02-10``."""
+    names = {s.id: s.name for s in request.shifts}
+    shifts = [marker.shift_id] if marker.shift_id is not None else list(marker.shift_ids or ())
+    shift = " or ".join(names.get(s, s) for s in shifts)
+    what = {"staffing": "", "manager": "manager on ", "cross_shift": ""}.get(
+        marker.kind, f"{marker.duty_id} on "
+    )
+    return f"{what}{shift} {marker.date.isoformat()}"
 
 
 def fill_words(
