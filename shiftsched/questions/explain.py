@@ -146,7 +146,8 @@ class _Context:
             self.limits.random_seed,
         )
         proof = _with_move(proof, move)
-        if not proof.heads.fillable:
+        heads = proof.heads
+        if not heads.fillable and proof.open_to <= marker.assigned:  # none can be
             return self._not_fillable(marker, proof, deadline)
         if move is not None and not search:
             return self._avoidable(marker, move, proof)
@@ -164,7 +165,11 @@ class _Context:
         )
         roster = filled.solution.assignments if filled.solution is not None else None
         roster = roster or move or proof.fill
-        assert roster is not None  # a fillable head was shown by a roster
+        if roster is None:  # the counts left the first head undecided, and so did the search
+            return self._not_fillable(marker, proof, deadline)
+        if not heads.fillable:  # the search showed the first head the counts left open
+            update = {"fillable": 1, "undecided": heads.undecided - 1}
+            proof = replace(proof, heads=heads.model_copy(update=update))
         return self._avoidable(marker, roster, proof)
 
     def _not_fillable(

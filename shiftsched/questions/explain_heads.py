@@ -261,6 +261,7 @@ class HeadProof:
     capacity: str
     fill: list[Assignment] | None
     covered: int  # the most heads of the demand shown coverable by some roster (or less)
+    open_to: int = 0  # the highest level not shown unfillable (fillable or undecided)
 
 
 def count_heads(
@@ -301,4 +302,4 @@ def count_heads(
         else:
             counts["undecided"] += 1
     heads = HeadCounts(missing=marker.missing, **counts)
-    return HeadProof(heads, capacity, fill.roster, min(covered, most))
+    return HeadProof(heads, capacity, fill.roster, min(covered, most), min(fill.most, most))

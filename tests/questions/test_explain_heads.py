@@ -18,6 +18,7 @@ from shiftsched.checking.audit import audit
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Assignment
 from shiftsched.questions.explain import explain_shortages
+from shiftsched.questions.explain_words import who_takes
 from shiftsched.questions.inquiry import HeadCounts, ShortageExplanation, parse_explain
 from tests.audited import work_limited
 from tests.factories import employee_dict, minimal_request_dict
@@ -91,3 +92,24 @@ def test_an_idle_eligible_employee_makes_a_head_fillable_and_the_fill_lowers_the
     assert "e4 takes it" in explanation.summary
     assert "1 head stays missing there" in explanation.summary
     assert "missing heads fall from 2 to 1" in explanation.summary
+
+
+def test_a_fill_names_the_heads_of_other_shortages_it_fills_too() -> None:
+    """Thursday's day head is missing too, and e4 is idle then: the re-plan prices the
+    whole roster, so the Tuesday fill covers Thursday as well, and says so."""
+    data, roster = planted(idle_day_worker=True)
+    data["shifts"][0]["staffing_demand"][3] = {"min": 1, "max": 3}
+    ask = parse_explain({"request": data, "roster": roster})
+    answer = explain_shortages(ask, work_limited(30.0))
+    [tuesday] = [e for e in answer.explanations if e.shortage.date.isoformat() == TUESDAY]
+    assert tuesday.verdict == "avoidable" and tuesday.roster is not None
+    before, after = missing_heads(data, roster), missing_heads(data, tuesday.roster)
+    assert (before, after) == (3, 1), tuesday.summary
+    assert "it also fills 1 head of other shortages (Day 2026-03-05)" in tuesday.summary
+    assert "missing heads fall from 3 to 1" in tuesday.summary
+
+
+def test_who_takes_a_head_agrees_with_its_count() -> None:
+    assert who_takes(["e4"]) == "e4 takes it"
+    assert who_takes(["nurse-02", "nurse-06"]) == "nurse-02 and nurse-06 take it"
+    assert who_takes(["a", "b", "c"]) == "a, b and c take it"
