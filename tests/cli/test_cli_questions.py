@@ -182,3 +182,22 @@ def test_explain_table_gives_one_entry_per_shortage(
     assert lines[0].startswith("1 shortage explained")
     [entry] = [line for line in lines[1:] if not line.startswith(" ")]
     assert entry.split()[1] == roster[0]["date"] and "missing" in entry
+
+
+def test_explain_table_counts_the_heads_and_offers_no_move_as_a_fill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planted Tuesday of tests.questions.test_explain_heads: of two day heads
+    missing, one only moves a night head and one nobody may take; no fill is offered."""
+    from tests.questions.test_explain_heads import planted
+
+    data, roster = planted(idle_day_worker=False)
+    request = write(tmp_path, "request.json", data)
+    short = write(tmp_path, "short.json", roster)
+    argv = ["explain", request, short, "--workers", "1", "--time-limit", "120"]
+    code, lines, _ = _table(argv, monkeypatch)
+    assert code == EXIT_OK
+    text = " ".join(line.strip() for line in lines[1:])
+    assert "2 of 3 heads missing: unavoidable:" in text
+    assert "(2 heads missing: 1 only movable, 1 unavoidable)" in text
+    assert "takes it" not in text and "can be filled:" not in text
