@@ -209,6 +209,13 @@ class _Context:
         short, what it costs."""
         ask, report = self.ask, self.report
         after = audit(ask.request, roster, history=ask.history, absences=ask.absences)
+        if sum(m.missing for m in after.shortages) >= self.total_missing:
+            # Never offered: a roster with as many heads missing only moves one (the
+            # counts and the search rule it out; the audit has the last word).
+            heads = proof.heads
+            update = {"fillable": 0, "undecided": heads.undecided + heads.fillable}
+            proof = replace(proof, heads=heads.model_copy(update=update))
+            return self._not_fillable(marker, proof, time.perf_counter())
         newcomers = sorted(
             set(_holders(ask.request, roster, marker))
             - set(_holders(ask.request, ask.roster, marker))
