@@ -130,9 +130,13 @@ def capacity_words(compiled: CompiledModel, slot: ShortageSlot) -> str:
     if slot.kind == "manager":
         demand = f"{demand} as managers"
     eligible = len(_eligible(compiled, slot, slot.kind))
+    if len(names) < sum(wanted.values()):
+        enough = "more heads than people that date"
+    else:
+        enough = "no more heads than people that date, so other hard rules (rest, runs, hours) bind"
     return (
         f"on {date:%a %Y-%m-%d}, {many(len(names), 'employee')} may work{listed}, "
-        f"{eligible} of them {demand}, and its shifts want {heads}"
+        f"{eligible} of them {demand}, and its shifts want {heads}, {enough}"
     )
 
 
