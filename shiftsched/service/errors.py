@@ -299,6 +299,52 @@ class SolverTimeout(ServiceError):
     )
 
 
+class InvalidIdempotencyKey(ServiceError):
+    """An ``Idempotency-Key`` header that is empty, too long or not printable ASCII."""
+
+    slug = "invalid-idempotency-key"
+    status = 400
+    title = "The Idempotency-Key header is malformed"
+    when = (
+        "The `Idempotency-Key` header is empty, longer than 255 characters, or holds other "
+        "than printable ASCII characters. Nothing was run or charged."
+    )
+    advice = "Send a key of 1 to 255 printable ASCII characters, such as a random UUID."
+
+
+class IdempotencyConflict(ServiceError):
+    """A retry with a key whose first call still runs."""
+
+    slug = "idempotency-conflict"
+    status = 409
+    title = "The first call with this Idempotency-Key is still running"
+    when = (
+        "A call came with an `Idempotency-Key` whose first call (same account, operation "
+        "and body) has not ended yet. Nothing was run or charged for this one."
+    )
+    advice = (
+        "Retry after the number of seconds in the `Retry-After` header with the same key: "
+        "once the first call has ended, its answer comes back, charged once."
+    )
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after)})
+
+
+class IdempotencyKeyReused(ServiceError):
+    """A key sent again with another body."""
+
+    slug = "idempotency-key-reused"
+    status = 422
+    title = "This Idempotency-Key was used with another body"
+    when = (
+        "A call came with an `Idempotency-Key` that this account already used for the same "
+        "operation with a different body, within the key's lifetime (24 hours by default). "
+        "Nothing was run or charged."
+    )
+    advice = "Use a new key for a new request; resend the first body to get its answer again."
+
+
 class ServiceUnavailable(ServiceError):
     """Solvers busy, a solver process lost, the service stopping, or a store, queue or
     payment provider unreachable; retry later."""

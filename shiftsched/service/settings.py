@@ -87,6 +87,8 @@ class Settings:
     trusted_proxy_hops: int = 0
     # Finished jobs (queued, and completed synchronous solves) can be polled this long.
     job_retention_days: float = 30.0
+    # How long an Idempotency-Key answers its first call again (service.http.idempotency).
+    idempotency_ttl_hours: float = 24.0
     # How long running solves may go on after SIGTERM before they are cut off with 503.
     shutdown_grace_seconds: float = 20.0
     # Rate limits (``limits`` notation, e.g. "5/second;60/minute";
@@ -151,6 +153,9 @@ class Settings:
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
             trusted_proxy_hops=int(env.get("TRUSTED_PROXY_HOPS") or 0),
             job_retention_days=float(env.get("JOB_RETENTION_DAYS", cls.job_retention_days)),
+            idempotency_ttl_hours=float(
+                env.get("IDEMPOTENCY_TTL_HOURS", cls.idempotency_ttl_hours)
+            ),
             shutdown_grace_seconds=float(
                 env.get("SHUTDOWN_GRACE_SECONDS", cls.shutdown_grace_seconds)
             ),

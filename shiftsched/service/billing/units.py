@@ -71,6 +71,7 @@ class KeyPayer:
     call: Call
     account: Account
     why_not: str = ""  # nothing to add when a refusal to queue names the tier
+    job_id: str | None = None  # the id its call's job takes (an idempotency key's); None: new
     may_queue: bool = field(init=False)  # only a pro key may take the queued path
 
     def __post_init__(self) -> None:
@@ -119,7 +120,7 @@ class KeyPayer:
             lease_seconds=seconds,
             purpose=purpose,
         )
-        job_id = uuid.uuid4().hex
+        job_id = self.job_id or uuid.uuid4().hex
         bill = UnitsBill(self.call, self.account, admission.units, reservation_id, job_id)
         bill.on_start = lease.renew if lease is not None else None
         try:

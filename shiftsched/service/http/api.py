@@ -186,6 +186,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         store.sessions.purge_expired()  # sessions, parked requests, codes, tokens past expiry
         store.authorizations.purge_expired()
         store.tokens.purge_expired()
+        store.idempotency.purge_expired()  # and idempotency keys past their lifetime
         purge(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         announce_demo(store, settings)  # prints the demo key and sign-in when made now

@@ -11,7 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from shiftsched.service.errors import (
+    IdempotencyConflict,
+    IdempotencyKeyReused,
     InternalError,
+    InvalidIdempotencyKey,
+    InvalidJson,
     LongSolveNotImplemented,
     NotFound,
     QuotaExceeded,
@@ -26,11 +30,13 @@ from shiftsched.service.errors import (
 )
 from shiftsched.service.http.openapi_responses import (
     BODY_ERRORS,
+    IDEMPOTENCY_KEY,
     JOB_OUTCOMES,
     OFFER,
     PAYMENT_HEADERS,
     POLL_AFTER,
     QUEUED,
+    REPLAYED,
     RETRY_AFTER,
     SETTLE_REFUSED_HEADERS,
     UNITS_HEADERS,
@@ -53,7 +59,7 @@ def operation_item(operation: Operation) -> dict[str, Any]:
     charged = {**UNITS_HEADERS, **(PAYMENT_HEADERS if payable else {})}
     answered: dict[str, Any] = {"description": docs.answered}
     if paid:
-        answered["headers"] = charged
+        answered["headers"] = {**charged, **REPLAYED}
     responses: dict[str, Any] = {
         "200": {**answered, "content": json_content(operation.answer.__name__)}
     }
@@ -65,14 +71,17 @@ def operation_item(operation: Operation) -> dict[str, Any]:
         responses.update(problem_response(errors, docs.notes.get(status, ""), headers))
 
     responses.update(BODY_ERRORS)
+    keyed = (IdempotencyKeyReused,) if paid else ()
     if paid:
+        may_answer((InvalidJson, InvalidIdempotencyKey), None)
+        may_answer(IdempotencyConflict, RETRY_AFTER)
         may_answer(Unauthorized, SETTLE_REFUSED_HEADERS if payable else None)
     if payable:
         responses["402"] = OFFER
     if solves:
-        may_answer((ValidationFailed, TierLimitExceeded, SolverInfeasible), charged)
+        may_answer((ValidationFailed, TierLimitExceeded, SolverInfeasible, *keyed), charged)
     elif paid and light:  # a question that solves nothing is still admitted by size
-        may_answer((ValidationFailed, TierLimitExceeded))
+        may_answer((ValidationFailed, TierLimitExceeded, *keyed))
     else:
         may_answer(ValidationFailed)
     if paid:
@@ -94,6 +103,7 @@ def operation_item(operation: Operation) -> dict[str, Any]:
         item["description"] = docs.description
     if paid:
         item["security"] = [{"apiKey": []}, *([{"x402": []}, {"mpp": []}] if payable else [])]
+        item["parameters"] = [IDEMPOTENCY_KEY]
     item["requestBody"] = {"required": True, "content": json_content(operation.body.__name__)}
     item["responses"] = responses
     return {"post": item}

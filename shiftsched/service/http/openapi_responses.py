@@ -135,6 +135,26 @@ BODY_ERRORS = {
 }
 
 
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Makes a retry safe: the same key and body within 24 hours answer the "
+    "first call's answer again (status, headers, body, job_id), charging nothing more; "
+    "while the first call runs, 409 with Retry-After; with another body, 422 "
+    "idempotency-key-reused. Per account and operation; a call that ended charging "
+    "nothing frees its key. Calls paid per request (x402, mpp) ignore it.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+}
+REPLAYED = {
+    "Idempotent-Replayed": header(
+        "true when this is the stored answer of an earlier call with the same "
+        "Idempotency-Key (nothing more was charged)",
+        "string",
+    )
+}
+
+
 JOB_LINKS = {
     "Location": header("the job: /v1/public/solve/jobs/{id}, from the server's root", "string"),
     "Link": header(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final, Literal
 
@@ -69,6 +69,7 @@ from shiftsched.service.http.gate import (
     json_body,
     raw_body,
 )
+from shiftsched.service.http.idempotency import key_of, once
 from shiftsched.service.http.job_names import job_name
 from shiftsched.service.http.problems import server_root
 from shiftsched.service.http.rate_limits import rate_limits_of
@@ -206,6 +207,24 @@ async def serve(operation: Operation, request: Request) -> Response:
         return await _answer_free(operation, operation.run, request)
     data = await json_body(request)
     payer = await _payer(operation, request, sent, data)
+    key = key_of(request) if isinstance(payer, KeyPayer) else None
+    if isinstance(payer, KeyPayer) and key is not None:  # a retry is answered, not run
+        keyed = partial(_keyed_run, operation, request, payer, data)
+        return await once(request, payer.account, operation.name, key, data, keyed)
+    return await _parsed_and_run(operation, request, payer, data)
+
+
+async def _keyed_run(
+    operation: Operation, request: Request, payer: KeyPayer, data: Any, job_id: str
+) -> Response:
+    """The run of a call whose idempotency key was claimed: its job is ``job_id``."""
+    return await _parsed_and_run(operation, request, replace(payer, job_id=job_id), data)
+
+
+async def _parsed_and_run(
+    operation: Operation, request: Request, payer: Payer | None, data: Any
+) -> Response:
+    """Steps 3 to 7 for a body ``data`` that ``payer`` pays for."""
     try:
         ask = await in_thread(operation.parse, data)  # a large body: off the event loop
     except InvalidRequest as exc:
@@ -217,7 +236,7 @@ async def serve(operation: Operation, request: Request) -> Response:
     if admission.queued:
         assert operation.queues and isinstance(payer, KeyPayer), "only a key may queue"
         name = job_name(operation.called_as, ask)
-        return await _enqueue(operation, request, payer.account, data, admission, name)
+        return await _enqueue(operation, request, payer, data, admission, name)
     leased = not isinstance(operation.run, InThread)
 
     async def run(on_start: Callable[[], None] | None, nothing_charged: str) -> Outcome:
@@ -374,15 +393,16 @@ async def _run(
 async def _enqueue(
     operation: Operation,
     request: Request,
-    account: Account,
+    payer: KeyPayer,
     data: Any,
     admission: Admission,
     name: str,
 ) -> Response:
     """The queued path: hold the units (QuotaExceeded if short), record the job with what
-    runs it, enqueue it, 202. The job holds the units from then on and settles them once,
-    when it ends."""
+    runs it (under the payer's job id, if it has one), enqueue it, 202. The job holds the
+    units from then on and settles them once, when it ends."""
     assert isinstance(operation.run, InPool), "only a run in the solver pool is queued"
+    account = payer.account
     store: Store = request.app.state.store
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
@@ -402,6 +422,7 @@ async def _enqueue(
             call=operation.run.call,
             operation=operation.name,
             name=name,
+            job_id=payer.job_id,
         )
     try:
         await in_thread(queue.enqueue, job.id)

@@ -17,6 +17,7 @@ why it stands apart:
   account as its signed-in user sees it (balance, own keys, units per day);
 * ``authorizations``, ``connections`` and ``tokens``: the OAuth flow (clients and their
   parked requests, connected apps, codes and tokens);
+* ``idempotency``: the keys of charged calls a client may retry, each answered once;
 * ``repositories``: ``Store``, which opens the database once and holds one repository per
   concern (``store.ledger.reserve(...)``, ``store.jobs.get_job(...)``).
 

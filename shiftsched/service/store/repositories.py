@@ -6,7 +6,8 @@ repository they need from it: ``store.accounts`` (accounts and keys), ``store.le
 dashboard lists them), ``store.payments`` (payment claims), ``store.users`` and
 ``store.sessions`` (who signs in to the dashboard), ``store.account_view`` (an account as
 its user sees it), ``store.authorizations``, ``store.connections`` and ``store.tokens``
-(OAuth: consent, connected apps, codes and tokens) and ``store.db`` (transactions and
+(OAuth: consent, connected apps, codes and tokens), ``store.idempotency`` (the keys
+of calls a client may retry) and ``store.db`` (transactions and
 migration). ``Store`` adds no behaviour of its own: each method's contract is documented
 where it is done, and no SQL lives outside this package.
 """
@@ -23,6 +24,7 @@ from shiftsched.service.store.authorizations import Authorizations
 from shiftsched.service.store.billing import Ledger
 from shiftsched.service.store.connections import Connections
 from shiftsched.service.store.database import Database, default_database_url
+from shiftsched.service.store.idempotency import Idempotency
 from shiftsched.service.store.job_list import JobList
 from shiftsched.service.store.jobs import Jobs
 from shiftsched.service.store.payments import (
@@ -49,6 +51,7 @@ class Store:
         self.authorizations = Authorizations(self.db)
         self.connections = Connections(self.db)
         self.tokens = Tokens(self.db)
+        self.idempotency = Idempotency(self.db)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Store:

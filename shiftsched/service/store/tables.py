@@ -223,6 +223,27 @@ oauth_tokens = sa.Table(
     sa.CheckConstraint("kind IN ('access', 'refresh')", name="ck_oauth_tokens_kind"),
 )
 
+idempotency_keys = sa.Table(
+    "idempotency_keys",
+    metadata,
+    # One charged call an API client may retry safely (shiftsched.service.store.idempotency):
+    # the key it sent, per account and operation, the body's fingerprint, the job the call
+    # runs as, and once it has ended the answer as it was sent.
+    sa.Column("account_id", sa.ForeignKey("accounts.id"), primary_key=True),
+    sa.Column("operation", sa.String(32), primary_key=True),
+    sa.Column("idempotency_key", sa.String(255), primary_key=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("job_id", sa.String(32), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False, index=True),
+    # Until when a call without an answer yet is taken to be running (a service killed
+    # mid-call leaves one: after this, and with no job running, a retry runs afresh).
+    sa.Column("locked_until", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=True),
+    sa.Column("headers_json", sa.JSON, nullable=True),
+    sa.Column("body", sa.LargeBinary, nullable=True),
+)
+
 write_probe = sa.Table(
     "write_probe",
     metadata,

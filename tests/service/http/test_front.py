@@ -30,7 +30,7 @@ def test_the_error_types_are_every_class_with_a_slug_once_each() -> None:
     """A class that names a slug is a type; one that only inherits it (a refused payment
     is an unauthorized request) is the same type, listed once."""
     slugs = [cls.slug for cls in error_types()]
-    assert len(slugs) == len(set(slugs)) == 17
+    assert len(slugs) == len(set(slugs)) == 20
     assert "unauthorized" in slugs and "validation-error" in slugs
 
 

@@ -121,7 +121,7 @@ def test_a_new_declaration_is_documented_from_what_it_declares() -> None:
     assert item["operationId"] == "describe_shift_input"
     assert item["security"] == [{"apiKey": []}]
     # keyed, in a thread: no payment offer, no queue, no solver statuses
-    assert set(item["responses"]) == {"200", "400", "401", "413", "415", "422", "429", "503"}
+    assert set(item["responses"]) == {"200", "400", "401", "409", "413", "415", "422", "429", "503"}
     assert item["responses"]["422"]["description"].startswith("validation-error: ")
     assert "X-Units-Consumed" in item["responses"]["200"]["headers"]
 
