@@ -64,6 +64,7 @@ from shiftsched.service.ops.demo import announce_demo
 from shiftsched.service.ops.logs import bound_request_id
 from shiftsched.service.settings import Settings
 from shiftsched.service.solving.job_control import progress_response, stop_response
+from shiftsched.service.solving.job_events import events_response
 from shiftsched.service.solving.jobs import RETRY_AFTER_SECONDS, JobQueue
 from shiftsched.service.solving.light import LightPool
 from shiftsched.service.solving.runtime import open_queue, open_runtime
@@ -91,6 +92,10 @@ async def job_route(request: Request) -> Response:
 
 async def job_progress_route(request: Request) -> Response:
     return await progress_response(request, await account_for(request))
+
+
+async def job_events_route(request: Request) -> Response:
+    return await events_response(request, await account_for(request))
 
 
 async def stop_job_route(request: Request) -> Response:
@@ -233,6 +238,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/jobs/{id}", job_route, methods=["GET"]),
             Route("/solve/jobs/{id}", stop_job_route, methods=["DELETE"]),
             Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),
+            Route("/solve/jobs/{id}/events", job_events_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
             Route("/", index_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),

@@ -252,6 +252,37 @@ def _job_control_operations() -> tuple[dict[str, Any], dict[str, Any]]:
     }
 
 
+def _events_path(parameters: list[dict[str, Any]]) -> dict[str, Any]:
+    """The live stream of a job (shiftsched.service.solving.job_events)."""
+    event = {
+        "type": "string",
+        "description": "event: progress, data: a JobProgress (each time it changes); then "
+        "event: end, data: {job_id, status, error_code}, and the stream closes",
+    }
+    return {
+        "get": {
+            "operationId": "stream_solve_job_events",
+            "summary": "Follow a job of your account live (server-sent events)",
+            "description": "A text/event-stream of the job's progress as it changes (the "
+            "body of GET /solve/jobs/{id}/progress as each event's data), then one end "
+            "event with its final status; the roster is fetched from the job. Comments "
+            "every 15 s keep the connection open. Reconnecting gives the progress as it "
+            "stands, then the rest.",
+            "security": [{"apiKey": []}],
+            "parameters": parameters,
+            "responses": {
+                "200": {
+                    "description": "the stream, until the job ends",
+                    "content": {"text/event-stream": {"schema": event}},
+                },
+                **problem_response(Unauthorized, "API key required"),
+                **problem_response(NotFound, "no such job for this account"),
+                **problem_response(ServiceUnavailable, headers=RETRY_AFTER),
+            },
+        }
+    }
+
+
 def all_paths() -> dict[str, Any]:
     """Every operation of the pipeline, then the jobs (with the job-control operations
     beside the v1 one), usage and this document."""
@@ -259,6 +290,7 @@ def all_paths() -> dict[str, Any]:
     stop, progress = _job_control_operations()
     paths["/solve/jobs/{id}"] = {**_job_path(), **stop}
     paths["/solve/jobs/{id}/progress"] = progress
+    paths["/solve/jobs/{id}/events"] = _events_path(progress["get"]["parameters"])
     paths["/usage"] = _usage_path()
     paths["/openapi.json"] = _openapi_path()
     return paths
