@@ -89,6 +89,12 @@ class Settings:
     job_retention_days: float = 30.0
     # How long an Idempotency-Key answers its first call again (service.http.idempotency).
     idempotency_ttl_hours: float = 24.0
+    # Webhooks (shiftsched.service.webhooks): how often the sender looks for ended jobs and due
+    # deliveries (None: no sender, as a Settings built in code has it; from_env: 1 s), and
+    # which addresses it may send to besides public https ones (against request forgery).
+    webhook_every_seconds: float | None = None
+    webhook_allow_loopback: bool = False
+    webhook_allow_private: bool = False
     # How long running solves may go on after SIGTERM before they are cut off with 503.
     shutdown_grace_seconds: float = 20.0
     # Rate limits (``limits`` notation, e.g. "5/second;60/minute";
@@ -153,6 +159,9 @@ class Settings:
             sign_in_limit_storage=env.get("SIGN_IN_LIMIT_STORAGE") or None,
             trusted_proxy_hops=int(env.get("TRUSTED_PROXY_HOPS") or 0),
             job_retention_days=float(env.get("JOB_RETENTION_DAYS", cls.job_retention_days)),
+            webhook_every_seconds=float(env.get("WEBHOOK_EVERY_SECONDS") or 1.0),
+            webhook_allow_loopback=_flag(env, "WEBHOOK_ALLOW_LOOPBACK"),
+            webhook_allow_private=_flag(env, "WEBHOOK_ALLOW_PRIVATE"),
             idempotency_ttl_hours=float(
                 env.get("IDEMPOTENCY_TTL_HOURS", cls.idempotency_ttl_hours)
             ),
@@ -171,3 +180,8 @@ class Settings:
             export_cache_mb=int(env.get("EXPORT_CACHE_MB", cls.export_cache_mb)),
             exports_per_minute=int(env.get("EXPORTS_PER_MINUTE", cls.exports_per_minute)),
         )
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """An on/off setting: 1, true or yes (any case) is on; unset is off."""
+    return env.get(name, "").strip().lower() in ("1", "true", "yes")

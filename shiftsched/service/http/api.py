@@ -60,6 +60,7 @@ from shiftsched.service.http.problems import (
     service_error,
 )
 from shiftsched.service.http.rate_limits import RateLimits, rate_limits_of
+from shiftsched.service.http.webhook_routes import webhook_routes
 from shiftsched.service.ops.demo import announce_demo
 from shiftsched.service.ops.logs import bound_request_id
 from shiftsched.service.settings import Settings
@@ -71,6 +72,7 @@ from shiftsched.service.solving.runtime import open_queue, open_runtime
 from shiftsched.service.solving.stopping import GracefulStop, take_sigterm
 from shiftsched.service.store import Store, StoreUnavailable
 from shiftsched.service.threads import in_thread
+from shiftsched.service.webhooks.sender import send_periodically
 
 _RETRY_RUNNING = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
@@ -180,6 +182,26 @@ async def internal_error(request: Request, exc: Exception) -> Response:
 # -------------------------------------------------------------------------------- app
 
 
+def _purge_expired(store: Store, settings: Settings) -> None:
+    """At start: sessions, parked requests, codes, tokens and idempotency keys past their
+    expiry, and finished jobs past their retention."""
+    store.sessions.purge_expired()
+    store.authorizations.purge_expired()
+    store.tokens.purge_expired()
+    store.idempotency.purge_expired()
+    purge(store, settings)
+
+
+def _background_tasks(
+    store: Store, settings: Settings, gateways: list[Any]
+) -> list[asyncio.Task[None]]:
+    """What runs beside the app: payments settled again, and the webhooks' sender."""
+    tasks = [asyncio.create_task(resettle_periodically(store, gateways))]
+    if settings.webhook_every_seconds is not None:
+        tasks.append(asyncio.create_task(send_periodically(store, settings)))
+    return tasks
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     """The public API app; its lifespan opens the store, the demo account and the pool."""
     settings = settings or Settings.from_env()
@@ -188,11 +210,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = open_runtime(settings)
         store, pool = runtime.store, runtime.pool
-        store.sessions.purge_expired()  # sessions, parked requests, codes, tokens past expiry
-        store.authorizations.purge_expired()
-        store.tokens.purge_expired()
-        store.idempotency.purge_expired()  # and idempotency keys past their lifetime
-        purge(store, settings)
+        _purge_expired(store, settings)
         app.state.next_purge = time.monotonic() + PURGE_EVERY_SECONDS
         announce_demo(store, settings)  # prints the demo key and sign-in when made now
         app.state.store = store
@@ -213,7 +231,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         for gateway in gateways:
             await gateway.http.open()
         reconciler.start()  # settles stale holds at start, then every few seconds
-        resettling = asyncio.create_task(resettle_periodically(store, gateways))
+        beside = _background_tasks(store, settings, gateways)
         app.state.stop = GracefulStop(pool, queue.stop_taking_jobs, settings.shutdown_grace_seconds)
         take_sigterm(
             app.state.stop
@@ -221,9 +239,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
-            resettling.cancel()
-            with suppress(asyncio.CancelledError):
-                await resettling
+            for task in beside:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
             for gateway in gateways:
                 await gateway.http.aclose()
             await in_thread(queue.stop_consumer, store)
@@ -240,6 +259,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/solve/jobs/{id}/progress", job_progress_route, methods=["GET"]),
             Route("/solve/jobs/{id}/events", job_events_route, methods=["GET"]),
             Route("/usage", usage_route, methods=["GET"]),
+            *webhook_routes(),
             Route("/", index_route, methods=["GET"]),
             Route("/openapi.json", openapi_route, methods=["GET"]),
             Route("/errors/", error_types_page, methods=["GET"]),

@@ -18,6 +18,7 @@ why it stands apart:
 * ``authorizations``, ``connections`` and ``tokens``: the OAuth flow (clients and their
   parked requests, connected apps, codes and tokens);
 * ``idempotency``: the keys of charged calls a client may retry, each answered once;
+* ``webhooks``: an account's endpoints, and the outbox of the events sent to them;
 * ``repositories``: ``Store``, which opens the database once and holds one repository per
   concern (``store.ledger.reserve(...)``, ``store.jobs.get_job(...)``).
 

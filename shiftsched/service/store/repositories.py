@@ -7,7 +7,8 @@ dashboard lists them), ``store.payments`` (payment claims), ``store.users`` and
 ``store.sessions`` (who signs in to the dashboard), ``store.account_view`` (an account as
 its user sees it), ``store.authorizations``, ``store.connections`` and ``store.tokens``
 (OAuth: consent, connected apps, codes and tokens), ``store.idempotency`` (the keys
-of calls a client may retry) and ``store.db`` (transactions and
+of calls a client may retry), ``store.webhooks`` (endpoints and the events' outbox) and
+``store.db`` (transactions and
 migration). ``Store`` adds no behaviour of its own: each method's contract is documented
 where it is done, and no SQL lives outside this package.
 """
@@ -33,6 +34,7 @@ from shiftsched.service.store.payments import (
 from shiftsched.service.store.sessions import Sessions
 from shiftsched.service.store.tokens import Tokens
 from shiftsched.service.store.users import Users
+from shiftsched.service.store.webhooks import Webhooks
 
 
 class Store:
@@ -52,6 +54,7 @@ class Store:
         self.connections = Connections(self.db)
         self.tokens = Tokens(self.db)
         self.idempotency = Idempotency(self.db)
+        self.webhooks = Webhooks(self.db)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Store:

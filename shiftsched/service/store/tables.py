@@ -120,6 +120,10 @@ jobs = sa.Table(
     # which were solves or queued plans (their ``call`` tells which). Added later, so nullable.
     sa.Column("operation", sa.String(16), nullable=True),
     sa.Column("name", sa.String(JOB_NAME_LENGTH), nullable=True),
+    # When the job's end was put in its account's webhook outbox (a queued job that ended
+    # after the account registered an endpoint; shiftsched.service.store.webhooks); added
+    # later, so nullable.
+    sa.Column("announced_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
     sa.Index("ix_jobs_reservation_id", "reservation_id"),
 )
@@ -242,6 +246,57 @@ idempotency_keys = sa.Table(
     sa.Column("status_code", sa.Integer, nullable=True),
     sa.Column("headers_json", sa.JSON, nullable=True),
     sa.Column("body", sa.LargeBinary, nullable=True),
+)
+
+webhook_endpoints = sa.Table(
+    "webhook_endpoints",
+    metadata,
+    # Where an account is told that its queued jobs ended (shiftsched.service.store.webhooks);
+    # the secret signs every delivery (Standard Webhooks: whsec_ and base64).
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
+    sa.Column("url", sa.String(2000), nullable=False),
+    sa.Column("description", sa.String(200), nullable=True),
+    sa.Column("secret", sa.String(100), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    # The outbox: one event for one endpoint, sent until it is taken or given up on.
+    sa.Column("id", sa.String(40), primary_key=True),  # the event id the receiver dedupes on
+    sa.Column(
+        "endpoint_id", sa.ForeignKey("webhook_endpoints.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("account_id", sa.ForeignKey("accounts.id"), nullable=False, index=True),
+    sa.Column("job_id", sa.String(32), nullable=True),
+    sa.Column("event_type", sa.String(32), nullable=False),
+    sa.Column("payload_json", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    # When it is next due (also the lease of a sender that took it); NULL once it ended.
+    sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("delivered_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("given_up_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_status", sa.Integer, nullable=True),
+    sa.Column("last_error", sa.String(500), nullable=True),
+    sa.Index("ix_webhook_deliveries_next_attempt_at", "next_attempt_at"),
+    sa.Index("ix_webhook_deliveries_endpoint_id", "endpoint_id"),
+)
+
+webhook_attempts = sa.Table(
+    "webhook_attempts",
+    metadata,
+    # Every attempt of a delivery, as the dashboard and the API list them.
+    sa.Column(
+        "delivery_id", sa.ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("status", sa.Integer, nullable=True),  # the receiver's HTTP status
+    sa.Column("error", sa.String(500), nullable=True),  # what failed when it gave none
+    sa.Column("milliseconds", sa.Integer, nullable=False),
 )
 
 write_probe = sa.Table(
