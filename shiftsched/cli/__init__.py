@@ -60,13 +60,19 @@ each fault of a bad input as ``employees[2].favourite_colour: message (code)``
 (``validate`` also prints its JSON verdict on stdout). ``--quiet`` leaves stderr to
 faults alone.
 
-Exit codes: 0 done (completed solve, clean audit, valid request); 1 no roster, or an
-audit that found violations or metrics that disagree with it; 2 bad input (with every
+Exit codes: 0 done (completed solve, clean audit, valid request); 1 no roster, an
+audit that found violations or metrics that disagree with it, or a service (``--remote``)
+that refused the call or was out of reach; 2 bad input (with every
 fault and its JSON path; never a traceback); 3 an internal error.
 
 The audit and the export need only ``solution.assignments`` (or ``{"assignments": [...]}``,
 or a bare list) from RESPONSE: the audit compares reported metrics and shortages when
 they can be read, and ``notes`` says what was left out of the comparison and why.
+
+``--remote URL`` runs an operation's subcommand on the service at URL (its API root,
+``http://localhost:3000/v1/public``) instead of in this process, with the API key in
+``SHIFTSCHED_API_KEY`` (``shiftsched.cli.remote``, through ``shiftsched.client``): the
+same output and exit codes; a refusal of the service exits 1 with its problem on stderr.
 
 ``-`` reads a file from standard input, so ``solve X | audit X -`` checks a roster.
 Invalid input always exits 2 with every fault and its JSON path; never a traceback.

@@ -19,6 +19,7 @@ from shiftsched.cli.export import EXPORT
 from shiftsched.cli.files import read_json
 from shiftsched.cli.next_period import NEXT_PERIOD
 from shiftsched.cli.output import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, print_json
+from shiftsched.cli.remote import REMOTE_HELP, RemoteFailed, run
 from shiftsched.errors import InvalidRequest
 from shiftsched.operations import OPERATIONS, Command, Operation, named
 
@@ -32,15 +33,10 @@ def answer(
     operation: Operation, args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO
 ) -> int:
     """The handler of an operation that declares none: its engine function's answer to
-    the request file, as JSON (one that solves under the engine's default limits)."""
+    the request file, as JSON (one that solves under the engine's default limits), or
+    the service's with ``--remote``."""
     ask = named(operation.parser)(read_json(args.request, stdin))
-    function = named(operation.function)
-    if operation.solves:
-        from shiftsched.solving.solve import SolveLimits
-
-        result = function(ask, SolveLimits())
-    else:
-        result = function(ask)
+    result = run(args, operation.name, ask)
     print_json(result.model_dump(mode="json", exclude_none=True), out)
     return EXIT_OK
 
@@ -65,24 +61,32 @@ def parser() -> argparse.ArgumentParser:
     built = argparse.ArgumentParser(
         prog="python -m shiftsched",
         description="Validate, solve and audit shift-scheduling requests (the v1 contract).",
-        epilog="Exit codes: 0 done, 1 no roster or an audit that is not clean, "
-        "2 bad input, 3 internal error.",
+        epilog="Exit codes: 0 done, 1 no roster, an audit that is not clean, or a service "
+        "(--remote) that refused or was out of reach, 2 bad input, 3 internal error.",
     )
     quiet = argparse.ArgumentParser(add_help=False)
     quiet.add_argument(
         "-q", "--quiet", action="store_true", help="nothing on stderr but the faults"
     )
+    remote = argparse.ArgumentParser(add_help=False)  # every operation's, the one switch
+    remote.add_argument("--remote", default=None, metavar="URL", help=REMOTE_HELP)
+    operations = {op.command_name for op in OPERATIONS if op.command is not None}
     sub = built.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command, handler in commands():
-        _add(sub, quiet, name, command, handler)
+        parents = [quiet, remote] if name in operations else [quiet]
+        _add(sub, parents, name, command, handler)
     return built
 
 
 def _add(
-    sub: Subcommands, quiet: argparse.ArgumentParser, name: str, command: Command, run: Handler
+    sub: Subcommands,
+    parents: list[argparse.ArgumentParser],
+    name: str,
+    command: Command,
+    run: Handler,
 ) -> None:
     parsed = sub.add_parser(
-        name, parents=[quiet], help=command.help, description=command.description
+        name, parents=parents, help=command.help, description=command.description
     )
     parsed.add_argument("request", help=command.request_help)
     for argument in command.arguments:
@@ -110,6 +114,9 @@ def main(
         for line in fault_lines(exc.errors):
             err.write(f"  {line}\n")
         return EXIT_INVALID
+    except RemoteFailed as exc:  # the service refused, or was out of reach
+        err.write(f"{exc}\n")
+        return EXIT_FAILED
     except KeyboardInterrupt:
         err.write("interrupted\n")
         return 130

@@ -8,7 +8,7 @@ none prints a roster of its own.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from shiftsched.cli.files import (
     absences,
@@ -20,15 +20,28 @@ from shiftsched.cli.files import (
     roster,
 )
 from shiftsched.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from shiftsched.cli.remote import remote, run
 from shiftsched.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from shiftsched.checking.audit import ReadResponse
+    from shiftsched.contract.planning import RecommendResponse
+    from shiftsched.questions.inquiry import (
+        AuditRequest,
+        AuditResponse,
+        CompareResponse,
+        ExplainResponse,
+        WhyResponse,
+    )
 
 
 def validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """The request checked without solving: its verdict on stdout, faults included."""
     from shiftsched.questions.validation import validate as validated
 
+    data = read_json(args.request, stdin)
     try:
-        response = validated(read_json(args.request, stdin))
+        response = run(args, "validate", data) if remote(args) else validated(data)
     except InvalidRequest as exc:  # the verdict is validate's result: stdout too
         print_json({"errors": [e.as_dict() for e in exc.errors]}, out)
         raise
@@ -39,26 +52,25 @@ def validate(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) 
 
 
 def audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
-    """The independent audit of a roster, and what its reported figures get wrong."""
-    from shiftsched.checking.audit import audit as audited
-    from shiftsched.checking.audit import compare_shortages, compare_with_metrics
+    """The independent audit of a roster, and what its reported figures get wrong (in
+    this process: with ``--remote`` the service's audit, its figures not compared)."""
     from shiftsched.contract.parse import parse_request
-    from shiftsched.questions.review import explained
+    from shiftsched.questions.inquiry import AuditRequest
 
     request = parse_request(read_json(args.request, stdin))
     response = assignments(args.response, stdin, request)
     before = None if args.history is None else history(request, args.history, stdin)
-    absent = absences(request, args.absent)
-    report = audited(request, response.assignments, history=before, absences=absent)
-    payload = explained(request, response.assignments, report).model_dump(
-        mode="json", exclude_none=True
+    ask = AuditRequest(
+        request=request,
+        roster=list(response.assignments),
+        history=before,
+        absences=absences(request, args.absent),
     )
-    mismatches: list[str] = []
-    if response.metrics is not None:
-        mismatches += compare_with_metrics(report, response.metrics)
-    if response.shortages is not None:
-        mismatches += compare_shortages(report, response.shortages)
-    if response.metrics is not None or response.shortages is not None:
+    answer, mismatches = (
+        (run(args, "audit", ask), None) if remote(args) else _audited(ask, response)
+    )
+    payload = answer.model_dump(mode="json", exclude_none=True)
+    if mismatches is not None and (response.metrics is not None or response.shortages is not None):
         payload["metrics_mismatches"] = mismatches
     if response.notes:
         payload["notes"] = response.notes
@@ -66,30 +78,47 @@ def audit(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
         from shiftsched.present.answer_text import terminal_width
         from shiftsched.present.question_text import audit_text
 
-        answer = explained(request, response.assignments, report)
-        out.write(audit_text(request, answer, mismatches, terminal_width()))
+        out.write(audit_text(request, answer, mismatches or [], terminal_width()))
     else:
         print_json(payload, out)
-    clean = report.feasible and not mismatches
+    clean = answer.feasible and not mismatches
     if not args.quiet:
         verdict = "clean" if clean else "not clean"
         err.write(
-            f"audit {verdict}: {len(report.hard_violations)} hard violations, "
-            f"{len(mismatches)} metrics that disagree, objective {report.objective_value:g}\n"
+            f"audit {verdict}: {answer.totals.hard_violations} hard violations, "
+            f"{len(mismatches or [])} metrics that disagree, objective "
+            f"{answer.objective_value:g}\n"
         )
     return EXIT_OK if clean else EXIT_FAILED
+
+
+def _audited(ask: AuditRequest, response: ReadResponse) -> tuple[AuditResponse, list[str]]:
+    """The audit in this process, and where the figures ``response`` reports disagree."""
+    from shiftsched.checking.audit import audit as audited
+    from shiftsched.checking.audit import compare_shortages, compare_with_metrics
+    from shiftsched.questions.review import explained
+
+    report = audited(ask.request, ask.roster, history=ask.history, absences=ask.absences)
+    mismatches: list[str] = []
+    if response.metrics is not None:
+        mismatches += compare_with_metrics(report, response.metrics)
+    if response.shortages is not None:
+        mismatches += compare_shortages(report, response.shortages)
+    return explained(ask.request, ask.roster, report), mismatches
 
 
 def compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """What differs from roster A to roster B of one request."""
     from shiftsched.contract.parse import parse_request
-    from shiftsched.questions.review import compare as compared
+    from shiftsched.questions.inquiry import CompareRequest
 
     request = parse_request(read_json(args.request, stdin))
     before = assignments(args.before, stdin, request).assignments
     after = assignments(args.after, stdin, request).assignments
     past = None if args.history is None else history(request, args.history, stdin)
-    answer = compared(request, before, after, history=past, absences=absences(request, args.absent))
+    absent = absences(request, args.absent)
+    ask = CompareRequest(request=request, before=before, after=after, history=past, absences=absent)
+    answer: CompareResponse = run(args, "compare", ask)
     if args.format == "table":
         from shiftsched.present.answer_text import terminal_width
         from shiftsched.present.question_text import compare_text
@@ -113,14 +142,13 @@ def compare(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
 
 def explain(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """A verdict for each shortage of a roster."""
-    from shiftsched.questions.explain import explain_shortages
     from shiftsched.questions.inquiry import parse_explain
 
     body = question_body(args, stdin)
     if args.date:
         body["dates"] = args.date
     ask = parse_explain(body)
-    answer = explain_shortages(ask, limits(args))
+    answer: ExplainResponse = run(args, "explain", ask, limits(args))
     if args.format == "table":
         from shiftsched.present.answer_text import terminal_width
         from shiftsched.present.question_text import explain_text
@@ -140,7 +168,6 @@ def explain(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -
 def why(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """Why an employee is not off, or not on a shift, on a date."""
     from shiftsched.questions.inquiry import parse_why
-    from shiftsched.questions.why import why_not
 
     body = question_body(args, stdin)
     body |= {"employee_id": args.employee, "date": args.date}
@@ -150,7 +177,7 @@ def why(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> in
         if duty_id:
             body["duty_id"] = duty_id
     ask = parse_why(body)
-    answer = why_not(ask, limits(args))
+    answer: WhyResponse = run(args, "why", ask, limits(args))
     if args.format == "table":
         from shiftsched.present.answer_text import terminal_width
         from shiftsched.present.question_text import why_text
@@ -168,7 +195,6 @@ def recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO)
     """Who could fill a slot, best first, without re-solving."""
     from shiftsched.contract.planning import parse_recommend
     from shiftsched.present.answer_text import recommend_text, terminal_width
-    from shiftsched.questions.recommend import recommend as recommended
 
     request, published = roster(args, stdin)
     data = {"request": request, "roster": published, "slot": args.slot, "absences": args.absent}
@@ -177,7 +203,7 @@ def recommend(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO)
     if args.top is not None:
         data["top"] = args.top
     ask = parse_recommend(data)
-    answer = recommended(ask)
+    answer: RecommendResponse = run(args, "recommend", ask)
     listed = answer.model_dump(mode="json", exclude_none=True)["recommendations"]
     if args.format == "table":
         out.write(recommend_text(ask, answer, terminal_width()))

@@ -12,42 +12,38 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from shiftsched.cli.files import read_json, roster
 from shiftsched.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from shiftsched.cli.remote import remote, run
 
 if TYPE_CHECKING:
-    from shiftsched.contract.v1 import SolveResponse
-    from shiftsched.solving.solve import SolveLimits
+    from shiftsched.contract.planning import PlanRequest, ReplanResponse
+    from shiftsched.contract.v1 import SolveRequest, SolveResponse
 
 
 def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """A solve, or a plan when absences or a history are given (``shiftsched.periods.plan``)."""
     from shiftsched.contract.parse import parse_request
     from shiftsched.contract.planning import parse_plan
-    from shiftsched.periods.plan import plan
     from shiftsched.present.answer_text import solve_text, terminal_width
     from shiftsched.present.console import LiveProgress, summary
     from shiftsched.solving.diagnose import DEFAULT_BUDGET_SECONDS
     from shiftsched.solving.solve import SolveLimits
-    from shiftsched.solving.solve import solve as solved
 
     data = read_json(args.request, stdin)
+    ask: PlanRequest | SolveRequest
     if args.absent or args.history:  # a plan: absences, a history (shiftsched.periods.plan)
         body = {"request": data, "absences": args.absent}
         if args.history:
             body["history"] = read_json(args.history, stdin)
         ask = parse_plan(body)
-        request, history = ask.request, ask.history
-
-        def planned(limits: SolveLimits) -> SolveResponse:
-            return plan(ask, limits)
+        request, history, name = ask.request, ask.history, "plan"
     else:
-        request, history = parse_request(data), None
-
-        def planned(limits: SolveLimits) -> SolveResponse:
-            return solved(request, limits)
+        request, history, name = parse_request(data), None, "solve"
+        ask = request
 
     show = not args.quiet and (args.progress or err.isatty()) and not args.log
     time_limit = args.time_limit or float(request.options.solver_timeout_seconds)
-    live = LiveProgress(err, time_limit) if show else None
+    live = LiveProgress(err, time_limit) if show and not remote(args) else None
+    shown = err if show and remote(args) else None  # a queued call's progress on the service
     budget = args.diagnosis_budget
     limits = SolveLimits(
         time_limit_seconds=args.time_limit,
@@ -58,11 +54,12 @@ def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
         diagnosis_budget_seconds=DEFAULT_BUDGET_SECONDS if budget is None else budget,
         on_progress=None if live is None else live.update,
     )
+    response: SolveResponse
     if live is None:
-        response = planned(limits)
+        response = run(args, name, ask, limits, progress=shown)
     else:
         with live.shown():
-            response = planned(limits)
+            response = run(args, name, ask, limits)
     if args.format == "table":
         out.write(solve_text(request, response, terminal_width(), history))
     else:
@@ -75,7 +72,6 @@ def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
 def replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
     """The published roster re-planned around absences and pins."""
     from shiftsched.contract.planning import parse_replan
-    from shiftsched.periods.replan import replan as replanned
     from shiftsched.present.answer_text import replan_text, terminal_width
     from shiftsched.solving.solve import SolveLimits
 
@@ -91,7 +87,7 @@ def replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
     limits = SolveLimits(
         time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
     )
-    response = replanned(ask, limits)
+    response: ReplanResponse = run(args, "replan", ask, limits)
     if args.format == "table":
         out.write(replan_text(ask, response, terminal_width()))
     else:
