@@ -13,6 +13,11 @@ from typing import Any
 from shiftsched.service.errors import error_types
 from shiftsched.service.http.openapi_paths import all_paths
 from shiftsched.service.http.openapi_schemas import component_schemas
+from shiftsched.service.http.openapi_webhooks import (
+    job_event_webhook,
+    webhook_paths,
+    webhook_schemas,
+)
 
 X402_DESCRIPTION = (
     "Pay per solve with x402: send a base64 JSON payment payload in X-PAYMENT (x402 "
@@ -50,9 +55,10 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             ),
         },
         "servers": [{"url": server_url.rstrip("/")}],
-        "paths": all_paths(),
+        "paths": {**all_paths(), **webhook_paths()},
+        "webhooks": job_event_webhook(),
         "components": {
-            "schemas": component_schemas(),
+            "schemas": {**component_schemas(), **webhook_schemas()},
             "securitySchemes": {
                 "apiKey": {"type": "http", "scheme": "bearer"},
                 "x402": {

@@ -42,6 +42,7 @@ def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]
         demo_api_key=KEY,
         solve_processes=1,
         cp_sat_workers=1,
+        webhook_allow_loopback=True,  # the webhook endpoint below is on loopback
     )
     headers = {"Authorization": f"Bearer {KEY}"}
     app = create_app(settings)
@@ -86,7 +87,7 @@ def test_every_operation_of_the_document_is_in_the_client(
 ) -> None:
     document = app_client.get(BASE + "/openapi.json").json()
     ids = {op["operationId"] for item in document["paths"].values() for op in item.values()}
-    assert len(ids) == 15  # the 13 operations, the job stream and the document itself
+    assert len(ids) == 21  # 13 operations, the job stream, 6 of webhooks and the document
     for name in ids:
         assert callable(operation(generated, name).sync_detailed), name
 
@@ -147,3 +148,14 @@ def test_each_generated_call_is_answered_by_the_app(app_client: TestClient, gene
     assert stopped.status.value == "completed"
     assert call("get_usage", "UsageResponse").available_units >= 0
     operation(generated, "get_openapi").sync_detailed(client=client)
+    asked = built.WebhookEndpointRequest.from_dict({"url": "http://127.0.0.1:9/hook"})
+    made = operation(generated, "create_webhook_endpoint").sync_detailed(client=client, body=asked)
+    assert made.status_code == 201, made.content
+    hook = made.parsed.id
+    assert [e.id for e in call("list_webhook_endpoints", None).endpoints] == [hook]
+    assert call("rotate_webhook_secret", None, id=hook).secret.startswith("whsec_")
+    sent = operation(generated, "send_webhook_test_event").sync_detailed(client=client, id=hook)
+    assert sent.status_code == 202 and sent.parsed.event_id.startswith("evt_")
+    assert len(call("list_webhook_deliveries", None, id=hook).deliveries) == 1
+    gone = operation(generated, "delete_webhook_endpoint").sync_detailed(client=client, id=hook)
+    assert gone.status_code == 204
