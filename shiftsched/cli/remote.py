@@ -7,7 +7,9 @@ the answer the same way wherever the answer was computed, so only the call betwe
 differs, and it is made here (:func:`run`). The client is imported only for a remote
 call: the bare command line needs no httpx. On the service the service's limits apply
 (its workers and seed, the request's own time limit), so the engine's ``limits`` are
-not sent.
+not sent. A solve the service answers without a roster (422 ``solver-infeasible``,
+504 ``solver-timeout``) is the engine's failed answer here too, so it prints and exits
+as it would in this process.
 """
 
 from __future__ import annotations
@@ -70,9 +72,39 @@ def _on_service(url: str, name: str, ask: Any, progress: TextIO | None) -> Any:
         with Client(url) as client:
             return client.call(name, ask, progress=progress or False)
     except ServiceProblem as exc:
-        raise RemoteFailed(f"the service answered {exc}") from exc
+        failed = _no_roster(name, exc)
+        if failed is None:
+            raise RemoteFailed(f"the service answered {exc}") from exc
+        return failed
     except transport_errors() as exc:
         raise RemoteFailed(f"cannot reach the service at {url}: {exc}") from exc
+
+
+# The problems that are a solve's answer without a roster, and the engine's code for each.
+NO_ROSTER = {"solver-infeasible": "no_solution", "solver-timeout": "solver_timeout"}
+
+
+def _no_roster(name: str, problem: Exception) -> Any:
+    """A solve's answer without a roster, as the engine gives it (status failed, its
+    error with the diagnosis), from the problem the service answers it with; None for
+    any other problem, or an operation whose answer is no SolveResponse."""
+    from shiftsched.client import ServiceProblem
+    from shiftsched.contract.v1 import Diagnosis, ErrorInfo, SolveResponse
+
+    model = named(by_name(name).response)
+    code = NO_ROSTER.get(problem.slug) if isinstance(problem, ServiceProblem) else None
+    if code is None or not issubclass(model, SolveResponse):
+        return None
+    assert isinstance(problem, ServiceProblem)
+    found = problem.body.get("diagnosis")
+    error = ErrorInfo(
+        code=code,
+        message=problem.detail,
+        solver_status=problem.body.get("solver_status"),
+        diagnosis=None if found is None else Diagnosis.model_validate(found),
+    )
+    job_id = problem.body.get("job_id") or problem.request_id or ""
+    return model(job_id=job_id, status="failed", solution=None, error=error)
 
 
 __all__ = ["REMOTE_HELP", "RemoteFailed", "remote", "run"]

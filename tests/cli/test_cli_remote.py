@@ -17,6 +17,7 @@ import pytest
 from shiftsched.cli.main import main
 from shiftsched.client import API_KEY_VARIABLE
 from tests.factories import employee_dict, minimal_request_dict
+from tests.infeasible import load_planted
 from tests.service.processes import serve_environment, served
 
 KEY = "sk_test_" + "e" * 64
@@ -53,6 +54,11 @@ def test_the_operations_run_on_the_served_service(
         code, verdict, said = run("validate", str(broken), "--remote", server.api)
         assert code == 2 and "shifts" in said  # the service's faults, with their paths
         assert verdict["errors"][0]["path"] == ["shifts"]
+        planted = tmp_path / "infeasible.json"
+        planted.write_text(json.dumps(load_planted()[0].request))
+        code, failed, said = run("solve", str(planted), "--remote", server.api)
+        assert code == 1 and failed["status"] == "failed"  # as in this process: no roster
+        assert failed["error"]["code"] == "no_solution" and failed["error"]["diagnosis"]
         monkeypatch.setenv(API_KEY_VARIABLE, "sk_test_" + "0" * 64)
         code, _, said = run("solve", str(request), "--remote", server.api, "--quiet")
         assert code == 1 and "401" in said  # refused: said, never a traceback
