@@ -79,6 +79,7 @@ def imports():
         roster_history,
         roster_tables,
         rosters_to_compare,
+        rows_in_page,
         seam_shown,
         short_demands,
         solve_summary,
@@ -170,6 +171,7 @@ def imports():
         roster_history,
         roster_tables,
         rosters_to_compare,
+        rows_in_page,
         seam_shown,
         short_demands,
         solve_summary,
@@ -455,11 +457,15 @@ def tables(outcome, report, roster, roster_tables, variant):
 
 
 @app.cell
-def roster_chart(assignments, mo, pickable_roster_heatmap):
+def roster_chart(assignments, mo, pickable_roster_heatmap, rows_in_page):
     roster_view = pickable_roster_heatmap(
         assignments, "Roster: click a cell to edit it or to mark that person sick"
     )
-    roster_picker = mo.ui.altair_chart(roster_view, legend_selection=False)
+    # The roster's rows travel inside the page, not as a file the server keeps: a second
+    # change (a slider moved twice) re-runs this cell and drops the first run's file
+    # while the browser may still be fetching it (the server then logs a traceback).
+    with rows_in_page():
+        roster_picker = mo.ui.altair_chart(roster_view, legend_selection=False)
     roster_picker
     return roster_picker, roster_view
 

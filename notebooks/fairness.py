@@ -145,14 +145,12 @@ def controls(dataset, default_time_limit, mo, request, request_size, suggested_t
         value=f"0: {groups[0].policy} over {', '.join(groups[0].target_shift_ids)}",
         label="Fairness group",
     )
-    # Enough for the policies to move the roster away from where the search starts, also
-    # on a busy machine: with a few seconds the three rosters can come back the same.
-    _scenario_seconds = 10
+    # By the request's size, so the first table shows soon; when that is too short for
+    # the policies to move the rosters apart, the page says so above the table.
     time_limit = mo.ui.slider(
         1,
         30,
-        value=default_time_limit
-        or max(_scenario_seconds, suggested_time_limit(request_size(request))),
+        value=default_time_limit or suggested_time_limit(request_size(request)),
         label="Time limit per solve (s)",
         show_value=True,
         debounce=True,  # one solve when the slider is let go, not one per step

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what mypy and editors see; at run time, __getattr__ below
         probes_chart,
         progress_chart,
         roster_heatmap,
+        rows_in_page,
     )
     from shiftsched.present.downloads import DOWNLOADS, export_files, media_type, roster_file_name
     from shiftsched.present.explore.compare import (
@@ -192,6 +193,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "roster_heatmap": ("shiftsched.present.charts", "roster_heatmap"),
     "roster_history": ("shiftsched.present.explore.next_period", "roster_history"),
     "roster_tables": ("shiftsched.present.explore.solved", "roster_tables"),
+    "rows_in_page": ("shiftsched.present.charts", "rows_in_page"),
     "rosters_to_compare": ("shiftsched.present.explore.compare", "rosters_to_compare"),
     "same_rosters": ("shiftsched.present.scenario_words", "same_rosters"),
     "same_rosters_words": ("shiftsched.present.scenario_words", "same_rosters_words"),
@@ -283,6 +285,7 @@ __all__ = [
     "roster_history",
     "roster_tables",
     "rosters_to_compare",
+    "rows_in_page",
     "same_rosters",
     "same_rosters_words",
     "seam_shown",

@@ -8,10 +8,13 @@ returns a chart with its data embedded, so it renders in a notebook, saves to HT
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import altair as alt
 import polars as pl
 
+INLINE_ROWS = "marimo_inline_csv"  # the notebook server's transformer: rows as a data URL
 CELL_WIDTH = 14  # pixels per date in the roster heatmap, at least ...
 PAGE_WIDTH = 1000  # ... and more when few dates would leave most of a page empty
 MAX_CELL_WIDTH = 40
@@ -74,6 +77,24 @@ def roster_heatmap(
 
 #: The name of the point selection of :func:`pickable_roster_heatmap`.
 CELL_PICK = "cell"
+
+
+@contextmanager
+def rows_in_page() -> Iterator[None]:
+    """Charts made in this block carry their rows inside the page.
+
+    A clickable chart of a served notebook otherwise gets its rows as a file the server
+    drops when the chart's cell runs again: a control moved twice in a row re-runs it
+    while the browser may still be fetching the first run's file, and the server logs a
+    traceback (``Virtual file not found``). The inline transformer is the notebook
+    server's own, registered once altair is imported under it; without a server (a
+    script, an export) there are no such files, and nothing changes.
+    """
+    if INLINE_ROWS not in alt.data_transformers.names():
+        yield
+        return
+    with alt.data_transformers.enable(INLINE_ROWS):
+        yield
 
 
 def pickable_roster_heatmap(

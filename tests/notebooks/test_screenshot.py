@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -123,18 +123,20 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
 
 
 @contextmanager
-def serving(page: Page) -> Iterator[str]:
-    """The URL of ``page``'s notebook served by ``marimo run``, once it answers."""
+def serving(page: Page, log: Path | None = None) -> Iterator[str]:
+    """The URL of ``page``'s notebook served by ``marimo run``, once it answers; ``log``
+    keeps what the server writes (else it is dropped)."""
     port = free_port()
     marimo = Path(sys.executable).parent / "marimo"
+    sink: IO[bytes] | int = subprocess.DEVNULL if log is None else log.open("wb")
     server = subprocess.Popen(
         [
             *(str(marimo), "run", f"notebooks/{page.notebook}.py", "--headless", "--no-token"),
             *("--host", "127.0.0.1", "--port", str(port), "--", *page.args),
         ],
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=sink,
+        stderr=subprocess.DEVNULL if log is None else subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -151,6 +153,8 @@ def serving(page: Page) -> Iterator[str]:
         yield url
     finally:
         stop(server)
+        if not isinstance(sink, int):
+            sink.close()
 
 
 @contextmanager
