@@ -22,7 +22,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from shiftsched.service.dashboard import account, approval, exports, job_page, sessions
+from shiftsched.service.dashboard import (
+    account,
+    approval,
+    exports,
+    job_page,
+    sessions,
+    webhooks_page,
+)
 from shiftsched.service.dashboard.deps import DashboardDeps
 from shiftsched.service.dashboard.security import CookieSigner, SignInLimiter, SignUpLimiter
 from shiftsched.service.dashboard.web import unavailable
@@ -59,6 +66,8 @@ def create_dashboard_app(
         Route("/apps", account.apps),
         Route("/apps/{app_id}/revoke", account.revoke_app, methods=["POST"]),
         Route("/tier", account.tier),
+        Route("/webhooks", webhooks_page.webhooks, methods=BOTH),
+        Route("/webhooks/{endpoint_id}/{action}", webhooks_page.endpoint_action, methods=["POST"]),
         Route("/oauth/approve", approval.approve, methods=BOTH),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
