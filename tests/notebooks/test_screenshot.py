@@ -225,23 +225,35 @@ def test_a_failure_state_says_what_to_do_and_draws_no_chart(served: tuple[Page, 
 def test_a_selected_shortage_is_explained_and_its_fill_compared_in_chromium(
     tmp_path: Path,
 ) -> None:
-    """The explorer's shortage table is clicked as a person clicks it: the row's
+    """The explorer's shortage table is clicked as a person clicks it: on an uploaded
+    roster, the page's own optimum less one cell (so its shortage is fillable), the row's
     checkbox selects the shortage, the explanation shows with its fill, and the fill's
     switch brings the comparison with its charts."""
-    request = tmp_path / "short_staffed.json"
-    request.write_text(json.dumps(short_staffed_data()))
+    from shiftsched.contract.parse import load_json, parse_request
+    from shiftsched.present.notebook_limits import notebook_limits
+    from shiftsched.questions.variants import with_max_consecutive_days
+    from shiftsched.solving.problem import DEFAULT_MAX_CONSECUTIVE_DAYS, from_request
+    from shiftsched.solving.solve import solve_problem
+
+    request = parse_request(load_json((ROOT / "datasets" / "retail_weekdays.json").read_bytes()))
+    cap = request.constraints.max_consecutive_working_days or DEFAULT_MAX_CONSECUTIVE_DAYS
+    optimum = solve_problem(
+        from_request(with_max_consecutive_days(request, cap)), notebook_limits(60, 30)
+    ).assignments
+    holed = [a for a in optimum if a != optimum[len(optimum) // 2]]
+    roster = tmp_path / "holed.json"
+    roster.write_text(json.dumps({"assignments": [a.model_dump(mode="json") for a in holed]}))
     page_spec = Page(
-        "explore",
-        ("--time-limit", "60", *EXACT, "--request", str(request)),
-        "the independent audit agrees",
-        0,
-        name="explore-why-short",
+        "explore", ("--time-limit", "60", *EXACT), "", 0, name="explore-why-short", chart=ROSTER
     )
     with serving(page_spec) as url, opened(page_spec, url) as page:
+        uploader = page.locator("marimo-file").filter(has_text="or upload a request, or a roster")
+        uploader.locator("input[type=file]").set_input_files(roster)
+        page.get_by_text(UPLOADED).filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
         charts_before = page.locator(".vega-embed").count()
         row = page.locator("tr").filter(has_text="staffing").first
         row.get_by_role("checkbox").click()
-        filled = page.get_by_text("Filled by").filter(visible=True).first
+        filled = page.get_by_text("outlined below").filter(visible=True).first
         filled.wait_for(timeout=CHART_TIMEOUT_MS)
         filled.scroll_into_view_if_needed()
         page.screenshot(path=ARTIFACTS / f"{page_spec.shot}.png")
