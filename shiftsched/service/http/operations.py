@@ -170,7 +170,9 @@ SOLVE = served(
         """Solve a scheduling request; consumes max(1, ceil(size / 10,000)) units.
 
         Small problems return the roster (status completed); large ones on a pro key
-        return a job_id (status running) to poll with get_solve_job.
+        return a job_id (status running) to poll with get_solve_job, unless the call
+        asks for progress: then the tool follows the job, sending progress
+        notifications (best objective and bound so far), and returns its roster.
         """,
         said="then {tool} (consumes units)",
         topic="build",
@@ -252,8 +254,8 @@ PLAN = served(
         ``request``. When the absences and the hard rules cannot all hold, the error's
         diagnosis names them (absences[i].dates[j], request.employees[k]...).
         Like solve_shift, a large problem (or a time limit over 30 s) on a pro key
-        returns a job_id (status running) to poll with get_solve_job; the job's answer
-        has the ledger too.
+        returns a job_id (status running) to poll with get_solve_job (or, asked for
+        progress, is followed to its end); the job's answer has the ledger too.
         """,
         spread=True,
         said="or {tool} when some employees cannot work some dates",

@@ -21,7 +21,7 @@ from typing import Any, Final
 import httpx2
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult
@@ -31,6 +31,7 @@ from shiftsched.service.http.job_tools import JOB_TOOLS, JobTool
 from shiftsched.service.http.operations import OPERATIONS
 from shiftsched.service.http.pipeline import Operation
 from shiftsched.service.http.problems import API_ROOT
+from shiftsched.service.mcp.following import followed, wants_progress
 from shiftsched.service.mcp.oauth import SCOPE, OAuthProvider
 from shiftsched.service.mcp.results import answered, failed, without_rosters
 from shiftsched.service.mcp.schemas import spread_input, whole_request_input
@@ -127,12 +128,14 @@ def _operation_tool(operation: Operation, call: Call) -> Tool:
     declared = operation.tool
     rosters = declared.rosters
 
-    async def run(**arguments: Any) -> CallToolResult:
+    async def run(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
         include = bool(arguments.pop("include_roster", False))
         body: Any = {name: value for name, value in arguments.items() if value is not None}
         if not declared.spread:  # the request is the body (absent: an empty one, refused)
             body = body.get("request", {})
         status, payload = await call("POST", operation.path, body)
+        if status == 202 and operation.queues and wants_progress(ctx):
+            status, payload = await followed(call, payload["job_id"], ctx)
         if status == 422 and declared.answers_faults:
             return answered({"valid": False, "errors": payload.get("errors", [])})
         if status >= 400:
@@ -140,7 +143,9 @@ def _operation_tool(operation: Operation, call: Call) -> Tool:
         return answered(payload if include else without_rosters(payload, rosters))
 
     names = list(operation.body.model_fields) if declared.spread else ["request"]
-    run.__signature__ = _signature([*names, *(["include_roster"] if rosters else [])])  # type: ignore[attr-defined]
+    run.__signature__ = _signature(  # type: ignore[attr-defined]
+        [*names, *(["include_roster"] if rosters else [])], context=True
+    )
     if declared.spread:
         schema = spread_input(declared.name, operation.body, include_roster=bool(rosters))
     else:
@@ -160,22 +165,30 @@ def _job_tool(job_tool: JobTool, call: Call) -> Tool:
     return Tool.from_function(read, name=job_tool.name, description=job_tool.guide)
 
 
-def _signature(names: list[str], *, required: bool = False) -> inspect.Signature:
+def _signature(
+    names: list[str], *, required: bool = False, context: bool = False
+) -> inspect.Signature:
     """Keyword arguments of any JSON value, each absent by default (``required``: each
-    one required), so the SDK lets every body through to the operation's validation."""
+    one required), so the SDK lets every body through to the operation's validation;
+    ``context``: the call's MCP context first (the SDK fills it in)."""
     default = inspect.Parameter.empty if required else None
     parameters = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Any, default=default)
         for name in names
     ]
+    if context:
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        parameters.insert(0, inspect.Parameter("ctx", kind, annotation=Context[Any, Any]))
     return inspect.Signature(parameters, return_annotation=CallToolResult)
 
 
 def create_mcp_app(server: MCPServer) -> Starlette:
-    """The streamable-HTTP app (stateless, JSON responses) serving ``server`` at /mcp."""
+    """The streamable-HTTP app (stateless) serving ``server`` at /mcp. Its answers are
+    event streams, so a long tool call can send progress notifications before its result
+    (``shiftsched.service.mcp.following``)."""
     return server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
-        json_response=True,
+        json_response=False,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )

@@ -128,7 +128,7 @@ def test_a_new_declaration_is_documented_from_what_it_declares() -> None:
 
 def test_a_new_declaration_is_a_tool_taking_the_request() -> None:
     tool = _operation_tool(DESCRIBE, _never_called)
-    assert list(inspect.signature(tool.fn, eval_str=True).parameters) == ["request"]
+    assert list(inspect.signature(tool.fn, eval_str=True).parameters) == ["ctx", "request"]
     assert list(tool.parameters["properties"]) == ["request"]
     assert tool.name == "describe_shift_input"
 

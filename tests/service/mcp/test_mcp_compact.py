@@ -195,3 +195,38 @@ async def test_explanations_and_why_not_return_changes_and_rosters_only_when_ask
     for fill in fills:
         assignments = [Assignment.model_validate(a) for a in fill["roster"]]
         assert audit(request, assignments).feasible
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_queued_solve_is_followed_with_progress_when_asked(
+    served: tuple[Any, Any],
+) -> None:
+    """A solve that takes the queued path: with a progress callback the tool follows the
+    job, notifying its progress, and answers its roster; without one it answers the 202's
+    job id at once, to be polled."""
+    _, app = served
+    data = four_employees()
+    data["options"] = {"solver_timeout_seconds": 60}  # over 30 s: queued on the pro demo key
+    notified: list[tuple[float, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        notified.append((value, message))
+
+    async with (
+        http_client(app) as http,
+        Client(streamable_http_client(BASE + MCP_PATH, http_client=http)) as client,
+    ):
+        followed = await client.call_tool(
+            "solve_shift", {"request": data}, progress_callback=progress
+        )
+        at_once = await client.call_tool("solve_shift", {"request": data})
+    answer = followed.structured_content
+    assert not followed.is_error and answer is not None
+    assert answer["status"] == "completed" and answer["solution"]["assignments"]
+    assignments = [Assignment.model_validate(a) for a in answer["solution"]["assignments"]]
+    assert audit(parse_request(data), assignments).feasible
+    assert notified and all(message and "rosters found" in message for _, message in notified)
+    assert at_once.structured_content is not None
+    assert at_once.structured_content["status"] == "running"
+    assert at_once.structured_content["job_id"] != answer["job_id"]
