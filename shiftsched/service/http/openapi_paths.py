@@ -30,6 +30,7 @@ from shiftsched.service.errors import (
 )
 from shiftsched.service.http.openapi_responses import (
     BODY_ERRORS,
+    CALLBACK_URL,
     IDEMPOTENCY_KEY,
     JOB_OUTCOMES,
     OFFER,
@@ -103,7 +104,7 @@ def operation_item(operation: Operation) -> dict[str, Any]:
         item["description"] = docs.description
     if paid:
         item["security"] = [{"apiKey": []}, *([{"x402": []}, {"mpp": []}] if payable else [])]
-        item["parameters"] = [IDEMPOTENCY_KEY]
+        item["parameters"] = [IDEMPOTENCY_KEY, *([CALLBACK_URL] if operation.queues else [])]
     item["requestBody"] = {"required": True, "content": json_content(operation.body.__name__)}
     item["responses"] = responses
     return {"post": item}

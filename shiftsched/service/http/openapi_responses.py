@@ -146,6 +146,16 @@ IDEMPOTENCY_KEY = {
     "nothing frees its key. Calls paid per request (x402, mpp) ignore it.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
 }
+CALLBACK_URL = {
+    "name": "Callback-Url",
+    "in": "header",
+    "required": False,
+    "description": "On a call that takes the queued path (202): the one webhook endpoint of "
+    "the account (registered with POST /webhooks, at exactly this URL) told when the job "
+    "ends; without it every endpoint of the account is told. Not one of the account's: "
+    "422 validation-error at [headers, Callback-Url], nothing held.",
+    "schema": {"type": "string", "maxLength": 2000},
+}
 REPLAYED = {
     "Idempotent-Replayed": header(
         "true when this is the stored answer of an earlier call with the same "

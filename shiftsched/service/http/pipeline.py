@@ -57,6 +57,7 @@ from shiftsched.service.errors import (
     WorkTimeout,
 )
 from shiftsched.service.failures import DeadlineMissed, SolveFailed, SolverBusy
+from shiftsched.service.http.callbacks import callback_of
 from shiftsched.service.http.delivery import paid_call, settled_response
 from shiftsched.service.http.free_work import answer_free, name_of
 from shiftsched.service.http.gate import (
@@ -403,6 +404,7 @@ async def _enqueue(
     units from then on and settles them once, when it ends."""
     assert isinstance(operation.run, InPool), "only a run in the solver pool is queued"
     account = payer.account
+    callback = await callback_of(request, account)
     store: Store = request.app.state.store
     queue: JobQueue = request.app.state.jobs
     reservation_id = "job-" + uuid.uuid4().hex
@@ -424,6 +426,8 @@ async def _enqueue(
             name=name,
             job_id=payer.job_id,
         )
+    if callback is not None:
+        await in_thread(store.webhooks.name_callback, job.id, callback)
     try:
         await in_thread(queue.enqueue, job.id)
     except Exception:

@@ -124,6 +124,9 @@ jobs = sa.Table(
     # after the account registered an endpoint; shiftsched.service.store.webhooks); added
     # later, so nullable.
     sa.Column("announced_at", sa.DateTime(timezone=True), nullable=True),
+    # The one webhook endpoint the job named (its Callback-Url); NULL: every endpoint of its
+    # account hears of it. Added later, so nullable.
+    sa.Column("callback_endpoint_id", sa.String(32), nullable=True),
     sa.CheckConstraint("status IN ('running', 'completed', 'failed')", name="ck_jobs_status"),
     sa.Index("ix_jobs_reservation_id", "reservation_id"),
 )

@@ -100,6 +100,17 @@ class Webhooks:
     def endpoint(self, account_id: str, endpoint_id: str) -> Endpoint | None:
         return next((e for e in self.endpoints(account_id) if e.id == endpoint_id), None)
 
+    def endpoint_at(self, account_id: str, url: str) -> Endpoint | None:
+        """The account's endpoint registered at ``url``, if any."""
+        return next((e for e in self.endpoints(account_id) if e.url == url), None)
+
+    def name_callback(self, job_id: str, endpoint_id: str) -> None:
+        """The job's end is told to ``endpoint_id`` alone (its Callback-Url)."""
+        with self.db.write() as conn:
+            conn.execute(
+                jobs.update().where(jobs.c.id == job_id).values(callback_endpoint_id=endpoint_id)
+            )
+
     def rotate_secret(self, account_id: str, endpoint_id: str) -> Endpoint | None:
         """A new secret for the endpoint (deliveries from now on are signed with it)."""
         secret = new_secret()
@@ -169,7 +180,7 @@ class Webhooks:
                     continue
                 charged = int(row.hold_units) if row.hold == "captured" else 0
                 event_type, data = describe(row, charged)
-                for endpoint in _endpoints_for(conn, row.account_id, aware(row.created_at)):
+                for endpoint in _endpoints_for(conn, row, aware(row.created_at)):
                     _enqueue(conn, endpoint, event_type, data, row.id, moment)
                 announced += 1
         return announced
@@ -270,9 +281,13 @@ def _owned(account_id: str, endpoint_id: str) -> Any:
     )
 
 
-def _endpoints_for(conn: Connection, account_id: str, since: datetime) -> list[Endpoint]:
-    """The account's endpoints registered before ``since`` (a job's creation)."""
-    query = sa.select(webhook_endpoints).where(webhook_endpoints.c.account_id == account_id)
+def _endpoints_for(conn: Connection, job: Any, since: datetime) -> list[Endpoint]:
+    """Who hears of ``job``: the endpoint it named, or else each endpoint of its account
+    registered before ``since`` (the job's creation)."""
+    query = sa.select(webhook_endpoints).where(webhook_endpoints.c.account_id == job.account_id)
+    if job.callback_endpoint_id is not None:
+        query = query.where(webhook_endpoints.c.id == job.callback_endpoint_id)
+        return [_endpoint(row) for row in conn.execute(query)]
     return [e for e in map(_endpoint, conn.execute(query)) if e.created_at <= since]
 
 

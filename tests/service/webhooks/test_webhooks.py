@@ -86,11 +86,15 @@ def swept(client: TestClient, moment: datetime) -> int:
     return anyio.run(once)
 
 
-def ended_job(client: TestClient, key: str) -> str:
-    """A queued solve run to its end by the app's consumer; its id."""
+def queued_body() -> dict[str, Any]:
     queued = four_employees()
     queued["options"] = {"solver_timeout_seconds": 60}  # over 30 s: the queued path
-    accepted = post(client, "/solve", queued, bearer(key))
+    return queued
+
+
+def ended_job(client: TestClient, key: str, **headers: str) -> str:
+    """A queued solve run to its end by the app's consumer; its id."""
+    accepted = post(client, "/solve", queued_body(), {**bearer(key), **headers})
     assert accepted.status_code == 202, accepted.text
     job_id: str = accepted.json()["job_id"]
     for _ in range(600):
@@ -173,3 +177,29 @@ def test_an_address_inside_or_in_the_clear_is_refused(client: TestClient, url: s
     )
     [fault] = refused["errors"]
     assert fault["path"] == ["url"] and fault["code"] == "webhook_address_refused"
+
+
+def test_a_job_naming_its_callback_is_told_to_that_endpoint_alone(client: TestClient) -> None:
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    key = fresh_key(store, free=10)
+    first, named = Receiver(down=0), Receiver(down=0)
+    try:
+        for receiver in (first, named):
+            made = post(client, "/webhooks", {"url": receiver.url}, bearer(key))
+            assert made.status_code == 201
+        unknown = {**bearer(key), "Callback-Url": "https://example.org/not-registered"}
+        refused = post(client, "/solve", queued_body(), unknown)
+        assert assert_problem(refused, 422, "validation-error")["errors"][0]["path"] == [
+            "headers",
+            "Callback-Url",
+        ]
+        job_id = ended_job(client, key, **{"Callback-Url": named.url})
+        assert swept(client, now()) == 1
+        assert first.received == [] and len(named.received) == 1
+        assert json.loads(named.received[0][1])["data"]["job_id"] == job_id
+        account = store.accounts.authenticate(key)
+        assert account is not None and store.ledger.usage(account.id)[2] == 9  # one charge
+    finally:
+        for receiver in (first, named):
+            receiver.server.shutdown()
+            receiver.server.server_close()
