@@ -399,14 +399,16 @@ EXPLAIN = served(
         """Explain each shortage of a roster: could any roster fill it, how, or why not.
 
         ``request``, ``roster`` (assignments), optional ``absences`` and ``history``,
-        optional ``dates`` (only shortages on these dates). Each shortage gets a verdict:
-        ``avoidable`` with the fill found (filled_by, changes, objective_delta; the full
+        optional ``dates`` (only shortages on these dates). Each shortage gets a verdict,
+        a summary in words and its ``heads`` (missing, fillable, movable, unavoidable):
+        ``avoidable`` with the fill found (filled_by, objective_delta, changes_total; its
+        summary names the first cells it changes; every changed cell and the fill's
         roster, ready to apply, only with ``include_roster``), ``unavoidable`` with
-        ``causes`` (the hard rules and input items that forbid it) and a summary, or
-        ``undecided``. Consumes the units of a solve of ``request``.
+        ``causes`` (the hard rules and input items that forbid it), or ``undecided``.
+        Consumes the units of a solve of ``request``.
         """,
         spread=True,
-        rosters=("explanations.roster",),
+        rosters=("explanations.roster", "explanations.changes"),
         said="{tool} says whether each shortage could be filled, and how or why not",
     ),
     admit=admit_explain,

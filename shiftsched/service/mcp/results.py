@@ -22,7 +22,7 @@ SUMMARY_CHARACTERS: Final = 600
 
 def without_rosters(answer: Any, paths: Sequence[str]) -> Any:
     """``answer`` with the value at each dotted path left out (through lists: the path
-    applies to each item)."""
+    applies to each item); a list left out leaves its length, as ``<key>_total``."""
     for path in paths:
         answer = _dropped(answer, path.split("."))
     return answer
@@ -34,7 +34,10 @@ def _dropped(node: Any, keys: list[str]) -> Any:
     if not isinstance(node, dict) or keys[0] not in node:
         return node
     if len(keys) == 1:
-        return {key: value for key, value in node.items() if key != keys[0]}
+        kept = {key: value for key, value in node.items() if key != keys[0]}
+        if isinstance(node[keys[0]], list):
+            kept[f"{keys[0]}_total"] = len(node[keys[0]])
+        return kept
     return {**node, keys[0]: _dropped(node[keys[0]], keys[1:])}
 
 

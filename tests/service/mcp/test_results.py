@@ -14,8 +14,8 @@ def test_a_path_through_lists_leaves_out_each_items_roster_and_nothing_else() ->
     left = without_rosters(answer, ("explanations.roster", "solution.assignments"))
     assert left == {
         "objective_value": 3.0,
-        "explanations": [{"verdict": "avoidable"}, {"verdict": "undecided"}],
-        "solution": {"metrics": {"status": "optimal"}},
+        "explanations": [{"verdict": "avoidable", "roster_total": 1}, {"verdict": "undecided"}],
+        "solution": {"metrics": {"status": "optimal"}, "assignments_total": 2},
     }
     assert answer["explanations"][0]["roster"] == [1]  # the answer itself is untouched
     assert without_rosters(answer, ("missing.roster",)) == answer
