@@ -250,7 +250,7 @@ def test_a_selected_shortage_is_explained_and_its_fill_compared_in_chromium(
         uploader = page.locator("marimo-file").filter(has_text="or upload a request, or a roster")
         uploader.locator("input[type=file]").set_input_files(roster)
         page.get_by_text(UPLOADED).filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
-        charts_before = page.locator(".vega-embed").count()
+        charts_before = settled_chart_count(page)
         row = page.locator("tr").filter(has_text="staffing").first
         row.get_by_role("checkbox").click()
         filled = page.get_by_text("outlined below").filter(visible=True).first
@@ -264,10 +264,23 @@ def test_a_selected_shortage_is_explained_and_its_fill_compared_in_chromium(
         page.get_by_text("Both rosters' headline numbers").filter(visible=True).first.wait_for(
             timeout=CHART_TIMEOUT_MS
         )
+        # The fill's heatmap, then the comparison's two: cells side by side and per employee.
+        charts_after = settled_chart_count(page)
         page.screenshot(path=ARTIFACTS / f"{page_spec.shot}-compared.png", full_page=True)
-        charts_after = page.locator(".vega-embed").count()
-    # The fill's heatmap, then the comparison's two: cells side by side and per employee.
     assert charts_after >= charts_before + 3
+
+
+def settled_chart_count(page: Any) -> int:
+    """How many charts the page shows once a re-run has stopped adding or dropping them
+    (the same count twice, half a second apart)."""
+    count = -1
+    for _ in range(120):
+        now = page.locator(".vega-embed").count()
+        if now == count:
+            return now
+        count = now
+        page.wait_for_timeout(500)
+    return count
 
 
 # --------------------------------------------------- the explorer's figures, one page load

@@ -501,6 +501,12 @@ def mcp_call(
     )
 
 
+def jsonrpc_message(stream: str) -> Any:
+    """The JSON-RPC message of an MCP answer, which comes as an event stream (its data)."""
+    data = next(line for line in stream.splitlines() if line.startswith("data:"))
+    return json.loads(data.removeprefix("data:"))
+
+
 def test_discovery_documents_name_the_oauth_endpoints(browser: TestClient) -> None:
     server = browser.get("/.well-known/oauth-authorization-server").json()
     assert server["authorization_endpoint"] == f"{BASE}/authorize"
@@ -540,7 +546,7 @@ def test_the_oauth_flow_gives_a_token_that_solves_over_mcp_and_bills_the_account
         browser, tokens["access_token"], "solve_shift", {"request": minimal_request_dict()}
     )
     assert result.status_code == 200, result.text
-    payload = result.json()["result"]
+    payload = jsonrpc_message(result.text)["result"]
     assert not payload.get("isError"), payload
     assert_audited(_Json(payload["structuredContent"]))
     assert store_of(browser).ledger.usage(account_id)[2] == before[2] - 1
