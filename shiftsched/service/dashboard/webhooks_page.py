@@ -18,9 +18,8 @@ from shiftsched.service.store.users import User
 from shiftsched.service.store.webhooks import Endpoint
 from shiftsched.service.threads import in_thread
 from shiftsched.service.webhooks.addresses import address_fault
+from shiftsched.service.webhooks.events import check_event
 from shiftsched.service.webhooks.sender import policy_of
-
-TEST_EVENT = "webhook.test"
 
 
 @signed_in
@@ -61,8 +60,8 @@ async def endpoint_action(request: Request, user: User) -> Response:
         await in_thread(hooks.delete_endpoint, user.account_id, endpoint_id)
         return go(request, "/webhooks")
     if action == "test":
-        data = {"endpoint_id": endpoint.id, "message": "a test event, sent from the dashboard"}
-        await in_thread(hooks.enqueue, endpoint, TEST_EVENT, data)
+        kind, data = check_event(endpoint.id, "from the dashboard")
+        await in_thread(hooks.enqueue, endpoint, kind, data)
         return go(request, "/webhooks")
     rotated = await in_thread(hooks.rotate_secret, user.account_id, endpoint_id)
     return await _page(request, user, secret_of=rotated)

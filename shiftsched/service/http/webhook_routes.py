@@ -23,9 +23,9 @@ from shiftsched.service.store import Account, Store
 from shiftsched.service.store.webhooks import Endpoint
 from shiftsched.service.threads import in_thread
 from shiftsched.service.webhooks.addresses import address_fault
+from shiftsched.service.webhooks.events import check_event
 from shiftsched.service.webhooks.sender import policy_of
 
-TEST_EVENT: Final = "webhook.test"
 _NOT_FOUND: Final = "no webhook endpoint with this id belongs to your account"
 _FIELDS: Final = {"url", "description"}
 
@@ -114,8 +114,8 @@ async def send_test_event(request: Request) -> Response:
     endpoint = await in_thread(store.webhooks.endpoint, account.id, request.path_params["id"])
     if endpoint is None:
         raise NotFound(_NOT_FOUND)
-    data = {"endpoint_id": endpoint.id, "message": "a test event, sent on request"}
-    event_id = await in_thread(store.webhooks.enqueue, endpoint, TEST_EVENT, data)
+    kind, data = check_event(endpoint.id, "on request")
+    event_id = await in_thread(store.webhooks.enqueue, endpoint, kind, data)
     return JSONResponse({"event_id": event_id}, status_code=202)
 
 

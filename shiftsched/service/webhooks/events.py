@@ -12,6 +12,12 @@ from typing import Any
 from shiftsched.service.store.rows import aware
 
 API_ROOT = "/v1/public"
+TEST_EVENT = "webhook.test"
+
+
+def check_event(endpoint_id: str, sent_from: str) -> tuple[str, dict[str, Any]]:
+    """The event an endpoint is sent on request, to check that it receives and verifies."""
+    return TEST_EVENT, {"endpoint_id": endpoint_id, "message": f"a test event, sent {sent_from}"}
 
 
 def job_event(public_url: str, job: Any, charged: int) -> tuple[str, dict[str, Any]]:
