@@ -1,13 +1,15 @@
 """The account dashboard: sign-up, sign-in, keys, usage, jobs, connected apps, tier, and
-the OAuth approval page. Server-rendered (Jinja2), plain forms, no JavaScript needed.
+the OAuth approval page. Server-rendered (Jinja2), plain forms, no JavaScript needed
+(where it runs, small scripts add to a page: a Copy button, a job followed live).
 
 It is its own Starlette app, mounted at ``/dashboard`` beside the API, and works on the
 API's store (opened by the API's lifespan), so pages always show what the API bills.
 Every POST checks the CSRF token first; every page but sign-in/up needs a session.
 
 The pages live in ``sessions`` (sign up, in, out), ``account``, ``job_page`` (one job,
-followed live and stopped, and its roster to print), ``exports`` (a job's roster as
-CSV, iCalendar or XLSX) and ``approval``; what they share is built here once,
+followed live and stopped, and its roster to print), ``job_live`` (the job's event
+stream and search section, which the job page's script follows), ``exports`` (a job's
+roster as CSV, iCalendar or XLSX) and ``approval``; what they share is built here once,
 as ``deps.DashboardDeps`` on ``app.state``.
 """
 
@@ -26,6 +28,7 @@ from shiftsched.service.dashboard import (
     account,
     approval,
     exports,
+    job_live,
     job_page,
     sessions,
     webhooks_page,
@@ -62,6 +65,8 @@ def create_dashboard_app(
         Route("/jobs/{job_id}/export.{fmt}", exports.job_export),
         Route("/jobs/{job_id}", job_page.job_page),
         Route("/jobs/{job_id}/stop", job_page.stop_job, methods=["POST"]),
+        Route("/jobs/{job_id}/events", job_live.job_events),
+        Route("/jobs/{job_id}/search", job_live.job_search),
         Route("/jobs/{job_id}/roster", job_page.roster_page),
         Route("/apps", account.apps),
         Route("/apps/{app_id}/revoke", account.revoke_app, methods=["POST"]),

@@ -1,17 +1,19 @@
 """One job's pages: where it stands (live while it runs), its Stop button, and its roster
 as a sheet to print.
 
-Why a page that refreshes itself: the dashboard's CSP allows no inline script, and a
-running job is followed by reading its record again; a ``<meta http-equiv="refresh">``
-does that with no script at all, and it is left out once the job has ended, so a
-finished page stays still. Stop asks for the same stop as the API's ``DELETE``
+Why a page that follows itself: while the job runs, the page's script (``static/job.js``)
+reads the job's event stream and moves the figures and charts in place
+(``shiftsched.service.dashboard.job_live``); without script, or when the stream fails,
+the page is read again every few seconds instead (a ``<meta http-equiv="refresh">``
+inside ``<noscript>``, or the script's own reload). Neither is there once the job has
+ended, so a finished page stays still. Stop asks for the same stop as the API's ``DELETE``
 (``shiftsched.service.solving.job_control.request_stop``). Only the signed-in account's own jobs are
 shown; another account's job is as absent as one that never was.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from markupsafe import Markup
 from starlette.requests import Request
@@ -62,8 +64,6 @@ async def job_page(request: Request, user: User) -> Response:
     if found is None:
         return error_page(request, 404, "Not found", NOT_YOURS, user)
     view = job_view(*found)
-    points = trace_of(view.job.progress, _final_point(view))
-    now = max([view.figures.elapsed_seconds, *(p.seconds for p in points)])
     return render(
         request,
         "job.html",
@@ -72,11 +72,20 @@ async def job_page(request: Request, user: User) -> Response:
         view=view,
         job=view.job,
         figures=view.figures,
-        points=points,
-        objective_chart=objective_chart(points, now),
-        gap_chart=gap_chart(points, now),
         refresh_seconds=_refresh_seconds(view),
+        **search_context(view),
     )
+
+
+def search_context(view: JobView) -> dict[str, Any]:
+    """What ``job_search.html`` draws: the trace as a table and its two charts."""
+    points = trace_of(view.job.progress, _final_point(view))
+    now = max([view.figures.elapsed_seconds, *(p.seconds for p in points)])
+    return {
+        "points": points,
+        "objective_chart": objective_chart(points, now),
+        "gap_chart": gap_chart(points, now),
+    }
 
 
 @signed_in

@@ -11,6 +11,9 @@ records its progress about every second), checking it every :data:`CHECK_SECONDS
 the first roster reaches the client within about a second of being found. A client that
 reconnects with ``Last-Event-ID`` gets the progress as it stands, and the stream goes on
 from there. Comments keep the connection open through proxies (:data:`PING_SECONDS`).
+
+The dashboard's job page follows a job through the same stream (:func:`event_stream`),
+behind its session instead of the API key (``shiftsched.service.dashboard.job_live``).
 """
 
 from __future__ import annotations
@@ -42,8 +45,14 @@ async def events_response(request: Request, account: Account) -> EventSourceResp
     job = await in_thread(store.jobs.get_job, account.id, job_id)
     if job is None:
         raise NotFound(_NOT_FOUND)
+    return event_stream(store, account.id, job)
+
+
+def event_stream(store: Store, account_id: str, job: Job) -> EventSourceResponse:
+    """The stream of ``job``, already found to be ``account_id``'s: whoever asked for it
+    (an API key, a dashboard session), the events are the same."""
     return EventSourceResponse(
-        _events(store, account.id, job),
+        _events(store, account_id, job),
         ping=PING_SECONDS,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )

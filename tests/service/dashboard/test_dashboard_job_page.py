@@ -124,14 +124,19 @@ def test_a_job_page_belongs_to_its_account_alone(browser: TestClient) -> None:
     assert text_of(page.text, "units-held") == str(UNITS)
     assert "size 42, 3 employees, 2026-03-02 to 2026-03-08" in page.text
 
+    # The page, the event stream its script follows and the search section it swaps in.
+    paths = [f"/dashboard/jobs/{job.id}{tail}" for tail in ("", "/events", "/search")]
     browser.cookies.clear()
-    signed_out = browser.get(f"/dashboard/jobs/{job.id}")
-    assert signed_out.status_code == 303
-    assert signed_out.headers["location"].startswith("/dashboard/sign-in?")
+    for path in paths:
+        signed_out = browser.get(path)
+        assert signed_out.status_code == 303
+        assert signed_out.headers["location"].startswith("/dashboard/sign-in?")
 
     sign_up(browser)  # another account, with a valid form token of its own
-    for path in (f"/dashboard/jobs/{job.id}", f"/dashboard/jobs/{job.id}/roster"):
-        assert browser.get(path).status_code == 404
+    for path in [*paths, f"/dashboard/jobs/{job.id}/roster"]:
+        refused = browser.get(path)  # never a stream: the page saying there is no such job
+        assert refused.status_code == 404
+        assert refused.headers["content-type"].startswith("text/html")
     token = csrf_of(browser.get("/dashboard/keys").text)
     refused = browser.post(f"/dashboard/jobs/{job.id}/stop", data={"csrf_token": token})
     assert refused.status_code == 404
@@ -277,6 +282,71 @@ def solved_answer(job_id: str) -> dict[str, Any]:
     answer = solve(parse_request(RUNNING_BODY), EXACT, job_id=job_id)
     assert answer.status == "completed"
     return answer.model_dump(mode="json", exclude_none=True)
+
+
+# ------------------------------------------------------------------ followed live
+
+
+def next_event(lines: Iterator[str]) -> tuple[str, Any] | None:
+    """The stream's next event as (name, data), comments left out; None once it closed."""
+    name = "message"
+    for line in lines:
+        if line.startswith("event:"):
+            name = line.removeprefix("event:").strip()
+        elif line.startswith("data:"):
+            return name, json.loads(line.removeprefix("data:").strip())
+    return None
+
+
+def search_section_of(page: str) -> str:
+    match = re.search(r'<div id="search">(.*?)</div>', page, re.S)
+    assert match, "no search section"
+    return match.group(1).strip()
+
+
+def test_a_running_jobs_page_follows_its_event_stream_to_the_end(browser: TestClient) -> None:
+    """The stream the page's script reads (refused to other accounts: see the access test
+    above): the job as it stands, each change, then its end, and the stream closes."""
+    sign_up(browser)
+    store, job = store_of(browser), running_job(browser)
+    events, search = f"/dashboard/jobs/{job.id}/events", f"/dashboard/jobs/{job.id}/search"
+    page = browser.get(f"/dashboard/jobs/{job.id}").text
+    assert attribute_of(page, "figures", "data-events") == events
+    assert attribute_of(page, "figures", "data-search") == search
+    assert '<script src="/dashboard/static/job.js" defer></script>' in page
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
+    with browser.stream("GET", events) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        lines = response.iter_lines()
+        first = next_event(lines)
+        assert first is not None and first[0] == "progress"
+        assert (first[1]["job_id"], first[1]["state"]) == (job.id, "queued")
+
+        record = {"elapsed_seconds": 3.0, "best_objective": 40.0, "best_bound": 20.0}
+        assert store.jobs.record_progress(job.id, {**record, "solutions": 2, "trace": TRACE})
+        moved = next_event(lines)
+        assert moved is not None and moved[0] == "progress"
+        assert {key: moved[1][key] for key in ("state", "best_objective", "best_bound")} == {
+            "state": "solving",
+            "best_objective": 40.0,
+            "best_bound": 20.0,
+        }
+        # The section the script swaps in is the page's own, as the page draws it now.
+        section = browser.get(search)
+        assert section.status_code == 200 and 'id="objective-chart"' in section.text
+        page = browser.get(f"/dashboard/jobs/{job.id}").text
+        assert section.text.strip() == search_section_of(page)
+
+        assert store.jobs.finish_job(job.id, "failed", error_code="no_solution")
+        rest = list(iter(lambda: next_event(lines), None))  # to the stream's close
+    assert rest and rest[-1] == (
+        "end",
+        {"job_id": job.id, "status": "failed", "error_code": "no_solution"},
+    )
+    assert all(name == "progress" for name, _ in rest[:-1])
+    ended = browser.get(f"/dashboard/jobs/{job.id}").text
+    assert refresh_of(ended) is None and "job.js" not in ended and "data-events" not in ended
 
 
 # -------------------------------------------------------------------------- print view
