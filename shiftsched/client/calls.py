@@ -80,8 +80,10 @@ class Client:
 
     A call that the service queues (202) is followed to its end before it returns
     (``wait=False``: the running answer at once); ``progress`` shows a bar on stderr (or
-    on the stream given). Errors are raised: :class:`shiftsched.errors.InvalidRequest`
-    for a request that breaks the contract, :class:`ServiceProblem` for any other."""
+    on the stream given). ``sleep`` is how the client waits for a job's next poll and
+    for a retry the service answered 409 (its first attempt still runs). Errors are
+    raised: :class:`shiftsched.errors.InvalidRequest` for a request that breaks the
+    contract, :class:`ServiceProblem` for any other."""
 
     def __init__(
         self,
@@ -95,7 +97,8 @@ class Client:
     ) -> None:
         key = api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE)
         self._owned = http is None
-        self._transport = Transport(url, key, http or httpx.Client(timeout=timeout), retries)
+        session = http or httpx.Client(timeout=timeout)
+        self._transport = Transport(url, key, session, retries, sleep)
         self._sleep = sleep
 
     def close(self) -> None:

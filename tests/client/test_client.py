@@ -1,6 +1,7 @@
 """The Python client against the real app in-process (its ``TestClient`` is the client's
 ``httpx.Client``): every operation once, a queued solve followed to its end, the faults
-raised as the engine's, and a retry whose answer was lost charged once.
+raised as the engine's, a retry whose answer was lost charged once, and a retry sent
+while the first attempt still runs waited out through its 409s.
 
 The service solves with one CP-SAT worker; the tests assert only what holds for any
 roster of the request (completed, the audit clean), never a figure of one roster.
@@ -9,7 +10,11 @@ roster of the request (completed, the audit clean), never a figure of one roster
 from __future__ import annotations
 
 import io
+import threading
+import time
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,7 +35,9 @@ from shiftsched.service.http.api import create_app
 from shiftsched.service.http.operations import OPERATIONS as SERVED
 from shiftsched.service.http.problems import API_ROOT
 from shiftsched.service.settings import Settings
+from shiftsched.service.solving.workers import SolvePool
 from tests.factories import employee_dict, minimal_request_dict
+from tests.service.pool_support import LONG_SECONDS, Background, wait_until_running
 
 KEY = "sk_test_" + "d" * 64
 BASE = "http://testserver" + API_ROOT
@@ -211,4 +218,97 @@ def test_a_retry_after_a_lost_answer_is_charged_once(
     assert solved.status == "completed" and solved.usage is not None
     first, retry = (r.request.headers["Idempotency-Key"] for r in sent)
     assert first == retry and sent[1].headers["Idempotent-Replayed"] == "true"
+    assert client.usage().available_units == before - solved.usage.units_consumed
+
+
+class FirstAttemptStillRuns:
+    """The client's first POST sent on to the app from a thread of its own, and its
+    connection dropped once the app holds the call (its key claimed, the call waiting for
+    the one solver process): what a client sees when its connection drops mid-call."""
+
+    def __init__(self, app_client: TestClient) -> None:
+        self.app_client = app_client
+        self.line = app_client.app.state.solve_line  # type: ignore[attr-defined]
+        self.client_thread = threading.get_ident()
+        self.thread: threading.Thread | None = None
+        self.answer: httpx2.Response | None = None
+        self.retries: list[httpx2.Response] = []  # the client's later POSTs, as answered
+
+    def on_request(self, request: httpx2.Request) -> None:
+        if request.method != "POST" or self.thread is not None:
+            return
+        kept = ("authorization", "content-type", "idempotency-key")
+        headers = {name: value for name, value in request.headers.items() if name in kept}
+        self.thread = threading.Thread(
+            target=self._send, args=(str(request.url), request.content, headers)
+        )
+        self.thread.start()
+        deadline = time.monotonic() + LONG_SECONDS
+        while self.line.borrowed_tokens < 1:  # the call waits for the held process
+            assert time.monotonic() < deadline, "the first attempt never reached its solve"
+            time.sleep(0.01)
+        raise httpx2.ReadError("connection dropped", request=request)
+
+    def _send(self, url: str, content: bytes, headers: dict[str, str]) -> None:
+        self.answer = self.app_client.post(url, content=content, headers=headers)
+
+    def on_response(self, response: httpx2.Response) -> None:
+        if response.request.method == "POST" and threading.get_ident() == self.client_thread:
+            response.read()
+            self.retries.append(response)
+
+    def ended(self) -> httpx2.Response:
+        assert self.thread is not None
+        self.thread.join(LONG_SECONDS)
+        assert not self.thread.is_alive() and self.answer is not None
+        return self.answer
+
+
+def test_a_retry_while_the_first_attempt_runs_waits_out_its_409s(
+    app_client: TestClient, tmp_path: Path
+) -> None:
+    """The one solver process is held by a task of the test, so the first attempt (its
+    connection dropped) still runs; each retry with the same key is 409
+    idempotency-conflict with Retry-After, more of them than the client's attempts, until
+    the test frees the process: the retry then answers the first attempt's answer,
+    charged once, as one job."""
+    app: Any = app_client.app
+    pool: SolvePool = app.state.pool
+    settings: Settings = app.state.settings
+    holder = Background(pool, tmp_path)
+    wait_until_running(pool, 1)
+    asked: list[float] = []
+
+    def pause(seconds: float) -> None:  # what the client asked to wait is what is checked
+        asked.append(seconds)
+        if len(asked) == 3:  # past the client's 2 attempts: the first attempt may run now
+            holder.release()
+        time.sleep(0.1)
+
+    client = Client(BASE, KEY, http=app_client, sleep=pause, retries=Retries(2, wait_initial=0.01))
+    before = client.usage().available_units
+    jobs_before = sum(app.state.store.jobs.count_by_status().values())
+    first = FirstAttemptStillRuns(app_client)
+    app.state.settings = replace(settings, solve_queue_wait_seconds=LONG_SECONDS)
+    app_client.event_hooks = {"request": [first.on_request], "response": [first.on_response]}
+    try:
+        solved = client.solve(four_employees())
+    finally:
+        app_client.event_hooks = {"request": [], "response": []}
+        app.state.settings = settings
+        holder.release()
+    assert holder.result() == "done"
+    answer = first.ended()
+    assert answer.status_code == 200, answer.text
+    *conflicts, replayed = first.retries
+    assert len(conflicts) >= 3 and {r.status_code for r in conflicts} == {409}
+    assert {r.json()["type"].rsplit("/", 1)[-1] for r in conflicts} == {"idempotency-conflict"}
+    assert {r.headers["Retry-After"] for r in conflicts} == {"2"}
+    assert asked == [2.0] * len(conflicts)  # each wait as its 409 said
+    key = answer.request.headers["Idempotency-Key"]
+    assert {r.request.headers["Idempotency-Key"] for r in first.retries} == {key}
+    assert replayed.status_code == 200 and replayed.headers["Idempotent-Replayed"] == "true"
+    assert solved == SolveResponse.model_validate(answer.json())  # the one answer
+    assert solved.status == "completed" and solved.usage is not None
+    assert sum(app.state.store.jobs.count_by_status().values()) == jobs_before + 1
     assert client.usage().available_units == before - solved.usage.units_consumed
