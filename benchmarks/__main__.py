@@ -116,6 +116,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "load": ("concurrent solves against a running service", _forward("load")),
     "concurrency": ("solves sharing the cores, in one process pool", _forward("concurrency")),
     "job-control": ("queued job: progress shown, stop heeded", _forward("job_control")),
+    "push": ("webhooks and event streams: latency beside a hung receiver", _forward("push")),
     "replanning": (
         "re-plan changes after a sick call; recommendation latency",
         _forward("replanning"),
