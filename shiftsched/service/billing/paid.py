@@ -71,6 +71,7 @@ from shiftsched.service.errors import (
 )
 from shiftsched.service.solving.outcome import Outcome
 from shiftsched.service.store import PaymentState, Store, StoreUnavailable
+from shiftsched.service.store.payments import PaidKey
 from shiftsched.service.threads import in_thread
 
 logger = logging.getLogger(__name__)
@@ -140,6 +141,15 @@ class PaymentPayer:
     header: PaymentHeader
     may_queue: bool = False
     why_not: str = "; a payment buys a synchronous solve"
+    keyed: PaidKey | None = None  # the call's Idempotency-Key, claimed with the payment
+
+    def claim_key(self) -> str:
+        """The key the payment is claimed by (what makes it unique); 503 when the
+        settings cannot name it."""
+        try:
+            return self.payment.claim_key()
+        except PaymentMisconfigured as error:
+            raise _misconfigured(error) from None
 
     async def pay(
         self,
@@ -178,11 +188,11 @@ class PaymentPayer:
         holder = call.request_id or uuid.uuid4().hex  # names the claim's holder
         lease = payment.lease_seconds
         scheme = self.header.scheme
-        claimed = await in_thread(store.payments.claim_payment, key, scheme, amount, holder, lease)
+        claims = store.payments.claim_payment
+        claim = partial(claims, key, scheme, amount, holder, lease, self.keyed)
+        claimed = await in_thread(claim)
         if not claimed and await _given_back_after_death(store, payment, key):
-            claimed = await in_thread(
-                store.payments.claim_payment, key, scheme, amount, holder, lease
-            )
+            claimed = await in_thread(claim)
         if not claimed:
             raise payment.refused(ALREADY_USED, units)
         settle_with_ = settle_with(self.header.value, units, call.resource_url)
@@ -222,6 +232,9 @@ class _Payment(Protocol):
 
     def refused(self, message: str, units: int) -> PaymentRefused:
         """401 naming the scheme, with a fresh challenge priced for ``units``."""
+
+    def claim_key(self) -> str:
+        """The replay key the payment is claimed by; PaymentMisconfigured."""
 
     def price(self, units: int) -> tuple[str, str]:
         """(replay key, amount) once the payment is checked against the price of
@@ -271,6 +284,10 @@ class _X402Payment:
     def refused(self, message: str, units: int) -> PaymentRefused:
         return _x402_refused(self.resource_url, self.gateway, message, units)
 
+    def claim_key(self) -> str:
+        self.gateway.settings.checked()
+        return self.gateway.replay_key(self.payload)
+
     def price(self, units: int) -> tuple[str, str]:
         self.gateway.settings.checked()
         resource = self.resource_url
@@ -307,6 +324,9 @@ class _MppPayment:
 
     def refused(self, message: str, units: int) -> PaymentRefused:
         return _mpp_refused(self.gateway, message, units)
+
+    def claim_key(self) -> str:
+        return self.gateway.replay_key(self.credential)
 
     def price(self, units: int) -> tuple[str, str]:
         self.gateway.settings.checked()

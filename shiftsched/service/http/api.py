@@ -24,6 +24,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from datetime import timedelta
 from typing import Any
 
 import anyio
@@ -184,11 +185,13 @@ async def internal_error(request: Request, exc: Exception) -> Response:
 
 def _purge_expired(store: Store, settings: Settings) -> None:
     """At start: sessions, parked requests, codes, tokens and idempotency keys past their
-    expiry, and finished jobs past their retention."""
+    expiry (paid answers kept for retries included), and finished jobs past their
+    retention."""
     store.sessions.purge_expired()
     store.authorizations.purge_expired()
     store.tokens.purge_expired()
     store.idempotency.purge_expired()
+    store.payments.purge_paid_answers(timedelta(hours=settings.idempotency_ttl_hours))
     purge(store, settings)
 
 

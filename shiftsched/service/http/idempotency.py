@@ -16,8 +16,12 @@ Idempotency-Key HTTP Header Field", as payment APIs use it):
 - a first call whose service died: if it had charged, its job's answer (what
   ``GET /solve/jobs/{id}`` answers); if not, once its lock has passed, a fresh run.
 
-Keys live ``Settings.idempotency_ttl_hours`` (24 h by default). Calls paid per request
-(x402, mpp) and the free operations take no key: a free call is safe to repeat.
+A call paid per request (x402, mpp) is keyed by its payment instead of an account
+(:func:`once_paid`): the key is claimed with the payment, and a retry that sends the same
+payment, key and body gets the delivered answer again, settling nothing twice; while the
+first still runs, 409; with another body, 422. Without a key, a payment sent again is
+refused as used, as before. Keys live ``Settings.idempotency_ttl_hours`` (24 h by
+default). The free operations take no key: a free call is safe to repeat.
 """
 
 from __future__ import annotations
@@ -25,19 +29,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from shiftsched.service.billing.paid import PaymentPayer
 from shiftsched.service.errors import (
     IdempotencyConflict,
     IdempotencyKeyReused,
     InvalidIdempotencyKey,
+    PaymentRefused,
 )
 from shiftsched.service.store import Account, Store
 from shiftsched.service.store.idempotency import KeyedCall
+from shiftsched.service.store.payments import KeyedPayment, PaidKey
 from shiftsched.service.threads import in_thread
 
 HEADER: Final = "Idempotency-Key"
@@ -51,6 +59,10 @@ KEPT_HEADERS: Final = (
     "location",
     "link",
     "retry-after",
+    "x-payment-response",
+    "payment-response",
+    "payment-receipt",
+    "x-service-settle-status",
 )
 """What a replay answers again of the first answer's headers (not its date or length)."""
 LOCK: Final = timedelta(minutes=10)
@@ -101,11 +113,71 @@ async def once(
     except Exception:
         await in_thread(store.idempotency.forget, claim.call)  # nothing charged: free it
         raise
-    kept = {name: value for name, value in response.headers.items() if name in KEPT_HEADERS}
-    await in_thread(
-        store.idempotency.remember, claim.call, response.status_code, kept, bytes(response.body)
-    )
+    await in_thread(store.idempotency.remember, claim.call, response.status_code, *_kept(response))
     return response
+
+
+async def once_paid(
+    request: Request,
+    payer: PaymentPayer,
+    operation: str,
+    key: str,
+    data: Any,
+    run: Callable[[PaymentPayer], Awaitable[Response]],
+) -> Response:
+    """The answer of the paid call keyed ``key``: ``run(payer)``, its payment claimed
+    with the key, unless that payment already answered or still runs a call with it."""
+    store: Store = request.app.state.store
+    sent = PaidKey(operation, key, fingerprint(data))
+    payment_key = payer.claim_key()
+    answer = _paid_answer_of(await in_thread(store.payments.keyed_payment, payment_key), sent)
+    if answer is not None:
+        return answer
+    try:
+        response = await run(replace(payer, keyed=sent))
+    except PaymentRefused:  # used meanwhile: by a concurrent retry with this key?
+        held = await in_thread(store.payments.keyed_payment, payment_key)
+        answer = _paid_answer_of(held, sent)
+        if answer is None:
+            raise
+        return answer
+    status, headers, body = response.status_code, *_kept(response)
+    await in_thread(store.payments.remember_paid_answer, payment_key, sent, status, headers, body)
+    return response
+
+
+def _paid_answer_of(held: KeyedPayment | None, sent: PaidKey) -> Response | None:
+    """What a retry with this payment gets from the call that claimed it with the same
+    key: its answer, or its conflict; None when the payment holds no call with this key
+    (it runs, and its claim decides)."""
+    if held is None or held.keyed is None:
+        return None
+    if (held.keyed.operation, held.keyed.key) != (sent.operation, sent.key):
+        return None
+    if held.keyed.fingerprint != sent.fingerprint:
+        raise IdempotencyKeyReused(
+            f"this {HEADER} was used with this payment for another body; use a new key"
+        )
+    if held.status_code is not None and held.body is not None:
+        return _replayed(held.status_code, held.headers, held.body)
+    if held.in_flight:
+        raise IdempotencyConflict(
+            f"the first call with this {HEADER} and payment is still running; retry with "
+            "the same key and payment",
+            retry_after=RETRY_AFTER_SECONDS,
+        )
+    return None
+
+
+def _replayed(status_code: int, headers: dict[str, str] | None, body: bytes) -> Response:
+    """A stored answer sent again, marked as a replay."""
+    return Response(body, status_code=status_code, headers={**(headers or {}), REPLAYED: "true"})
+
+
+def _kept(response: Response) -> tuple[dict[str, str], bytes]:
+    """What an answer keeps for its replays: the headers that matter, and its body."""
+    kept = {name: value for name, value in response.headers.items() if name in KEPT_HEADERS}
+    return kept, bytes(response.body)
 
 
 async def _answer_of(store: Store, account: Account, call: KeyedCall, sent: str) -> Response:
@@ -114,10 +186,8 @@ async def _answer_of(store: Store, account: Account, call: KeyedCall, sent: str)
         raise IdempotencyKeyReused(
             f"this {HEADER} was used for another body of this operation; use a new key"
         )
-    if call.answered:
-        assert call.status_code is not None and call.body is not None
-        headers = {**(call.headers or {}), REPLAYED: "true"}
-        return Response(call.body, status_code=call.status_code, headers=headers)
+    if call.status_code is not None and call.body is not None:
+        return _replayed(call.status_code, call.headers, call.body)
     job = await in_thread(store.jobs.get_job, account.id, call.job_id)
     if job is not None and job.status != "running":  # charged, then the service died
         return JSONResponse(job.as_response(), headers={REPLAYED: "true"})

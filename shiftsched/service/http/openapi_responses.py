@@ -143,7 +143,9 @@ IDEMPOTENCY_KEY = {
     "first call's answer again (status, headers, body, job_id), charging nothing more; "
     "while the first call runs, 409 with Retry-After; with another body, 422 "
     "idempotency-key-reused. Per account and operation; a call that ended charging "
-    "nothing frees its key. Calls paid per request (x402, mpp) ignore it.",
+    "nothing frees its key. A call paid per request (x402, mpp) is keyed by its "
+    "payment: the same payment, key and body answer the delivered answer again, "
+    "settling nothing twice.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
 }
 CALLBACK_URL = {

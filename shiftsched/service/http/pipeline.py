@@ -43,7 +43,7 @@ from starlette.responses import JSONResponse, Response
 from shiftsched.errors import InvalidRequest
 from shiftsched.service.billing.admission import Admission
 from shiftsched.service.billing.call import Call, Payer
-from shiftsched.service.billing.paid import paying_with, payment_required
+from shiftsched.service.billing.paid import PaymentPayer, paying_with, payment_required
 from shiftsched.service.billing.settlement import RECORD_JOB_LEASE_SECONDS
 from shiftsched.service.billing.units import KeyPayer, hold_units
 from shiftsched.service.errors import (
@@ -70,7 +70,7 @@ from shiftsched.service.http.gate import (
     json_body,
     raw_body,
 )
-from shiftsched.service.http.idempotency import key_of, once
+from shiftsched.service.http.idempotency import key_of, once, once_paid
 from shiftsched.service.http.job_names import job_name
 from shiftsched.service.http.problems import server_root
 from shiftsched.service.http.rate_limits import rate_limits_of
@@ -208,10 +208,13 @@ async def serve(operation: Operation, request: Request) -> Response:
         return await _answer_free(operation, operation.run, request)
     data = await json_body(request)
     payer = await _payer(operation, request, sent, data)
-    key = key_of(request) if isinstance(payer, KeyPayer) else None
+    key = key_of(request) if isinstance(payer, KeyPayer | PaymentPayer) else None
     if isinstance(payer, KeyPayer) and key is not None:  # a retry is answered, not run
         keyed = partial(_keyed_run, operation, request, payer, data)
         return await once(request, payer.account, operation.name, key, data, keyed)
+    if isinstance(payer, PaymentPayer) and key is not None:  # keyed by its payment
+        paid = partial(_parsed_and_run, operation, request, data=data)
+        return await once_paid(request, payer, operation.name, key, data, paid)
     return await _parsed_and_run(operation, request, payer, data)
 
 

@@ -24,6 +24,11 @@ Why ``settle_with``: a settlement that got no verdict (facilitator unreachable) 
 the result was delivered stays *held* in ``settle_failed`` with what settling needs,
 and is retried (``shiftsched.service.billing.payments.resettle``) until the facilitator or provider
 answers; the retrier takes each held claim on a lease too, so two never settle one at once.
+
+Why the Idempotency-Key columns: a paid call has no account to keep its key under, so
+its claim carries the key, operation and body fingerprint it was sent with, and once
+delivered the answer itself (:meth:`Payments.remember_paid_answer`). A retry with the same
+payment and key is then answered from the claim instead of being refused as a replay.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 
 from shiftsched.service.store.database import Database
-from shiftsched.service.store.rows import now
+from shiftsched.service.store.rows import aware, now
 from shiftsched.service.store.tables import payments
 
 PaymentState = Literal["verifying", "settling", "settled", "settle_failed"]
@@ -59,6 +64,33 @@ class HeldSettlement:
     detail: str | None
 
 
+@dataclass(frozen=True)
+class PaidKey:
+    """The Idempotency-Key a paid call was sent with: per payment, for one operation
+    and one body (its fingerprint)."""
+
+    operation: str
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class KeyedPayment:
+    """A payment's claim as a retry of its call sees it: the key it was claimed with,
+    whether it is still in flight, and the answer once it was delivered."""
+
+    state: PaymentState
+    keyed: PaidKey | None
+    in_flight: bool  # verifying or settling, within its lease
+    status_code: int | None
+    headers: dict[str, str] | None
+    body: bytes | None
+
+    @property
+    def answered(self) -> bool:
+        return self.status_code is not None
+
+
 class Payments:
     """Claims of payments and how their settlement went."""
 
@@ -72,9 +104,11 @@ class Payments:
         amount: str,
         request_id: str,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        keyed: PaidKey | None = None,
     ) -> bool:
-        """Take a payment for this request; False if it is claimed and that claim is
-        settled, settling, or in flight within its lease (a replay)."""
+        """Take a payment for this request (sent with the Idempotency-Key ``keyed``, if
+        any); False if it is claimed and that claim is settled, settling, or in flight
+        within its lease (a replay)."""
         if not 1 <= len(key) <= 200:
             raise ValueError("a payment key has 1 to 200 characters")
         for _ in range(2):  # a stale claim deleted between the two statements: once more
@@ -87,6 +121,9 @@ class Payments:
                 "state": "verifying",
                 "detail": None,
                 "created_at": moment,
+                "idempotency_key": keyed.key if keyed else None,
+                "operation": keyed.operation if keyed else None,
+                "fingerprint": keyed.fingerprint if keyed else None,
                 "updated_at": moment,
                 "lease_until": moment + timedelta(seconds=lease_seconds),
             }
@@ -245,6 +282,71 @@ class Payments:
         with self.db.write() as conn:
             changed = conn.execute(payments.delete().where(*conditions))
         return bool(changed.rowcount == 1)
+
+    def keyed_payment(self, key: str) -> KeyedPayment | None:
+        """The claim of payment ``key`` as a retry of its call sees it; None if unclaimed."""
+        moment = now()
+        with self.db.read() as conn:
+            row = conn.execute(sa.select(payments).where(payments.c.key == key)).first()
+        if row is None:
+            return None
+        keyed = None
+        if row.idempotency_key is not None:
+            keyed = PaidKey(row.operation, row.idempotency_key, row.fingerprint)
+        lease = row.lease_until
+        leased = lease is not None and aware(lease) > moment
+        return KeyedPayment(
+            state=cast(PaymentState, row.state),
+            keyed=keyed,
+            in_flight=row.state in ("verifying", "settling") and leased,
+            status_code=row.answer_status,
+            headers=row.answer_headers_json,
+            body=row.answer_body,
+        )
+
+    def remember_paid_answer(
+        self, key: str, keyed: PaidKey, status_code: int, headers: dict[str, str], body: bytes
+    ) -> bool:
+        """Keep the answer a delivered paid call was sent, while its claim is still the
+        one made with ``keyed``; False when it is not (given back, or claimed anew)."""
+        with self.db.write() as conn:
+            changed = conn.execute(
+                payments.update()
+                .where(
+                    payments.c.key == key,
+                    payments.c.idempotency_key == keyed.key,
+                    payments.c.operation == keyed.operation,
+                    payments.c.fingerprint == keyed.fingerprint,
+                    payments.c.state.in_(("settled", "settle_failed")),
+                )
+                .values(
+                    answered_at=now(),
+                    answer_status=status_code,
+                    answer_headers_json=headers,
+                    answer_body=body,
+                )
+            )
+        return bool(changed.rowcount == 1)
+
+    def purge_paid_answers(self, ttl: timedelta, moment: datetime | None = None) -> int:
+        """Drop the answers kept for retries once they are ``ttl`` old (the claim itself
+        stays: a payment buys one call for good); the number dropped."""
+        cutoff = (moment or now()) - ttl
+        with self.db.write() as conn:
+            gone = conn.execute(
+                payments.update()
+                .where(payments.c.answered_at.is_not(None), payments.c.answered_at <= cutoff)
+                .values(
+                    idempotency_key=None,
+                    operation=None,
+                    fingerprint=None,
+                    answered_at=None,
+                    answer_status=None,
+                    answer_headers_json=None,
+                    answer_body=None,
+                )
+            )
+        return int(gone.rowcount)
 
     def payment_state(self, key: str) -> PaymentState | None:
         with self.db.read() as conn:

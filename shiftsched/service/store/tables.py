@@ -148,6 +148,16 @@ payments = sa.Table(
     # What settling needs again (the credential as sent, the units and resource it paid):
     # kept while a settlement is unsettled, so it can be retried after a restart.
     sa.Column("settle_with", sa.Text, nullable=True),
+    # A paid call sent with an Idempotency-Key (shiftsched.service.http.idempotency): the
+    # key, operation and body fingerprint it was claimed with, and once delivered, the
+    # answer as it was sent, so that a retry with the same payment is answered again.
+    sa.Column("idempotency_key", sa.String(255), nullable=True),
+    sa.Column("operation", sa.String(32), nullable=True),
+    sa.Column("fingerprint", sa.String(64), nullable=True),
+    sa.Column("answered_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("answer_status", sa.Integer, nullable=True),
+    sa.Column("answer_headers_json", sa.JSON, nullable=True),
+    sa.Column("answer_body", sa.LargeBinary, nullable=True),
     sa.CheckConstraint(
         "state IN ('verifying', 'settling', 'settled', 'settle_failed')",
         name="ck_payments_state",
