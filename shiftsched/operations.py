@@ -136,9 +136,18 @@ HISTORY_HELP = (
 )
 RESPONSE = arg("response", help=RESPONSE_HELP)
 HISTORY = arg("--history", default=None, metavar="PREV.json", help=HISTORY_HELP)
-SEED = arg("--seed", type=int, default=0, help="random seed")
-WORKERS = arg("--workers", type=int, default=None, help="CP-SAT workers (default: all)")
-TIME_LIMIT = arg("--time-limit", type=float, default=None, help="seconds (default: the request's)")
+# None by default, so that a seed given is known: --remote refuses one; here a solve takes 0.
+SEED = arg("--seed", type=int, default=None, help="random seed (default 0; not with --remote)")
+WORKERS = arg(
+    "--workers", type=int, default=None, help="CP-SAT workers (default: all; not with --remote)"
+)
+REMOTE_TIME = "; with --remote, sent as the request's options.solver_timeout_seconds"
+TIME_LIMIT = arg(
+    "--time-limit",
+    type=float,
+    default=None,
+    help="seconds (default: the request's" + REMOTE_TIME + ")",
+)
 
 
 def table_format(help_text: str) -> Arg:
@@ -161,7 +170,12 @@ QUESTION = (
         help="holds for every roster tried: " + ABSENT_HELP,
     ),
     HISTORY,
-    arg("--time-limit", type=float, default=None, help="seconds in all (default: the request's)"),
+    arg(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="seconds in all (default: the request's" + REMOTE_TIME + ")",
+    ),
     WORKERS,
     SEED,
 )
@@ -199,8 +213,18 @@ SOLVE = Operation(
         handler=f"{CLI}.solving:solve",
         arguments=(
             TIME_LIMIT,
-            arg("--workers", type=int, default=None, help="CP-SAT workers (default: all cores)"),
-            arg("--seed", type=int, default=0, help="random seed (reproducible with --workers 1)"),
+            arg(
+                "--workers",
+                type=int,
+                default=None,
+                help="CP-SAT workers (default: all cores; not with --remote)",
+            ),
+            arg(
+                "--seed",
+                type=int,
+                default=None,
+                help="random seed (default 0; reproducible with --workers 1; not with --remote)",
+            ),
             arg(
                 "--deterministic",
                 action="store_true",

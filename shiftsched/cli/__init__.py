@@ -73,6 +73,11 @@ they can be read, and ``notes`` says what was left out of the comparison and why
 ``http://localhost:3000/v1/public``) instead of in this process, with the API key in
 ``SHIFTSCHED_API_KEY`` (``shiftsched.cli.remote``, through ``shiftsched.client``): the
 same output and exit codes; a refusal of the service exits 1 with its problem on stderr.
+``--time-limit S`` is sent as the request's ``options.solver_timeout_seconds`` (whole
+seconds, 1 to 300; the service caps a synchronous call at 30 s and queues a longer
+solve on a pro key only). ``--workers`` and ``--seed`` cannot be sent (the service
+chooses both, and the v1 request has no field for them): with ``--remote`` they exit 2,
+naming the option, before any call.
 
 ``-`` reads a file from standard input, so ``solve X | audit X -`` checks a roster.
 Invalid input always exits 2 with every fault and its JSON path; never a traceback.

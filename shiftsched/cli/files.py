@@ -97,5 +97,5 @@ def limits(args: argparse.Namespace) -> SolveLimits:
     from shiftsched.solving.solve import SolveLimits
 
     return SolveLimits(
-        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
+        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed or 0
     )

@@ -19,7 +19,7 @@ from shiftsched.cli.export import EXPORT
 from shiftsched.cli.files import read_json
 from shiftsched.cli.next_period import NEXT_PERIOD
 from shiftsched.cli.output import EXIT_FAILED, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, print_json
-from shiftsched.cli.remote import REMOTE_HELP, RemoteFailed, run
+from shiftsched.cli.remote import REMOTE_HELP, RemoteFailed, UnsentOption, check, run
 from shiftsched.errors import InvalidRequest
 from shiftsched.operations import OPERATIONS, Command, Operation, named
 
@@ -101,9 +101,11 @@ def main(
     err: TextIO = sys.stderr,
 ) -> int:
     """Run one subcommand: its exit code, a fault of the input as exit 2 with every
-    fault and its JSON path, anything else as exit 3 with a short message."""
+    fault and its JSON path (an option ``--remote`` cannot send, exit 2 naming it),
+    anything else as exit 3 with a short message."""
     args = parser().parse_args(argv)
     try:
+        check(args)  # an option --remote cannot send: refused before anything runs
         return int(args.run(args, out, stdin, err))
     except InvalidRequest as exc:
         from shiftsched.present.console import fault_lines
@@ -113,6 +115,9 @@ def main(
         err.write(f"bad input: {many(count, 'fault')}\n")
         for line in fault_lines(exc.errors):
             err.write(f"  {line}\n")
+        return EXIT_INVALID
+    except UnsentOption as exc:
+        err.write(f"bad input: {exc}\n")
         return EXIT_INVALID
     except RemoteFailed as exc:  # the service refused, or was out of reach
         err.write(f"{exc}\n")

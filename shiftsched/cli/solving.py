@@ -48,7 +48,7 @@ def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
     limits = SolveLimits(
         time_limit_seconds=args.time_limit,
         num_workers=args.workers,
-        random_seed=args.seed,
+        random_seed=args.seed or 0,  # None: not given
         deterministic=args.deterministic,
         log_search=args.log,
         diagnosis_budget_seconds=DEFAULT_BUDGET_SECONDS if budget is None else budget,
@@ -85,7 +85,7 @@ def replan(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) ->
         data["change_weight"] = args.change_weight
     ask = parse_replan(data)
     limits = SolveLimits(
-        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed
+        time_limit_seconds=args.time_limit, num_workers=args.workers, random_seed=args.seed or 0
     )
     response: ReplanResponse = run(args, "replan", ask, limits)
     if args.format == "table":
