@@ -14,7 +14,8 @@ Idempotency-Key HTTP Header Field", as payment APIs use it):
 - a first call that ended charging nothing (a fault, busy solvers, a timeout) frees its
   key, so the retry runs;
 - a first call whose service died: if it had charged, its job's answer (what
-  ``GET /solve/jobs/{id}`` answers); if not, once its lock has passed, a fresh run.
+  ``GET /solve/jobs/{id}`` answers); if not, a fresh run (once its lock has passed
+  when it recorded no job; once the job is ended ``interrupted`` when it did).
 
 A call paid per request (x402, mpp) is keyed by its payment instead of an account
 (:func:`once_paid`): the key is claimed with the payment, and a retry that sends the same

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from shiftsched.service.store.database import Database
-from shiftsched.service.store.rows import aware, now
+from shiftsched.service.store.rows import aware, charged_for, now
 from shiftsched.service.store.tables import idempotency_keys, jobs
 
 
@@ -145,14 +145,19 @@ def _key(account_id: str, operation: str, key: str) -> Any:
 
 
 def _free(conn: Connection, held: Row[Any], moment: datetime) -> bool:
-    """Whether a held key may be claimed anew: it expired, or its call left no answer,
-    its lock passed and it recorded no job (it died before it held anything)."""
+    """Whether a held key may be claimed anew: it expired, or its call left no answer
+    and charged nothing: it recorded no job and its lock passed (it died before it held
+    anything), or its job ended uncharged (the service died mid-run and the reconciler
+    ended the job ``interrupted``)."""
     if aware(held.expires_at) <= moment:
         return True
-    if held.status_code is not None or aware(held.locked_until) > moment:
+    if held.status_code is not None:
         return False
-    job = conn.execute(sa.select(jobs.c.id).where(jobs.c.id == held.job_id)).first()
-    return job is None
+    query = sa.select(jobs.c.kind, jobs.c.status, jobs.c.response_json)
+    job = conn.execute(query.where(jobs.c.id == held.job_id)).first()
+    if job is None:
+        return aware(held.locked_until) <= moment
+    return job.status != "running" and not charged_for(job.kind, job.status, job.response_json)
 
 
 def _call(row: Any) -> KeyedCall:
