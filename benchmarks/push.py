@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import statistics
 import time
@@ -203,6 +204,11 @@ def _pooled(blocks: list[Block], condition: str) -> list[float]:
     return [s for b in blocks if b.condition == condition for s in b.latencies]
 
 
+def _pooled_ratio(blocks: list[Block]) -> float:
+    a, b = (statistics.median(_pooled(blocks, c) or [math.nan]) for c in (NONE, HANGING))
+    return b / a
+
+
 def verdicts(blocks: list[Block], streams: list[Streamed]) -> list[Target]:
     a, b = statistics.median(_pooled(blocks, NONE)), statistics.median(_pooled(blocks, HANGING))
     held = [h for block in blocks if block.condition == HANGING for h in block.held]
@@ -231,6 +237,17 @@ def verdicts(blocks: list[Block], streams: list[Streamed]) -> list[Target]:
             closed == len(streams),
             f"{closed} of {len(streams)}",
         ),
+    ]
+
+
+def pair_ratios(blocks: list[Block]) -> list[float]:
+    """B's median over A's, repeat by repeat (each pair measured back to back)."""
+    medians = {(b.repeat, b.condition): statistics.median(b.latencies) for b in blocks}
+    repeats = sorted({b.repeat for b in blocks})
+    return [
+        medians[r, HANGING] / medians[r, NONE]
+        for r in repeats
+        if (r, HANGING) in medians and (r, NONE) in medians
     ]
 
 
@@ -274,6 +291,10 @@ def markdown(
         "|---|---|---|---|---|---|---|",
         *_latency_rows(blocks),
         "",
+        "B / A of the medians, repeat by repeat: "
+        + ", ".join(f"{r:.3f}" for r in pair_ratios(blocks))
+        + f"; of the pooled medians: {_pooled_ratio(blocks):.3f}.",
+        "",
         "Event stream, first roster recorded -> its event at the client:",
         "",
         "| run | job | delay | same record | found -> recorded | events | end -> `end` "
@@ -282,14 +303,16 @@ def markdown(
         *_stream_rows(streams),
         "",
     ]
-    if delays:
-        lines.append(
-            f"Delay median {statistics.median(delays):.3f} s, worst {max(delays):.3f} s; "
-            f"job end -> `end` event median {statistics.median(ends):.3f} s, "
-            f"worst {max(ends):.3f} s."
-            if ends
-            else f"Delay median {statistics.median(delays):.3f} s, worst {max(delays):.3f} s."
-        )
+    found = [s.found_to_recorded + s.delay for s in streams]
+    for name, values in (
+        ("recorded -> event (the delay)", delays),
+        ("found -> event (the record's own wait added)", found),
+        ("job end -> `end` event", ends),
+    ):
+        if values:
+            lines.append(
+                f"- {name}: median {statistics.median(values):.3f} s, worst {max(values):.3f} s"
+            )
     lines += ["", "Targets:", "", targets_table(targets), ""]
     return "\n".join(lines)
 
