@@ -7,8 +7,13 @@ before its first roster or after depends on the machine, so the test asserts onl
 holds either way: the page says it was stopped at the account's request, the units it
 says were charged are the ledger's (the Usage page) and the JSON result's, and a kept
 roster passes the audit. The roster's print view is shown for a synchronous solve, whose
-figures are checked against the audit too. Screenshots go to
-``artifacts/screenshots/dashboard-job-*.png``.
+figures are checked against the audit too.
+
+How the page follows a job is checked on a job moved by the test itself, as the solving
+process moves it (its progress, then its end), so each step is reached on purpose: the
+page's script moves the figures and charts in place from the job's event stream, the
+end brings the ended page, and a refused stream falls back to reloading the page.
+Screenshots go to ``artifacts/screenshots/dashboard-job-*.png``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, redirect_stdout
 from pathlib import Path
@@ -24,13 +30,17 @@ from typing import Any
 import httpx
 import pytest
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import SolveResponse
+from shiftsched.service.passwords import hash_password
+from shiftsched.service.store import Job, Store
+from shiftsched.service.store.users import User
 from tests.notebooks.test_screenshot import require_chromium
 from tests.service.dashboard.test_dashboard_browser import (
+    PASSWORD,
     BrowserLoop,
     figure,
     in_fresh_context,
@@ -38,7 +48,14 @@ from tests.service.dashboard.test_dashboard_browser import (
     submit,
     visit,
 )
-from tests.service.dashboard.test_dashboard_job_page import short_request
+from tests.service.dashboard.test_dashboard_job_page import (
+    RUNNING_BODY,
+    TRACE,
+    UNITS,
+    short_request,
+    solved_answer,
+    text_of,
+)
 from tests.service.site import served_site
 from tests.service.solving.test_jobs import large_request
 
@@ -187,3 +204,83 @@ async def print_a_roster(page: Page, base: str, key: str) -> None:
     await page.emulate_media(media="print")
     assert not await page.locator("header.top").is_visible()  # no navigation on paper
     await shot(page, "roster-print")
+
+
+# ------------------------------------------------------------------------ followed live
+
+FIGURES = ("#elapsed", "#best-objective", "#best-bound", "#gap", "#solutions")
+
+
+async def signed_in(page: Page, base: str, store: Store) -> User:
+    """A new user (made in the store: sign-up is the other tests'), signed in on ``page``."""
+    email = f"live-{uuid.uuid4().hex[:12]}@example.com"
+    user = store.users.create_user(email, hash_password(PASSWORD))
+    await visit(page, f"{base}/dashboard/sign-in")
+    await page.fill("#email", user.email)
+    await page.fill("#password", PASSWORD)
+    await submit(page, page.get_by_role("button", name="Sign in"))
+    return user
+
+
+def queued_job(store: Store, user: User) -> Job:
+    """A queued job of the user's account holding ``UNITS``, as admission leaves it; the
+    test moves it as the solving process would (its progress, then its end)."""
+    reservation = f"job-{uuid.uuid4().hex}"
+    assert store.ledger.reserve(user.account_id, UNITS, reservation) is not None
+    return store.jobs.create_job(
+        user.account_id, RUNNING_BODY, units_reserved=UNITS, reservation_id=reservation
+    )
+
+
+def test_a_running_jobs_page_moves_with_its_stream_and_shows_the_end_unpolled(
+    tmp_path: Path, browser_loop: BrowserLoop
+) -> None:
+    """The page follows the job's event stream: its figures and charts move in place (the
+    page is not reloaded), and the job's end brings the ended page, read once. With the
+    stream refused, the page falls back to reloading itself, and streams again after."""
+    database_url = f"sqlite:///{tmp_path / 'site.db'}"
+    with served_site(database_url) as base, Store(database_url) as store:
+
+        async def body(page: Page) -> None:
+            job = queued_job(store, await signed_in(page, base, store))
+            answer = solved_answer(job.id)  # the roster it ends with
+            started = {"elapsed_seconds": 0.4, "best_objective": None, "best_bound": 0.0}
+            assert store.jobs.record_progress(job.id, {**started, "solutions": 0})
+            events = f"**/dashboard/jobs/{job.id}/events"
+            await page.route(events, lambda route: route.abort())
+            await visit(page, f"{base}/dashboard/jobs/{job.id}")
+            await page.locator("body[data-follow=polling]").wait_for(timeout=WAIT_MS)
+            await page.unroute(events)  # the next reload (the fallback's own) streams
+            await page.locator("body[data-follow=live]").wait_for(timeout=WAIT_MS)
+            assert await page.locator("meta[http-equiv=refresh]").count() == 0
+            assert await read(page, "#best-objective", "#follow-hint", "#job-phase") == [
+                "none yet",
+                "This page follows the job live until it ends.",
+                "Solving, waiting for the first roster.",
+            ]
+            loads: list[str] = []  # the pages read from now on
+            page.on("framenavigated", lambda frame: loads.append(frame.url))
+            await page.evaluate("window.notReloaded = true")
+
+            record = {"elapsed_seconds": 3.0, "best_objective": 40.0, "best_bound": 20.0}
+            assert store.jobs.record_progress(job.id, {**record, "solutions": 2, "trace": TRACE})
+            await expect(page.locator("#best-objective")).to_have_text("40", timeout=WAIT_MS)
+            await page.locator("#objective-chart").wait_for(timeout=WAIT_MS)  # swapped in
+            live = await read(page, *FIGURES, "#job-phase")
+            assert await page.evaluate("window.notReloaded === true") and loads == []
+            assert await page.get_attribute("body", "data-follow") == "live"
+            await shot(page, "job-live")
+            again = await page.request.get(page.url)  # the page as the server draws it now
+            drawn = [text_of(await again.text(), selector[1:]) for selector in FIGURES]
+            assert live == [*drawn, "Solving."]  # the script's words are the server's
+            assert drawn == ["3.0", "40", "20", "50.0%", "2"]
+
+            assert store.jobs.finish_job(job.id, "completed", response_json=answer)
+            await page.locator("#outcome").wait_for(timeout=WAIT_MS)
+            outcome, charged = await read(page, "#outcome", "#units-charged")
+            assert outcome == f"Completed with a roster; {UNITS} units charged." and charged == "3"
+            assert loads == [page.url]  # read once, at the end, and not since
+            assert await page.locator("#print-view").count() == 1
+            assert await page.get_attribute("body", "data-follow") is None  # nothing to follow
+
+        in_fresh_context(browser_loop, body)

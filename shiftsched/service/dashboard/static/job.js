@@ -22,6 +22,7 @@
   var source = null;
   var firstTimer = null;
   var chart = { busy: false, wanted: false };
+  var asDrawn = true; // the stream's first event is the job as the page was drawn
 
   function follow(mode) {
     document.body.setAttribute("data-follow", mode);
@@ -124,7 +125,17 @@
       return;
     }
     showProgress(progress);
+    if (asDrawn) {
+      asDrawn = false;
+      return;
+    }
     redrawChart();
+    var updated = document.getElementById("last-updated");
+    if (updated) { // when this page saw the job change (the stream tells within a second)
+      var now = new Date().toISOString();
+      updated.setAttribute("datetime", now);
+      updated.textContent = now.slice(0, 10) + " " + now.slice(11, 19) + " UTC";
+    }
   }
 
   function start() {
