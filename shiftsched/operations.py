@@ -257,6 +257,14 @@ SOLVE = Operation(
                 "request is planned with its absences",
             ),
             HISTORY,
+            arg(
+                "--horizon",
+                default=None,
+                metavar="HORIZON.json",
+                help="the longer horizon the period is planned inside: {start, end, "
+                "targets: [{employee_id, min_days?, max_days?, max_weekends?}]} (the "
+                "request is planned with its share of each target)",
+            ),
         ),
     ),
 )

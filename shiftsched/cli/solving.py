@@ -1,5 +1,5 @@
-"""The subcommands that solve: ``solve`` (a plan with ``--absent`` or ``--history``)
-and ``replan``.
+"""The subcommands that solve: ``solve`` (a plan with ``--absent``, ``--history`` or
+``--horizon``) and ``replan``.
 
 Why apart from the questions: these print a roster (``--format table`` for a person)
 and, on a terminal, live progress; their exit code says whether there is a roster.
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> int:
-    """A solve, or a plan when absences or a history are given (``shiftsched.periods.plan``)."""
+    """A solve, or a plan when absences, a history or a horizon are given
+    (``shiftsched.periods.plan``)."""
     from shiftsched.contract.parse import parse_request
     from shiftsched.contract.planning import parse_plan
     from shiftsched.present.answer_text import solve_text, terminal_width
@@ -30,10 +31,12 @@ def solve(args: argparse.Namespace, out: TextIO, stdin: TextIO, err: TextIO) -> 
 
     data = read_json(args.request, stdin)
     ask: PlanRequest | SolveRequest
-    if args.absent or args.history:  # a plan: absences, a history (shiftsched.periods.plan)
+    if args.absent or args.history or args.horizon:  # a plan (shiftsched.periods.plan)
         body = {"request": data, "absences": args.absent}
         if args.history:
             body["history"] = read_json(args.history, stdin)
+        if args.horizon:
+            body["horizon"] = read_json(args.horizon, stdin)
         ask = parse_plan(body)
         request, history, name = ask.request, ask.history, "plan"
     else:

@@ -64,11 +64,29 @@ class LedgerEntry(_ContractModel):
     preferences_refused: LedgerCount = 0
 
 
+class HorizonCount(_ContractModel):
+    """One employee's counts towards their horizon targets, from the horizon's start."""
+
+    employee_id: Id
+    days_worked: LedgerCount = 0
+    weekends_worked: LedgerCount = 0
+
+
+class HorizonLedger(_ContractModel):
+    """The counts towards a horizon's targets (shiftsched.contract.horizon_targets), kept
+    apart from the running counts because a horizon (a year, a quarter) starts afresh."""
+
+    start: Date
+    end: Date
+    employees: list[HorizonCount] = Field(default_factory=list)
+
+
 class Ledger(_ContractModel):
     """The counts a plan hands to the next period, through its last date."""
 
     through: Date
     employees: list[LedgerEntry] = Field(default_factory=list)
+    horizon: HorizonLedger | None = None  # only when the plan had a horizon
 
 
 class History(_ContractModel):

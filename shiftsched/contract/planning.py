@@ -17,6 +17,7 @@ from pydantic import Field
 from shiftsched.contract.cross_field import check
 from shiftsched.contract.hints import unknown_id
 from shiftsched.contract.history import History, Ledger, history_faults
+from shiftsched.contract.horizon_targets import PlanHorizon, TargetProgress, horizon_faults
 from shiftsched.contract.parse import ErrorCode, parse_model
 from shiftsched.contract.v1 import Assignment, Date, Id, NonNegativeInt, SolveRequest, SolveResponse
 from shiftsched.contract.v1 import _Model as _ContractModel
@@ -59,18 +60,21 @@ class ReplanRequest(_ContractModel):
 
 
 class PlanRequest(_ContractModel):
-    """A request to plan, who cannot work when (vacations, sick leave, training), and
-    what came before the period."""
+    """A request to plan, who cannot work when (vacations, sick leave, training), what
+    came before the period, and the longer horizon it is planned inside."""
 
     request: SolveRequest
     absences: list[Absence] = Field(default_factory=list)
     history: History | None = None
+    horizon: PlanHorizon | None = None  # limits over a year, say (horizon_targets)
 
 
 class PlanResponse(SolveResponse):
-    """A v1 SolveResponse plus the ledger to hand to the next period (with a roster)."""
+    """A v1 SolveResponse plus the ledger to hand to the next period (with a roster),
+    and with a horizon, where each employee stands against its targets."""
 
     ledger: Ledger | None = None
+    horizon_progress: list[TargetProgress] | None = None
 
 
 class Change(_ContractModel):
@@ -285,7 +289,10 @@ def parse_plan(data: object) -> PlanRequest:
     plan = parse_model(PlanRequest, data)
     raise_if(request_faults(plan.request))
     faults = absence_faults(plan.absences, KnownIds(plan.request))
-    raise_if(faults + period_history_faults(plan.request, plan.history))
+    faults += period_history_faults(plan.request, plan.history)
+    if plan.horizon is not None:
+        faults += horizon_faults(plan.request, plan.horizon, ("horizon",))
+    raise_if(faults)
     return plan
 
 

@@ -8,13 +8,15 @@ same diagnosis naming the absences in conflict by their JSON paths
 answer is a SolveResponse, its metrics the request's own, its bound a bound on them
 (docs/semantics.md, "Planning with absences"). A history (shiftsched.contract.history) is read at
 the seam, and the answer adds the ledger to hand to the next period ("Planning across
-periods").
+periods"). A horizon (shiftsched.contract.horizon_targets) gives the period its share of
+limits that span longer ("Horizon targets"), and the ledger carries the counts towards them.
 """
 
 from __future__ import annotations
 
 from shiftsched.contract.planning import PlanRequest, PlanResponse, ReplanRequest
 from shiftsched.contract.v1 import SolveResponse
+from shiftsched.periods.horizon import horizon_after
 from shiftsched.periods.replan import replan
 from shiftsched.periods.seam import ledger_after
 from shiftsched.solving.solve import SolveLimits
@@ -35,8 +37,15 @@ def plan(
         ),
         limits,
         job_id,
+        horizon=ask.horizon,
     )
     fields = {name: getattr(planned, name) for name in SolveResponse.model_fields}
     if planned.solution is not None:
-        fields["ledger"] = ledger_after(ask.request, planned.solution.assignments, ask.history)
+        roster = planned.solution.assignments
+        ledger = ledger_after(ask.request, roster, ask.history)
+        if ask.horizon is not None:
+            kept, standing = horizon_after(ask.request, roster, ask.history, ask.horizon)
+            ledger = ledger.model_copy(update={"horizon": kept})
+            fields["horizon_progress"] = standing
+        fields["ledger"] = ledger
     return PlanResponse(**fields)

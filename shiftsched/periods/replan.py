@@ -31,8 +31,10 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from shiftsched.contract.horizon_targets import PlanHorizon
 from shiftsched.contract.planning import Absence, ReplanRequest, ReplanResponse, roster_changes
 from shiftsched.contract.v1 import Assignment, Cause, Diagnosis, SolveResponse
+from shiftsched.periods.horizon import with_horizon
 from shiftsched.periods.seam import with_history
 from shiftsched.solving.conflicts import ProbeOutcome, shrink, solve_assuming
 from shiftsched.solving.cores import available_cores
@@ -116,18 +118,22 @@ def replan(
     require: Requirement | None = None,
     hint: Sequence[Assignment] | None = None,
     excused: Sequence[Absence] | None = None,
+    horizon: PlanHorizon | None = None,
 ) -> ReplanResponse:
     """Re-plan ``ask.roster`` for ``ask.request`` under the absences and pins (and
     ``require``'s items); ``hint``: a roster to start from instead of the published one
     (one that keeps ``require``'s rules, say), changes still counted from the published.
     ``excused``: the absences that lower the day minimums pro rata (default: all of
-    them); a day off asked for, not an absence, keeps the employee off but owed."""
+    them); a day off asked for, not an absence, keeps the employee off but owed.
+    ``horizon``: a plan's, whose targets the period gets its share of."""
     request = ask.request
     limits = limits or SolveLimits()
     if limits.time_limit_seconds is None:
         limits = replace(limits, time_limit_seconds=float(request.options.solver_timeout_seconds))
     started = time.perf_counter()
     problem = with_history(from_request(request), request, ask.history)
+    if horizon is not None:
+        problem = with_horizon(problem, request, ask.history, horizon)
     excused = ask.absences if excused is None else excused
     problem = with_absences(problem, ((a.employee_id, a.dates) for a in excused))
     compiled = build(problem)

@@ -23,6 +23,7 @@ from shiftsched.checking.audit.context import _Context, _positions
 from shiftsched.checking.audit.demand import _cross_shift_demand, _demand
 from shiftsched.checking.audit.fairness import _fairness
 from shiftsched.checking.audit.findings import AuditReport, _Findings
+from shiftsched.checking.audit.horizon import _horizon
 from shiftsched.checking.audit.limits import (
     _check_shift_count_limits,
     _days_per_month,
@@ -35,6 +36,7 @@ from shiftsched.checking.audit.sequences import _consecutive_days, _shift_transi
 from shiftsched.checking.audit.teams import _pairings, _skill_support
 from shiftsched.checking.audit.terms import PREFERENCE
 from shiftsched.contract.history import History
+from shiftsched.contract.horizon_targets import PlanHorizon
 from shiftsched.contract.planning import Absence
 from shiftsched.contract.v1 import Assignment, SolveRequest
 from shiftsched.errors import InvalidRequest
@@ -99,6 +101,7 @@ def audit(
     preference_weight: int = PREFERENCE,
     history: History | None = None,
     absences: Sequence[Absence] = (),
+    horizon: PlanHorizon | None = None,
 ) -> AuditReport:
     """Evaluates a roster: hard violations, soft terms, objective value and shortages.
 
@@ -108,6 +111,8 @@ def audit(
     periods"), read across the seam; its cells are facts and are never reported.
     ``absences``: a plan's, re-plan's or question's; each absent date lowers that
     employee's day minimums pro rata ("Planning with absences").
+    ``horizon``: a plan's; each employee's worked days and weekends against the
+    period's share of the horizon's limits ("Horizon targets").
     """
     out = _Findings()
     ctx = _context(
@@ -119,6 +124,8 @@ def audit(
         absences=absences,
     )
     _findings(ctx, out)
+    if horizon is not None:
+        _horizon(ctx, horizon, out)
     return AuditReport(
         hard_violations=out.hard,
         soft_constraint_violations=out.violations(),

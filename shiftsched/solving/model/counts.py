@@ -1,6 +1,8 @@
 """Soft ranges on counts that span several periods: the seam's count plus the period's.
 
-Set only by importers (INRC-II, docs/inrc2.md), each read from the seam:
+Set by importers (INRC-II, docs/inrc2.md) and by a plan's horizon targets
+(``shiftsched.periods.horizon``, docs/semantics.md "Horizon targets"), each read from the
+seam:
 
 - ``total_days`` (``EmployeeSpec.total_days = (low, high, weight)``): the worked days
   before the period (``seam.days_worked``) plus the period's cost ``weight`` per day
@@ -10,7 +12,7 @@ Set only by importers (INRC-II, docs/inrc2.md), each read from the seam:
   (``weekend_cap:<employee>``, in weekends). A weekend is the Saturday and Sunday of one
   ISO week, or the part of it inside the period.
 
-The importer chooses the range, so a period can be given its share of a range that
+The caller chooses the range, so a period can be given its share of a range that
 holds over a longer horizon (docs/inrc2.md says how INRC-II prorates it).
 """
 
@@ -80,14 +82,14 @@ def add_weekend_cap(ctx: ModelContext) -> None:
 
 TOTAL_DAYS = RuleFamily(
     "total_days",
-    "a soft range on worked days, the days before the period included (imported benchmarks)",
+    "a soft range on worked days, the days before the period included (benchmarks, horizons)",
     add_total_days,
     hard=False,
     soft_terms=("total_days:",),
 )
 WEEKEND_CAP = RuleFamily(
     "weekend_cap",
-    "a soft range on worked weekends, those before the period included (imported benchmarks)",
+    "a soft range on worked weekends, those before the period included (benchmarks, horizons)",
     add_weekend_cap,
     hard=False,
     soft_terms=("weekend_cap:",),

@@ -1,0 +1,260 @@
+"""Targets over a horizon longer than the period: plan a month inside a year.
+
+A plan may carry an optional ``horizon`` beside the v1 request (never inside it): the
+horizon's dates and, per employee, limits that hold over the whole of it (at least and at
+most so many worked days, at most so many working weekends). One period cannot see the
+periods after it, so each limit is turned into a *share* for this period
+(docs/semantics.md, "Horizon targets"):
+
+- what is left of the limit after the counts so far (the history's ledger, or its cells)
+  is divided over the days (for days) or weekends (for weekends) left in the horizon,
+  this period included, and this period's part of it, rounded half up, is its target;
+- a period that reaches the horizon's end gets the limit itself, so the last period
+  prices the horizon exactly;
+- a count outside its share costs its weight per unit, softly: below every coverage
+  term, so a share never leaves a shift short.
+
+The counts a period hands on go into the ledger's ``horizon`` block, so the next period
+reads them without the whole history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Final
+
+from pydantic import Field
+
+from shiftsched.contract.faults import ErrorCode, Path
+from shiftsched.contract.hints import unknown_id
+from shiftsched.contract.history import History, LedgerCount
+from shiftsched.contract.v1 import Date, Id, SolveRequest
+from shiftsched.contract.v1 import _Model as _ContractModel
+from shiftsched.errors import FieldError
+
+#: Price of one worked day outside a period's share of a horizon's day limits: that of
+#: a missing day of the month (30), below a soft transition (40) and a preference (100).
+DEFAULT_DAY_WEIGHT: Final = 30
+#: Price of one working weekend above a period's share of the horizon's weekend limit.
+DEFAULT_WEEKEND_WEIGHT: Final = 30
+SATURDAY: Final = 5  # date.weekday(): Saturday and Sunday (6) make the weekend
+MAX_HORIZON_DAYS: Final = 3 * 366  # three years: any quota a roster plans against
+Weight = Annotated[int, Field(ge=0, le=10_000, strict=True)]
+
+
+class HorizonTarget(_ContractModel):
+    """One employee's limits over the whole horizon (each optional)."""
+
+    employee_id: Id
+    min_days: LedgerCount | None = None
+    max_days: LedgerCount | None = None
+    max_weekends: LedgerCount | None = None
+
+
+class PlanHorizon(_ContractModel):
+    """The horizon a period is planned inside, and the limits that span it."""
+
+    start: Date
+    end: Date
+    targets: Annotated[list[HorizonTarget], Field(min_length=1)]
+    day_weight: Weight = DEFAULT_DAY_WEIGHT
+    weekend_weight: Weight = DEFAULT_WEEKEND_WEIGHT
+
+
+@dataclass(frozen=True)
+class Share:
+    """One employee's targets for this period: counts including those before it."""
+
+    employee_id: str
+    days_before: int
+    weekends_before: int
+    min_days: int | None
+    max_days: int | None
+    max_weekends: int | None
+
+
+# ------------------------------------------------------------------------ the shares
+
+
+def share(before: int, limit: int, here: int, left: int) -> int:
+    """The count to reach by this period's end: ``before`` plus this period's ``here``
+    units of the ``left`` units still to come (this period's included), of what remains
+    of ``limit``, rounded half up; ``limit`` itself when the period reaches the end."""
+    if here >= left:
+        return limit
+    remaining = max(0, limit - before)
+    return before + (2 * remaining * here + left) // (2 * left)
+
+
+def weekends(start: dt.date, end: dt.date) -> int:
+    """Weekends with a Saturday or a Sunday in ``start..end`` (an ISO week's two days, or
+    the part of them inside: a weekend that a period boundary cuts counts in both)."""
+    seen = set()
+    day = start
+    while day <= end:
+        if day.weekday() >= SATURDAY:
+            seen.add(day.isocalendar()[:2])
+        day += dt.timedelta(days=1)
+    return len(seen)
+
+
+def shares(request: SolveRequest, horizon: PlanHorizon, history: History | None) -> list[Share]:
+    """Each target's share for the period of ``request``, from the counts so far."""
+    period = request.schedule_period
+    start, end = period.start_date, period.end_date
+    days_here, days_left = (end - start).days + 1, (horizon.end - start).days + 1
+    weekends_here, weekends_left = weekends(start, end), weekends(start, horizon.end)
+    before = counts_before(request, horizon, history)
+    found = []
+    for t in horizon.targets:
+        days, weekend_count = before.get(t.employee_id, (0, 0))
+        found.append(
+            Share(
+                t.employee_id,
+                days,
+                weekend_count,
+                None if t.min_days is None else share(days, t.min_days, days_here, days_left),
+                None if t.max_days is None else share(days, t.max_days, days_here, days_left),
+                None
+                if t.max_weekends is None
+                else share(weekend_count, t.max_weekends, weekends_here, weekends_left),
+            )
+        )
+    return found
+
+
+def counts_before(
+    request: SolveRequest, horizon: PlanHorizon, history: History | None
+) -> Mapping[str, tuple[int, int]]:
+    """(worked days, working weekends) per employee from the horizon's start to the day
+    before the period: the ledger's horizon block when it is this horizon's and runs to
+    that day, else the history's cells from the horizon's start (none: nothing so far)."""
+    start = request.schedule_period.start_date
+    if history is None:
+        return {}
+    ledger = history.ledger
+    kept = None if ledger is None else ledger.horizon
+    if (
+        ledger is not None
+        and kept is not None
+        and (kept.start, kept.end) == (horizon.start, horizon.end)
+        and ledger.through == start - dt.timedelta(days=1)
+    ):
+        return {c.employee_id: (c.days_worked, c.weekends_worked) for c in kept.employees}
+    worked: dict[str, set[dt.date]] = {}
+    for a in history.assignments:
+        if horizon.start <= a.date < start:
+            worked.setdefault(a.employee_id, set()).add(a.date)
+    return {
+        employee: (
+            len(dates),
+            len({d.isocalendar()[:2] for d in dates if d.weekday() >= SATURDAY}),
+        )
+        for employee, dates in worked.items()
+    }
+
+
+# ------------------------------------------------------------------------ the faults
+
+
+def horizon_faults(request: SolveRequest, horizon: PlanHorizon, at: Path) -> list[FieldError]:
+    """Every way ``horizon`` contradicts ``request``, each at its JSON path under ``at``."""
+    return [*_date_faults(request, horizon, at), *_target_faults(request, horizon, at)]
+
+
+def _date_faults(request: SolveRequest, horizon: PlanHorizon, at: Path) -> Iterator[FieldError]:
+    period = request.schedule_period
+    if horizon.start > period.start_date:
+        yield FieldError(
+            (*at, "start"),
+            f"the horizon starts on {horizon.start.isoformat()}, after the period's start "
+            f"{period.start_date.isoformat()}: a horizon holds the period",
+            ErrorCode.OUT_OF_RANGE,
+        )
+    if horizon.end < period.end_date:
+        yield FieldError(
+            (*at, "end"),
+            f"the horizon ends on {horizon.end.isoformat()}, before the period's end "
+            f"{period.end_date.isoformat()}: a horizon holds the period",
+            ErrorCode.OUT_OF_RANGE,
+        )
+    if (horizon.end - horizon.start).days + 1 > MAX_HORIZON_DAYS:
+        yield FieldError(
+            (*at, "end"),
+            f"a horizon spans at most {MAX_HORIZON_DAYS} days",
+            ErrorCode.OUT_OF_RANGE,
+        )
+
+
+def _target_faults(request: SolveRequest, horizon: PlanHorizon, at: Path) -> Iterator[FieldError]:
+    ids = [e.id for e in request.employees]
+    first: dict[str, int] = {}
+    for i, t in enumerate(horizon.targets):
+        path: Path = (*at, "targets", i)
+        if t.employee_id not in ids:
+            message = unknown_id("employee", t.employee_id, ids)
+            yield FieldError((*path, "employee_id"), message, ErrorCode.UNKNOWN_EMPLOYEE_ID)
+        seen = first.setdefault(t.employee_id, i)
+        if seen != i:
+            yield FieldError(
+                (*path, "employee_id"),
+                f"{t.employee_id} already has targets[{seen}]",
+                ErrorCode.DUPLICATE_REFERENCE,
+            )
+        if t.min_days is not None and t.max_days is not None and t.min_days > t.max_days:
+            yield FieldError(
+                (*path, "min_days"),
+                f"min_days {t.min_days} is above max_days {t.max_days}",
+                ErrorCode.MIN_GREATER_THAN_MAX,
+            )
+
+
+# ------------------------------------------------------------------------ the answer
+
+
+class TargetProgress(_ContractModel):
+    """Where one employee stands against their horizon targets after this period."""
+
+    employee_id: str
+    days_worked: int  # from the horizon's start through the period's end
+    weekends_worked: int
+    min_days: int | None = None  # the horizon's limits, as asked
+    max_days: int | None = None
+    max_weekends: int | None = None
+    period_min_days: int | None = None  # this period's shares (counts so far included)
+    period_max_days: int | None = None
+    period_max_weekends: int | None = None
+    days_to_minimum: int = 0  # worked days still owed to reach min_days
+    days_left_to_maximum: int | None = None  # worked days max_days still allows
+    weekends_left: int | None = None  # working weekends max_weekends still allows
+
+
+def progress(
+    horizon: PlanHorizon, found: list[Share], after: Mapping[str, tuple[int, int]]
+) -> list[TargetProgress]:
+    """Each target's standing once the period's counts ``after`` (from the horizon's
+    start, this period included) are in."""
+    asked = {t.employee_id: t for t in horizon.targets}
+    rows = []
+    for s in found:
+        t = asked[s.employee_id]
+        days, weekend_count = after.get(s.employee_id, (s.days_before, s.weekends_before))
+        rows.append(
+            TargetProgress(
+                employee_id=s.employee_id,
+                days_worked=days,
+                weekends_worked=weekend_count,
+                min_days=t.min_days,
+                max_days=t.max_days,
+                max_weekends=t.max_weekends,
+                period_min_days=s.min_days,
+                period_max_days=s.max_days,
+                period_max_weekends=s.max_weekends,
+                days_to_minimum=0 if t.min_days is None else max(0, t.min_days - days),
+                days_left_to_maximum=None if t.max_days is None else t.max_days - days,
+                weekends_left=None if t.max_weekends is None else t.max_weekends - weekend_count,
+            )
+        )
+    return rows
