@@ -228,7 +228,8 @@ class Webhooks:
         moment: datetime | None = None,
     ) -> None:
         """One attempt of ``delivery``: taken (a 2xx status), or due again after its
-        delay, or given up after the last one."""
+        delay, or given up after the last one. Nothing, when the delivery went while it
+        was sent (its endpoint was deleted, and its deliveries with it)."""
         moment = moment or now()
         number = delivery.attempts + 1
         taken = status is not None and 200 <= status < 300
@@ -240,6 +241,9 @@ class Webhooks:
         else:
             values["next_attempt_at"] = moment + RETRY_DELAYS[number - 1]
         with self.db.write() as conn:
+            still = sa.select(webhook_deliveries.c.id).where(webhook_deliveries.c.id == delivery.id)
+            if conn.execute(still.with_for_update()).first() is None:
+                return
             conn.execute(
                 webhook_attempts.insert().values(
                     delivery_id=delivery.id,

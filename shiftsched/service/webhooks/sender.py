@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -30,6 +31,8 @@ from shiftsched.service.webhooks.events import job_event
 TIMEOUT_SECONDS: Final = 10.0
 AT_ONCE: Final = 8
 USER_AGENT: Final = "shiftsched-webhooks/1"
+
+logger = logging.getLogger(__name__)
 
 
 def policy_of(settings: Settings) -> AddressPolicy:
@@ -102,6 +105,9 @@ async def send_periodically(store: Store, settings: Settings) -> None:
             try:
                 busy = await sweep(store, settings, client) >= AT_ONCE
             except Exception:  # the store away: the outbox keeps everything for later
+                logger.warning(
+                    "webhook sweep failed; the outbox keeps its deliveries", exc_info=True
+                )
                 busy = False
             if not busy:
                 await asyncio.sleep(pause)
