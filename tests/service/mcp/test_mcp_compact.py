@@ -107,6 +107,9 @@ async def test_the_tool_list_is_small_and_describes_the_request_once(
     by_name = {t["name"]: t for t in tools}
     for name in ("replan_shift", "explain_shortages", "why_not"):
         assert by_name[name]["inputSchema"]["properties"]["include_roster"]["type"] == "boolean"
+    planning = by_name["plan_shift"]["inputSchema"]
+    assert "horizon" in planning["properties"]
+    assert all(field in wire(planning) for field in ("min_days", "max_weekends", "day_weight"))
 
 
 @pytest.mark.anyio
