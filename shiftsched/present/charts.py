@@ -335,6 +335,38 @@ def burden_chart(burden: pl.DataFrame, title: str) -> alt.LayerChart:
     return chart
 
 
+def horizon_progress_chart(progress: pl.DataFrame, title: str) -> alt.LayerChart:
+    """Each employee's days worked since the horizon's start (bars) against the period's
+    share of the horizon's limits (a grey band from the share's least to its most, black
+    ticks at its ends), from ``frames.horizon_progress_frame``."""
+    base = alt.Chart(progress).encode(y=alt.Y("employee:N", title="employee", sort=None))
+    bars = base.mark_bar(color="#4c78a8", opacity=0.8).encode(
+        x=alt.X("days worked:Q", title="days worked since the horizon's start"),
+        tooltip=[
+            "employee:N",
+            "days worked:Q",
+            "share at least:Q",
+            "share at most:Q",
+            "days still owed:Q",
+            "days still allowed:Q",
+            "this period:N",
+        ],
+    )
+    band = base.mark_rule(color="grey", strokeWidth=6, opacity=0.5).encode(
+        x="share at least:Q", x2="share at most:Q"
+    )
+    ticks = [
+        base.transform_filter(f"isValid(datum['{end}'])")
+        .mark_tick(color="black", thickness=2)
+        .encode(x=f"{end}:Q")
+        for end in ("share at least", "share at most")
+    ]
+    heading = alt.TitleParams(
+        title, subtitle="bars: days worked; black ticks: the period's share, least and most"
+    )
+    return alt.LayerChart(layer=[bars, band, *ticks], title=heading, width=360)
+
+
 SWEEP_COLOUR = "#4c78a8"
 SOLVE_STATES = ["proven optimal", "unfinished"]  # shiftsched.questions.tradeoff's: filled, hollow
 

@@ -27,6 +27,7 @@ from shiftsched.present.compare_frames import (
 from shiftsched.present.period_frames import (
     audit_comparison_frame,
     hard_violations_frame,
+    horizon_progress_frame,
     ledger_frame,
     ledger_spread_frame,
     seam_frame,
@@ -57,6 +58,7 @@ __all__ = [
     "explanations_frame",
     "family_of",
     "hard_violations_frame",
+    "horizon_progress_frame",
     "kpis_frame",
     "ledger_frame",
     "ledger_spread_frame",

@@ -1,5 +1,6 @@
 """Polars tables across periods: the seam between two periods, the ledger a history
-carries, and an audit with the history respected against one that ignores it."""
+carries, an audit with the history respected against one that ignores it, and where
+each employee stands against the targets of a horizon longer than the period."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import polars as pl
 
 from shiftsched.checking.audit import AuditReport, HardViolation
 from shiftsched.contract.history import Ledger
+from shiftsched.contract.horizon_targets import TargetProgress
 from shiftsched.contract.v1 import SolveRequest
 
 
@@ -148,3 +150,63 @@ def _spread(ledger: Ledger, targets: Sequence[str], employees: Sequence[str]) ->
     counts = {e.employee_id: e.shift_counts for e in ledger.employees}
     totals = [sum(counts.get(e, {}).get(t, 0) for t in targets) for e in employees]
     return max(totals) - min(totals) if totals else 0
+
+
+#: The columns of :func:`horizon_progress_frame`, after the employee, in plain words.
+HORIZON_COLUMNS = {
+    "days worked": pl.Int64,  # from the horizon's start through the period's end
+    "days at least": pl.Int64,  # the horizon's limits, as asked (null: none)
+    "days at most": pl.Int64,
+    "share at least": pl.Int64,  # the period's shares: counts by its end, those before it in
+    "share at most": pl.Int64,
+    "days still owed": pl.Int64,  # to reach the horizon's minimum
+    "days still allowed": pl.Int64,  # under its maximum (below 0: over it already)
+    "weekends worked": pl.Int64,
+    "weekends at most": pl.Int64,
+    "weekend share": pl.Int64,
+    "weekends still allowed": pl.Int64,
+    "this period": pl.String,
+}
+
+
+def horizon_progress_frame(progress: Sequence[TargetProgress]) -> pl.DataFrame:
+    """One row per horizon target: the employee's counts from the horizon's start through
+    the period's end, the horizon's limits, the period's shares of them, what the period
+    leaves for the rest of the horizon, and how the period stands against its share."""
+    rows = [
+        {
+            "employee": p.employee_id,
+            "days worked": p.days_worked,
+            "days at least": p.min_days,
+            "days at most": p.max_days,
+            "share at least": p.period_min_days,
+            "share at most": p.period_max_days,
+            "days still owed": p.days_to_minimum if p.min_days is not None else None,
+            "days still allowed": p.days_left_to_maximum,
+            "weekends worked": p.weekends_worked,
+            "weekends at most": p.max_weekends,
+            "weekend share": p.period_max_weekends,
+            "weekends still allowed": p.weekends_left,
+            "this period": standing_words(p),
+        }
+        for p in progress
+    ]
+    return pl.DataFrame(rows, schema={"employee": pl.String, **HORIZON_COLUMNS})
+
+
+def standing_words(p: TargetProgress) -> str:
+    """How the period's counts stand against its shares, in words: what is off, or
+    *within its share*."""
+    off = []
+    if p.period_min_days is not None and p.days_worked < p.period_min_days:
+        off.append(f"{_days(p.period_min_days - p.days_worked)} short")
+    if p.period_max_days is not None and p.days_worked > p.period_max_days:
+        off.append(f"{_days(p.days_worked - p.period_max_days)} over")
+    if p.period_max_weekends is not None and p.weekends_worked > p.period_max_weekends:
+        over = p.weekends_worked - p.period_max_weekends
+        off.append(f"{over} weekend{'s' if over != 1 else ''} over")
+    return ", ".join(off) + " its share" if off else "within its share"
+
+
+def _days(count: int) -> str:
+    return f"{count} day{'s' if count != 1 else ''}"
