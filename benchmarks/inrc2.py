@@ -22,6 +22,12 @@ portfolio (CP-SAT beside its neighbourhood search) and share the budget: W worke
 budget / W wall seconds, the same CPU seconds; their result depends on the machine's
 load, since the neighbourhood search runs on the wall clock.
 ``--lookahead K`` models K forecast weeks after each week (shiftsched.formats.inrc2_plan).
+``--anticipation A[,B...]`` plans each instance once per way of drawing a week's share of
+S6 and S7 (shiftsched.formats.inrc2_shares), side by side in one run.
+
+``--static`` plans the whole horizon as one problem instead, every week's data known
+(``plan_static``): the problem the published static optima solve, with ``--seconds S``
+(default 300) CPU seconds for the whole horizon, on the same clocks as a week.
 
 ``--instances`` takes names as in the literature (``n030w4_1_6-2-9-1``) or a dataset
 (``n030w4``: its first competition instance, :data:`DEFAULT_OF`); without it, the
@@ -48,9 +54,11 @@ from shiftsched.formats.inrc2_plan import (
     Instance,
     PlannedWeek,
     load_instance,
+    plan_static,
     plan_weeks,
     week_limits,
 )
+from shiftsched.formats.inrc2_shares import ANTICIPATIONS
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import SolveLimits
 
@@ -67,6 +75,14 @@ DEFAULT_OF = {name.split("_")[0]: name for name in reversed(COMPETITION_W4)}
 DEFAULT_INSTANCES = tuple(
     DEFAULT_OF[f"n{n:03d}w4"] for n in (30, 35, 40, 50, 60, 70, 80, 100, 110, 120)
 )
+# Optima of the whole-horizon problem (every week known in advance), found by
+# NurseScheduler's branch-and-price: the target of --static.
+STATIC_OPTIMUM = {
+    "n030w4_1_6-2-9-1": 1670, "n035w4_0_1-7-1-8": 1360, "n040w4_0_2-0-6-1": 1565,
+    "n050w4_0_0-4-8-7": 1315, "n060w4_1_6-1-1-5": 2450, "n070w4_0_3-6-5-1": 2380,
+    "n080w4_2_4-3-3-3": 3300, "n100w4_0_1-1-0-8": 1170, "n110w4_0_1-4-2-8": 2330,
+    "n120w4_1_4-6-2-6": 2020,
+}  # fmt: skip
 # Lower bounds of the whole-horizon problem (every week known in advance), which no
 # week-by-week plan can beat: the root of NurseScheduler's branch-and-price, rounded up
 # (repository wssuite/NurseScheduler, results/root_1655381837.yml).
@@ -92,7 +108,8 @@ def reference_total(instance: Instance) -> int | None:
     return evaluate(run.scenario, run.history, run.weeks, run.solutions).total
 
 
-BACKSTOP = (3.0, 30.0)  # under --clock work, the wall clock stops a week at 3 x budget + 30 s
+# Under --clock work, the wall clock stops a week at 3 x budget + 30 s (--backstop F: F x).
+BACKSTOP = (3.0, 30.0)
 PORTFOLIO_FROM = 41  # nurses: from here on, auto_workers gives the portfolio two workers
 
 
@@ -108,6 +125,68 @@ def auto_workers(nurses: int) -> int:
     return 1 if nurses < PORTFOLIO_FROM else 2
 
 
+def clocked(
+    budget: float, workers: int, clock: str, seed: int, backstop: float = BACKSTOP[0]
+) -> SolveLimits:
+    """``budget`` CPU seconds: W > 1 workers get budget / W wall seconds; one worker
+    deterministic seconds (``work``, the wall clock a backstop at ``backstop`` x budget
+    + 30 s) or wall seconds."""
+    if workers > 1:
+        return week_limits(budget / workers, workers, seed=seed)
+    if clock == "wall":
+        return week_limits(budget, 1, seed=seed)
+    return week_limits(backstop * budget + BACKSTOP[1], 1, seed=seed, work=budget)
+
+
+def run_static(
+    name: str, seconds: float, workers: int, clock: str = "work", backstop: float = BACKSTOP[0]
+) -> dict[str, Any]:
+    """Plan one instance's whole horizon as one problem; its row of the results."""
+    instance = instance_of(name)
+    started = time.perf_counter()
+    plan = plan_static(instance, clocked(seconds, workers, clock, 0, backstop))
+    return {
+        "instance": instance.name,
+        "nurses": len(instance.scenario.nurses),
+        "seconds": seconds,
+        "workers": workers,
+        "clock": clock if workers == 1 else "wall",
+        "status": plan.status,
+        "objective": plan.objective,
+        "best_bound": plan.best_bound,
+        "total": plan.evaluation.total,
+        **plan.evaluation.costs,
+        "hard": sum(plan.evaluation.hard.values()),
+        "static_optimum": STATIC_OPTIMUM.get(instance.name),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def static_table(rows: list[dict[str, Any]]) -> str:
+    header = ["instance", "CPU s", "workers", "status", "model", "bound", "total"]
+    header += [*COLUMNS, "hard", "static optimum", "above"]
+    body = []
+    for r in rows:
+        best, bound = r["static_optimum"], r["best_bound"]
+        above = "-" if best is None else f"{100 * (r['total'] - best) / best:+.0f} %"
+        body.append(
+            [
+                r["instance"],
+                f"{r['seconds']:g}",
+                f"{r['workers']} ({r['clock']})",
+                r["status"],
+                f"{r['objective']:.0f}",
+                "-" if bound is None else f"{bound:.0f}",
+                str(r["total"]),
+                *(str(r[kind]) for kind in SOFT),
+                str(r["hard"]),
+                "-" if best is None else str(best),
+                above,
+            ]
+        )
+    return markdown_table(header, body)
+
+
 def run_instance(
     name: str,
     seconds: float | None,
@@ -115,6 +194,8 @@ def run_instance(
     workers: int | None,
     clock: str = "work",
     lookahead: int = 0,
+    anticipation: str = "prorate",
+    backstop: float = BACKSTOP[0],
 ) -> dict[str, Any]:
     """Plan one instance; its row of the results."""
     instance = instance_of(name)
@@ -124,12 +205,7 @@ def run_instance(
     count = workers or auto_workers(nurses)
 
     def limits(stage: int, problem: Problem) -> SolveLimits:
-        if count > 1:
-            return week_limits(budget / count, count, seed=stage)
-        if clock == "wall":
-            return week_limits(budget, 1, seed=stage)
-        factor, grace = BACKSTOP
-        return week_limits(factor * budget + grace, 1, seed=stage, work=budget)
+        return clocked(budget, count, clock, stage, backstop)
 
     def progress(week: PlannedWeek) -> None:
         print(
@@ -140,10 +216,11 @@ def run_instance(
         )
 
     started = time.perf_counter()
-    plan = plan_weeks(instance, limits, progress, lookahead)
+    plan = plan_weeks(instance, limits, progress, lookahead, anticipation)
     evaluation = plan.evaluation
     return {
         "instance": instance.name,
+        "anticipation": anticipation,
         "nurses": nurses,
         "seconds_per_week": round(budget, 1),
         "workers": count,
@@ -164,12 +241,14 @@ COLUMNS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    header = ["instance", "CPU s/week", "workers", "wall s (max week)", "total", *COLUMNS]
+    header = ["instance", "anticipation", "CPU s/week", "workers", "wall s (max week)"]
+    header += ["total", *COLUMNS]
     header += ["hard"]
     header += ["reference", "static LB"]
     body = [
         [
             r["instance"],
+            r.get("anticipation", "prorate"),
             f"{r['seconds_per_week']:g}",
             f"{r['workers']} ({r['clock']})",
             f"{r['max_week_wall_seconds']:g}",
@@ -184,7 +263,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     return markdown_table(header, body)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks inrc2", **docstring_help(__doc__))
     parser.add_argument("--instances", default=",".join(DEFAULT_INSTANCES))
     parser.add_argument("--seconds-per-week", type=float, default=None, metavar="S")
@@ -201,25 +280,59 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--lookahead", type=int, default=0, metavar="K", help="forecast weeks modelled (0)"
     )
+    parser.add_argument(
+        "--anticipation",
+        default="prorate",
+        metavar="A[,B...]",
+        help=f"shares of S6 and S7 to compare ({', '.join(ANTICIPATIONS)}; prorate)",
+    )
+    parser.add_argument(
+        "--static", action="store_true", help="plan each whole horizon as one problem"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=300.0, metavar="S", help="--static: CPU s (300)"
+    )
+    parser.add_argument(
+        "--backstop",
+        type=float,
+        default=BACKSTOP[0],
+        metavar="F",
+        help="--clock work: stop a solve at F x budget + 30 wall s (3; more on a loaded machine)",
+    )
     parser.add_argument("--out", nargs="?", const=str(RESULTS), help="write results here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     revision = git_revision()  # the code that runs, not what is checked out at the end
     rows = []
     for name in args.instances.split(","):
-        row = run_instance(
-            name.strip(),
-            args.seconds_per_week,
-            args.time_scale,
-            args.workers,
-            args.clock,
-            args.lookahead,
-        )
-        print(json.dumps({k: v for k, v in row.items() if k != "weeks"}), flush=True)
-        rows.append(row)
-    print(table(rows))
+        for how in [] if args.static else args.anticipation.split(","):
+            row = run_instance(
+                name.strip(),
+                args.seconds_per_week,
+                args.time_scale,
+                args.workers,
+                args.clock,
+                args.lookahead,
+                how.strip(),
+                args.backstop,
+            )
+            print(json.dumps({k: v for k, v in row.items() if k != "weeks"}), flush=True)
+            rows.append(row)
+        if args.static:
+            static = run_static(
+                name.strip(), args.seconds, args.workers or 1, args.clock, args.backstop
+            )
+            rows.append(static)
+            print(json.dumps(rows[-1]), flush=True)
+    text = static_table(rows) if args.static else table(rows)
+    print(text)
     if args.out:
         settings = {k: v for k, v in vars(args).items() if k != "out"}
         fields = {"settings": settings, "rows": rows}
-        stem = write_record(args.out, "inrc2", fields, table(rows), revision)
+        kind = "inrc2-static" if args.static else "inrc2"
+        stem = write_record(args.out, kind, fields, text, revision)
         print(f"written to {stem}.json and .md", file=sys.stderr)
     return 0 if all(r["hard"] == 0 for r in rows) else 1

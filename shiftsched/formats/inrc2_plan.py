@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from shiftsched.contract.v1 import Assignment as EngineAssignment
 from shiftsched.formats.inrc2 import (
     DATASET_DIR,
     History,
@@ -29,8 +30,15 @@ from shiftsched.formats.inrc2 import (
     load_scenario,
     load_week,
 )
-from shiftsched.formats.inrc2_eval import SOFT, Evaluation, evaluate, next_history, week_roster
-from shiftsched.formats.inrc2_problem import to_solution, week_problem
+from shiftsched.formats.inrc2_eval import (
+    DAYS_PER_WEEK,
+    SOFT,
+    Evaluation,
+    evaluate,
+    next_history,
+    week_roster,
+)
+from shiftsched.formats.inrc2_problem import to_solution, week_problem, week_start
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
 
@@ -154,25 +162,30 @@ def forecast(
 
 
 def plan_week(
-    scenario: Scenario, history: History, week: WeekData, limits: Limits, lookahead: int = 0
+    scenario: Scenario,
+    history: History,
+    week: WeekData,
+    limits: Limits,
+    lookahead: int = 0,
+    anticipation: str = "prorate",
 ) -> PlannedWeek:
     """Plan the week starting where ``history`` ends (its stage is ``history.week``).
 
     ``lookahead``: weeks modelled after it (:func:`forecast`), so that the runs, the
     weekends and the totals it leaves are priced against a guess of what follows; its
     roster alone is kept. With look-ahead, the week's model terms (``costs``) include
-    the forecast weeks'.
+    the forecast weeks'. ``anticipation``: how the week's share of S6 and S7 is drawn
+    (shiftsched.formats.inrc2_shares).
     """
-    problem = week_problem(scenario, history, week, forecast(scenario, history, week, lookahead))
+    ahead = forecast(scenario, history, week, lookahead)
+    problem = week_problem(scenario, history, week, ahead, anticipation)
     stage = history.week
-    outcome = solve_problem(problem, limits(stage, problem) if callable(limits) else limits)
-    if not outcome.has_solution or outcome.objective_value is None:
-        raise PlanningError(f"week {stage}: no roster ({outcome.status}: {outcome.message})")
+    outcome = _solved(problem, limits, stage)
     costs, shortage = model_costs(outcome)
     return PlannedWeek(
         stage=stage,
         status=outcome.status,
-        objective=outcome.objective_value,
+        objective=outcome.objective_value or 0.0,
         best_bound=outcome.best_bound,
         runtime_seconds=outcome.runtime_seconds,
         costs=costs,
@@ -181,20 +194,28 @@ def plan_week(
     )
 
 
+def _solved(problem: Problem, limits: Limits, stage: int) -> SolveOutcome:
+    outcome = solve_problem(problem, limits(stage, problem) if callable(limits) else limits)
+    if not outcome.has_solution or outcome.objective_value is None:
+        raise PlanningError(f"week {stage}: no roster ({outcome.status}: {outcome.message})")
+    return outcome
+
+
 def plan_weeks(
     instance: Instance,
     limits: Limits,
     on_week: Callable[[PlannedWeek], None] | None = None,
     lookahead: int = 0,
+    anticipation: str = "prorate",
 ) -> WeekByWeek:
     """Plan every week in order from the instance's initial history, then price the
     joined weeks with the competition's cost function. ``limits`` may depend on the
     stage and the week's problem; ``on_week`` sees each week once it is planned;
-    ``lookahead`` is :func:`plan_week`'s."""
+    ``lookahead`` and ``anticipation`` are :func:`plan_week`'s."""
     scenario, history = instance.scenario, instance.history
     planned: list[PlannedWeek] = []
     for week in instance.weeks:
-        done = plan_week(scenario, history, week, limits, lookahead)
+        done = plan_week(scenario, history, week, limits, lookahead, anticipation)
         planned.append(done)
         if on_week is not None:
             on_week(done)
@@ -203,3 +224,47 @@ def plan_weeks(
     solutions: Sequence[Solution] = [w.solution for w in planned]
     evaluation = evaluate(scenario, instance.history, instance.weeks, solutions)
     return WeekByWeek(instance, tuple(planned), evaluation)
+
+
+@dataclass(frozen=True)
+class Static:
+    """The whole horizon planned at once, every week's data known: the engine's outcome
+    of the one problem and the competition's price of its roster."""
+
+    instance: Instance
+    status: str
+    objective: float  # the model's objective, which prices the horizon exactly
+    best_bound: float | None
+    runtime_seconds: float
+    solutions: tuple[Solution, ...]
+    evaluation: Evaluation
+
+
+def plan_static(instance: Instance, limits: SolveLimits) -> Static:
+    """Plan the horizon as one problem: the first week with every later week (their
+    coverage and requests) modelled after it, so S6 and S7 are the horizon's own
+    bounds; the roster is cut into the weekly solutions and priced by the evaluator.
+    This is the problem the published static optima solve, which no week-by-week plan
+    can beat."""
+    scenario, history = instance.scenario, instance.history
+    first, *rest = instance.weeks
+    problem = week_problem(scenario, history, first, rest)
+    outcome = _solved(problem, limits, history.week)
+    by_week: dict[int, list[EngineAssignment]] = {}
+    start = week_start(history.week)
+    for a in outcome.assignments:
+        by_week.setdefault((a.date - start).days // DAYS_PER_WEEK, []).append(a)
+    solutions = tuple(
+        to_solution(scenario, history.week + w, by_week.get(w, ()))
+        for w in range(len(instance.weeks))
+    )
+    evaluation = evaluate(scenario, history, instance.weeks, solutions)
+    return Static(
+        instance,
+        outcome.status,
+        outcome.objective_value or 0.0,
+        outcome.best_bound,
+        outcome.runtime_seconds,
+        solutions,
+        evaluation,
+    )

@@ -39,9 +39,8 @@ from shiftsched.formats.inrc2_eval import (
     WEIGHT_DAYS_OFF,
     WEIGHT_OPTIMAL_COVERAGE,
     WEIGHT_PREFERENCE,
-    WEIGHT_TOTAL_ASSIGNMENTS,
-    WEIGHT_WORKING_WEEKENDS,
 )
+from shiftsched.formats.inrc2_shares import anticipated
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.specs import (
     CoverSpec,
@@ -68,16 +67,19 @@ def week_problem(
     history: History,
     week: WeekData,
     forecast: Sequence[WeekData] = (),
+    anticipation: str = "prorate",
 ) -> Problem:
     """The engine's problem for the week that starts where ``history`` ends.
 
     The stage is ``history.week``; the weeks left, this one included, are
-    ``scenario.weeks - history.week``, which sets the week's share of S6 and S7.
+    ``scenario.weeks - history.week``, which sets the week's share of S6 and S7
+    (``anticipation``: how, one of ``inrc2_shares.ANTICIPATIONS``).
 
-    ``forecast``: weeks modelled after this one, as a guess of what comes (their
-    coverage only; a request is known only in its own week). The problem then spans
-    ``1 + len(forecast)`` weeks and its S6 and S7 ranges that many weeks' share; only
-    the first week is kept (:func:`to_solution`).
+    ``forecast``: weeks modelled after this one, with their coverage and requests (a
+    guess of what comes carries no requests, ``inrc2_plan.forecast``). The problem then
+    spans ``1 + len(forecast)`` weeks and its S6 and S7 ranges that many weeks' share;
+    when it reaches the horizon's end (every week known: the static problem), they are
+    the horizon's own and the model prices the horizon exactly.
     """
     modelled = (week, *forecast)
     days = DAYS_PER_WEEK * len(modelled)
@@ -106,9 +108,11 @@ def week_problem(
         for k, skill in enumerate(scenario.skills)
     )
     remaining = max(1, scenario.weeks - history.week)
-    context = _Week(scenario, week, shift_index, skill_index, remaining, len(modelled), start)
+    context = _Week(scenario, modelled, shift_index, skill_index, remaining, len(modelled), start)
+    ranges = anticipated(scenario, history, week, remaining, len(modelled), anticipation)
     employees = tuple(
-        _nurse(i, nurse, history.of(nurse.name), context) for i, nurse in enumerate(scenario.nurses)
+        _nurse(i, nurse, history.of(nurse.name), context, ranges[nurse.name])
+        for i, nurse in enumerate(scenario.nurses)
     )
     transitions = tuple(
         TransitionSpec(0, shift_index[s.name], shift_index[b], True, True, _forbid(s.name, b))
@@ -144,23 +148,12 @@ def seam_of(past: NurseHistory, shift_index: Mapping[str, int]) -> Seam:
     )
 
 
-def share(before: int, total: int, remaining: int, span: int = 1) -> int:
-    """The count to reach by the end of the next ``span`` weeks, of ``total`` over the
-    horizon: ``before`` plus their share of what is left, ``(total - before) x span /
-    remaining`` rounded half up, and never below ``before``. Weeks that reach the
-    horizon's end get ``total`` itself."""
-    if span >= remaining:
-        return total
-    left = max(0, total - before)
-    return before + (2 * left * span + remaining) // (2 * remaining)
-
-
 @dataclass(frozen=True)
 class _Week:
     """What every nurse's mapping reads: the scenario and the week being planned."""
 
     scenario: Scenario
-    data: WeekData
+    modelled: tuple[WeekData, ...]  # this week, then the forecast ones
     shift_index: Mapping[str, int]
     skill_index: Mapping[str, int]
     remaining: int  # weeks left in the horizon, this one included
@@ -168,7 +161,13 @@ class _Week:
     start: dt.date
 
 
-def _nurse(position: int, nurse: Nurse, past: NurseHistory, week: _Week) -> EmployeeSpec:
+def _nurse(
+    position: int,
+    nurse: Nurse,
+    past: NurseHistory,
+    week: _Week,
+    ranges: tuple[SoftRange, SoftRange],
+) -> EmployeeSpec:
     contract = week.scenario.contract_of(nurse.name)
     shift_index = week.shift_index
     own = tuple(sorted(week.skill_index[k] for k in nurse.skills))
@@ -181,18 +180,23 @@ def _nurse(position: int, nurse: Nurse, past: NurseHistory, week: _Week) -> Empl
         skills=dict.fromkeys(own, 1),
         day_options=(every,) * days,
         duty_options=dict.fromkeys(every, own),
-        preferences=_requests(nurse.name, week.data, shift_index, week.start),
+        preferences=_requests(nurse.name, week.modelled, shift_index, week.start),
         field=f"employees[{position}]",
         seam=seam_of(past, shift_index),
     )
-    return _with_contract(spec, contract, week.scenario, past, week)
+    return _with_contract(spec, contract, week.scenario, week, ranges)
 
 
 def _with_contract(
-    spec: EmployeeSpec, contract: Contract, scenario: Scenario, past: NurseHistory, week: _Week
+    spec: EmployeeSpec,
+    contract: Contract,
+    scenario: Scenario,
+    week: _Week,
+    ranges: tuple[SoftRange, SoftRange],
 ) -> EmployeeSpec:
-    """``spec`` with the soft rules S2, S3, S5, S6 and S7 of the nurse's contract."""
-    remaining, span = week.remaining, week.span
+    """``spec`` with the soft rules S2, S3 and S5 of the nurse's contract, and S6 and S7
+    as ``ranges`` (:func:`anticipated`)."""
+    total_days, weekend_cap = ranges
     return replace(
         spec,
         work_runs=RunBounds(
@@ -209,37 +213,31 @@ def _with_contract(
             for s in scenario.shift_types
         ),
         complete_weekends=WEIGHT_COMPLETE_WEEKEND if contract.complete_weekends else 0,
-        total_days=SoftRange(
-            share(past.assignments, contract.min_total, remaining, span),
-            share(past.assignments, contract.max_total, remaining, span),
-            WEIGHT_TOTAL_ASSIGNMENTS,
-        ),
-        weekend_cap=SoftRange(
-            0,
-            share(past.weekends, contract.max_weekends, remaining, span),
-            WEIGHT_WORKING_WEEKENDS,
-        ),
+        total_days=total_days,
+        weekend_cap=weekend_cap,
     )
 
 
 def _requests(
-    nurse: str, week: WeekData, shift_index: Mapping[str, int], start: dt.date
+    nurse: str, modelled: Sequence[WeekData], shift_index: Mapping[str, int], start: dt.date
 ) -> tuple[PreferenceSpec, ...]:
-    """S4: a request for the whole day is a day-off wish, one for a shift an avoided shift."""
+    """S4 of every modelled week: a request for the whole day is a day-off wish, one for
+    a shift an avoided shift."""
     found = []
-    for q in week.requests:
-        if q.nurse != nurse:
-            continue
-        day = (start + dt.timedelta(days=q.day)).isoformat()
+    for q, at in (
+        (q, w * DAYS_PER_WEEK + q.day)
+        for w, data in enumerate(modelled)
+        for q in data.requests
+        if q.nurse == nurse
+    ):
+        day = (start + dt.timedelta(days=at)).isoformat()
         if q.shift == ANY:
             name = f"preference:day_off:{nurse}:{day}"
-            found.append(PreferenceSpec("day_off", q.day, None, name, WEIGHT_PREFERENCE))
+            found.append(PreferenceSpec("day_off", at, None, name, WEIGHT_PREFERENCE))
         else:
             name = f"preference:avoided_shift:{nurse}:{day}:{q.shift}"
             found.append(
-                PreferenceSpec(
-                    "avoided_shift", q.day, shift_index[q.shift], name, WEIGHT_PREFERENCE
-                )
+                PreferenceSpec("avoided_shift", at, shift_index[q.shift], name, WEIGHT_PREFERENCE)
             )
     return tuple(found)
 

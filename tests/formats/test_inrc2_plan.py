@@ -34,7 +34,8 @@ from shiftsched.formats.inrc2_plan import (
     plan_weeks,
     week_limits,
 )
-from shiftsched.formats.inrc2_problem import share, to_solution, week_problem
+from shiftsched.formats.inrc2_problem import to_solution, week_problem
+from shiftsched.formats.inrc2_shares import share
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import solve_problem
 from tests.audited import BACKSTOP_SECONDS
