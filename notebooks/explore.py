@@ -18,6 +18,7 @@ def imports():
     from shiftsched.present import (
         COMPARE_INTRO,
         DOWNLOADS,
+        HORIZON_INTRO,
         NEXT_INTRO,
         NOBODY,
         NOBODY_SICK,
@@ -34,6 +35,7 @@ def imports():
         cost_changes,
         coverage_chart,
         dataset_files,
+        default_targets,
         edit_choices,
         edit_intro,
         end_before_next,
@@ -45,6 +47,8 @@ def imports():
         first_cause_words,
         hard_rules_broken,
         history_misfit,
+        horizon_asked,
+        horizon_shown,
         judged,
         ledger_shown,
         marked_absence,
@@ -70,6 +74,7 @@ def imports():
         plan_after,
         plan_file_name,
         progress_chart,
+        quarter_end,
         read_upload,
         refused_words,
         replan_shown,
@@ -102,6 +107,7 @@ def imports():
         COMPARE_INTRO,
         DEFAULT_MAX_CONSECUTIVE_DAYS,
         DOWNLOADS,
+        HORIZON_INTRO,
         InvalidRequest,
         NEXT_INTRO,
         NOBODY,
@@ -121,6 +127,7 @@ def imports():
         cost_changes,
         coverage_chart,
         dataset_files,
+        default_targets,
         dt,
         edit_choices,
         edit_intro,
@@ -134,6 +141,8 @@ def imports():
         first_cause_words,
         hard_rules_broken,
         history_misfit,
+        horizon_asked,
+        horizon_shown,
         judged,
         ledger_shown,
         marked_absence,
@@ -161,6 +170,7 @@ def imports():
         plan_after,
         plan_file_name,
         progress_chart,
+        quarter_end,
         read_upload,
         refused_words,
         replan_shown,
@@ -1000,10 +1010,56 @@ def next_controls(current_end, dt, mo, period_days, variant):
 
 
 @app.cell
+def next_horizon_controls(HORIZON_INTRO, dt, mo, next_days, next_start, quarter_end):
+    # The horizon holds the next period: it ends on the period's last day at the earliest.
+    _next_end = next_start.value + dt.timedelta(days=next_days.value - 1)
+    in_horizon = mo.ui.switch(value=False, label="inside a horizon")
+    horizon_end = mo.ui.date(
+        start=_next_end, value=quarter_end(_next_end), label="the horizon ends on"
+    )
+    mo.vstack([mo.md(HORIZON_INTRO), mo.hstack([in_horizon, horizon_end], justify="start")])
+    return horizon_end, in_horizon
+
+
+@app.cell
+def next_targets(current_end, default_targets, history, horizon_end, in_horizon, mo, variant):
+    # The horizon starts with the current period, so the roster above (or the upload) counts.
+    horizon_start = variant.schedule_period.start_date
+    horizon_targets = (
+        mo.ui.data_editor(
+            default_targets(variant, history, horizon_start, current_end, horizon_end.value),
+            editable_columns=["min_days", "max_days", "max_weekends"],
+            label=f"Targets over {horizon_start.isoformat()} .. {horizon_end.value.isoformat()}",
+        )
+        if in_horizon.value
+        else None
+    )
+    horizon_targets
+    return horizon_start, horizon_targets
+
+
+@app.cell
 def next_request(SWITCH_ON, mo, next_days, next_period, next_start, plan_next, variant):
     mo.stop(not plan_next.value, mo.md(SWITCH_ON))
     next_variant = next_period(variant, next_days.value, next_start.value)
     return (next_variant,)
+
+
+@app.cell
+def next_horizon_asked(
+    fault_lines, horizon_asked, horizon_end, horizon_start, horizon_targets, mo, next_variant
+):
+    if horizon_targets is None:  # no horizon asked: the period planned alone
+        next_horizon = None
+    else:
+        next_horizon, _faults = horizon_asked(
+            horizon_targets.value, horizon_start, horizon_end.value, next_variant
+        )
+        mo.stop(
+            next_horizon is None,
+            mo.callout(mo.md(f"**Not a horizon**\n\n{fault_lines(_faults[:10])}"), "danger"),
+        )
+    return (next_horizon,)
 
 
 @app.cell
@@ -1013,6 +1069,7 @@ def next_plan(
     history,
     history_misfit,
     mo,
+    next_horizon,
     next_variant,
     no_plan_words,
     plan_after,
@@ -1027,7 +1084,9 @@ def next_plan(
         ),
     )
     with mo.status.spinner(title=f"Planning the next period… up to {time_limit.value} s"):
-        next_planned = plan_after(next_variant, history, time_limit.value, default_work_limit)
+        next_planned = plan_after(
+            next_variant, history, time_limit.value, default_work_limit, next_horizon
+        )
     mo.stop(
         next_planned.solution is None,
         mo.callout(mo.md(no_plan_words(next_planned)), "warn"),
@@ -1042,6 +1101,7 @@ def next_seam(
     history,
     history_source,
     mo,
+    next_horizon,
     next_planned,
     next_roster,
     next_variant,
@@ -1050,7 +1110,9 @@ def next_seam(
 ):
     from shiftsched.present import SEAM_DAYS
 
-    _seam = seam_shown(variant, next_variant, history, history_source, current_end, next_planned)
+    _seam = seam_shown(
+        variant, next_variant, history, history_source, current_end, next_planned, next_horizon
+    )
     seam_report = _seam.report
     seam_blind_report = _seam.blind_report  # the history ignored
     seam_differences = _seam.differences
@@ -1075,15 +1137,20 @@ def next_without_history(
     mo,
     naive_audit,
     naive_words,
+    next_horizon,
     next_variant,
     plan_after,
     seam_report,
     time_limit,
 ):
     with mo.status.spinner(title="Planning the same period as if nothing came before…"):
-        naive_plan = plan_after(next_variant, None, time_limit.value, default_work_limit)
+        naive_plan = plan_after(
+            next_variant, None, time_limit.value, default_work_limit, next_horizon
+        )
     mo.stop(naive_plan.solution is None)
-    naive_report, naive_breaks = naive_audit(next_variant, naive_plan.solution.assignments, history)
+    naive_report, naive_breaks = naive_audit(
+        next_variant, naive_plan.solution.assignments, history, next_horizon
+    )
     mo.vstack(
         [
             mo.md(naive_words(naive_breaks, naive_report, seam_report)),
@@ -1091,6 +1158,22 @@ def next_without_history(
         ]
     )
     return naive_breaks, naive_plan, naive_report
+
+
+@app.cell
+def next_horizon_progress(horizon_shown, mo, next_horizon, next_planned, next_variant):
+    mo.stop(next_horizon is None)
+    _progress = horizon_shown(next_variant, next_horizon, next_planned)
+    horizon_table = _progress.table
+    horizon_view = _progress.chart
+    mo.vstack(
+        [
+            mo.md(_progress.words),
+            mo.ui.table(horizon_table, selection=None, page_size=15),
+            horizon_view,
+        ]
+    )
+    return horizon_table, horizon_view
 
 
 @app.cell

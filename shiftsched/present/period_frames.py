@@ -13,6 +13,7 @@ from shiftsched.checking.audit import AuditReport, HardViolation
 from shiftsched.contract.history import Ledger
 from shiftsched.contract.horizon_targets import TargetProgress
 from shiftsched.contract.v1 import SolveRequest
+from shiftsched.present.words import many
 
 
 def seam_frame(
@@ -195,18 +196,14 @@ def horizon_progress_frame(progress: Sequence[TargetProgress]) -> pl.DataFrame:
 
 
 def standing_words(p: TargetProgress) -> str:
-    """How the period's counts stand against its shares, in words: what is off, or
+    """How the period's counts stand against its shares, in words: each that is off, or
     *within its share*."""
     off = []
     if p.period_min_days is not None and p.days_worked < p.period_min_days:
-        off.append(f"{_days(p.period_min_days - p.days_worked)} short")
+        off.append(f"{many(p.period_min_days - p.days_worked, 'day')} short of its share")
     if p.period_max_days is not None and p.days_worked > p.period_max_days:
-        off.append(f"{_days(p.days_worked - p.period_max_days)} over")
+        off.append(f"{many(p.days_worked - p.period_max_days, 'day')} over its share")
     if p.period_max_weekends is not None and p.weekends_worked > p.period_max_weekends:
         over = p.weekends_worked - p.period_max_weekends
-        off.append(f"{over} weekend{'s' if over != 1 else ''} over")
-    return ", ".join(off) + " its share" if off else "within its share"
-
-
-def _days(count: int) -> str:
-    return f"{count} day{'s' if count != 1 else ''}"
+        off.append(f"{many(over, 'weekend')} over its share")
+    return "; ".join(off) or "within its share"

@@ -14,6 +14,7 @@ import io
 import json
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -27,6 +28,7 @@ from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import Metrics, SolveRequest
 from shiftsched.present.explore.shortages import explanation_view
+from shiftsched.present.frames import horizon_progress_frame
 from tests.audited import solved_and_audited
 from tests.solving.model import conftest as small
 
@@ -463,12 +465,19 @@ def next_period_controls(start: dt.date, days: int) -> dict[str, Any]:
     }
 
 
+def horizon_controls(end: dt.date) -> dict[str, Any]:
+    """The horizon's controls as a person sets them: *inside a horizon* on, its end."""
+    return {"in_horizon": SimpleNamespace(value=True), "horizon_end": SimpleNamespace(value=end)}
+
+
 def assert_planned_across_the_seam(defs: Mapping[str, Any]) -> None:
     """The plan breaks no hard rule read across the seam, its metrics are the audit's with
-    the history, and the ledger adds its roster to the counts handed in."""
+    the history (and the horizon, when asked), and the ledger adds its roster to the
+    counts handed in."""
     history, request, planned = defs["history"], defs["next_variant"], defs["next_planned"]
+    horizon = defs["next_horizon"]
     roster = planned.solution.assignments
-    report = audit(request, roster, history=history)
+    report = audit(request, roster, history=history, horizon=horizon)
     assert report.hard_violations == []
     assert compare_with_metrics(report, planned.solution.metrics, planned.solution.shortages) == []
     assert defs["seam_report"] == report
@@ -496,16 +505,18 @@ def assert_planned_across_the_seam(defs: Mapping[str, Any]) -> None:
     naive = defs["naive_plan"].solution.assignments
     assert audit(request, naive).hard_violations == []
     assert defs["naive_breaks"].height == len(
-        audit(request, naive, history=history).hard_violations
+        audit(request, naive, history=history, horizon=horizon).hard_violations
     )
 
 
 def test_explore_plans_the_next_period_after_the_roster_across_the_seam() -> None:
     # ward_24_7 has the rules that span a seam (a cap of 5 days in a row, transitions, a
     # night fairness group); it is not proven optimal, so each solve ends after a fixed
-    # amount of deterministic work.
+    # amount of deterministic work. The period is planned inside a horizon from February
+    # to the end of the quarter, on the default targets.
     ward = {**EXPLORE, "default_dataset": "ward_24_7", "default_work_limit": WORK_LIMIT}
-    defs = run("explore", **ward, **next_period_controls(dt.date(2027, 3, 1), 14))
+    controls = next_period_controls(dt.date(2027, 3, 1), 14)
+    defs = run("explore", **ward, **controls, **horizon_controls(dt.date(2027, 3, 31)))
     outcome, variant = defs["outcome"], defs["variant"]
     assert outcome.solver.num_workers == 1
     history = defs["history"]
@@ -524,6 +535,25 @@ def test_explore_plans_the_next_period_after_the_roster_across_the_seam() -> Non
     }
     counts = [nights.get(e, 0) for e in night_workers]
     assert spread["spread_after"].to_list() == [max(counts) - min(counts)]
+    assert_progress_inside_the_horizon(defs)
+
+
+def assert_progress_inside_the_horizon(defs: Mapping[str, Any]) -> None:
+    """The horizon is the one asked, on the default targets; its table is the plan's
+    progress, each count the history's days from the horizon's start plus the roster's."""
+    horizon, planned = defs["next_horizon"], defs["next_planned"]
+    assert (horizon.start, horizon.end) == (dt.date(2027, 2, 1), dt.date(2027, 3, 31))
+    assert [t.model_dump() for t in horizon.targets] == defs["horizon_targets"].value.to_dicts()
+    assert horizon_progress_frame(planned.horizon_progress).equals(defs["horizon_table"])
+    cells = [*defs["history"].assignments, *planned.solution.assignments]
+    worked = Counter(a.employee_id for a in cells if a.date >= horizon.start)
+    table = defs["horizon_table"]
+    assert dict(zip(table["employee"], table["days worked"], strict=True)) == {
+        e.id: worked[e.id] for e in defs["next_variant"].employees
+    }
+    handed_on = {c.employee_id: c.days_worked for c in planned.ledger.horizon.employees}
+    assert handed_on == {e: n for e, n in worked.items() if n}
+    assert_chart_has(defs["horizon_view"], table)
 
 
 def test_explore_plans_the_next_period_only_when_asked_and_after_an_uploaded_answer() -> None:
@@ -547,6 +577,7 @@ def test_explore_plans_the_next_period_only_when_asked_and_after_an_uploaded_ans
     history = defs["history"]
     assert defs["history_source"] == "previous.json"
     assert history.assignments == outcome.assignments and history.ledger is None
+    assert defs["next_horizon"] is None and "horizon_table" not in defs  # none asked
     assert_planned_across_the_seam(defs)
 
 

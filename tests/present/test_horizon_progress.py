@@ -96,7 +96,7 @@ def test_the_standing_names_each_count_outside_its_share() -> None:
         period_min_days=10,
         period_max_weekends=1,
     )
-    assert standing_words(off) == "1 day short, 2 weekends over its share"
+    assert standing_words(off) == "1 day short of its share; 2 weekends over its share"
     over = TargetProgress(employee_id="e1", days_worked=9, weekends_worked=0, period_max_days=7)
     assert standing_words(over) == "2 days over its share"
 
