@@ -64,7 +64,7 @@ class Page:
     args: tuple[str, ...]  # small settings, as after `--` on the command line
     ready_text: str  # appears once the notebook's solves are done
     charts: int  # how many charts the page shows at least
-    click: tuple[str, str] | None = None  # a control to press, and the text it brings
+    clicks: tuple[tuple[str, str], ...] = ()  # controls to press in turn, and the text each brings
     name: str = ""  # of the screenshots; the notebook's when empty
     role: str = "button"  # the ARIA role of the control to press
     chart: str = ".vega-embed"  # the key chart: the first that matches
@@ -82,13 +82,14 @@ EXACT = ("--work-limit", "30")
 ROSTER = "marimo-vega .vega-embed"  # the explorer's roster: the chart a click picks a cell of
 PAGES = [
     # The explorer as it opens (its roster drawn, then screenshots), then the next period
-    # after the roster: the seam chart joins the roster's four. One page load for both.
+    # after the roster (the seam chart joins the roster's four), then the same period
+    # inside a horizon (the targets' editor, the progress chart). One page load for all.
     Page(
         "explore",
         ("--time-limit", "60", *EXACT),
         "the independent audit agrees",
-        5,
-        click=("plan it", "The ledger through"),
+        6,
+        clicks=(("plan it", "The ledger through"), ("inside a horizon", "Inside the horizon")),
         role="switch",
         chart=ROSTER,
     ),
@@ -197,11 +198,11 @@ def test_notebook_charts_are_drawn_in_chromium(served: tuple[Page, str]) -> None
             page.wait_for_timeout(250)
         page.screenshot(path=ARTIFACTS / f"{page_spec.shot}.png", full_page=True)
         box = first.bounding_box()
-        if page_spec.click is not None:
-            button, result = page_spec.click
+        for i, (button, result) in enumerate(page_spec.clicks):
             page.get_by_role(page_spec.role, name=button).click()
             page.get_by_text(result).filter(visible=True).first.wait_for(timeout=CHART_TIMEOUT_MS)
-            page.screenshot(path=ARTIFACTS / f"{page_spec.shot}-after-click.png", full_page=True)
+            after = f"{page_spec.shot}-after-click{f'-{i + 1}' if i else ''}.png"
+            page.screenshot(path=ARTIFACTS / after, full_page=True)
         charts = page.locator(".vega-embed").count()
         drawn = canvas.evaluate("c => c.width * c.height")
     assert box is not None and box["width"] > 200 and box["height"] > 150
