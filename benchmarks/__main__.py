@@ -125,6 +125,7 @@ COMMANDS: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "abuse": ("an outside abuse probe of the served app, against its targets", _forward("abuse")),
     "seam": ("two periods, alone and with a history: the seam", _forward("seam")),
     "ledger": ("three months one by one: fairness with the ledger", _forward("ledger")),
+    "year": ("a year month by month: yearly quotas with the horizon", _forward("year")),
     "fingerprint": ("digests of each suite instance's model and start", _forward("fingerprint")),
     "inrc2": ("INRC-II instances planned week by week, priced", _forward("inrc2")),
     "timefold": (

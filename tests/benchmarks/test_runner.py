@@ -234,6 +234,7 @@ def test_mistakes_are_one_line_errors_not_tracebacks(args: tuple[str, ...], mess
         "seam",
         "side_by_side",
         "timefold_model.command",
+        "year",
     ],
 )
 def test_a_command_read_from_its_docstring_says_whole_sentences_in_plain_text(
