@@ -73,7 +73,8 @@ def week_problem(
 
     The stage is ``history.week``; the weeks left, this one included, are
     ``scenario.weeks - history.week``, which sets the week's share of S6 and S7
-    (``anticipation``: how, one of ``inrc2_shares.ANTICIPATIONS``).
+    (``anticipation``: how, one of ``inrc2_shares.ANTICIPATIONS``; ``prorate`` by default,
+    the one no other rule measured beat).
 
     ``forecast``: weeks modelled after this one, with their coverage and requests (a
     guess of what comes carries no requests, ``inrc2_plan.forecast``). The problem then
