@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -30,12 +31,25 @@ ROOT = Path(__file__).parent.parent.parent
 T = TypeVar("T")
 
 
+# Ports a test serves on are drawn below Linux's ephemeral range (32768-60999): BentoML
+# reserves its own control ports by binding port 0, which draws from that range, and once
+# handed the port a test had just probed and released, its start failed on "Address
+# already in use". Drawn at random, so parallel test workers rarely probe the same one.
+SERVE_PORTS = range(20000, 32000)
+_PICKER = random.SystemRandom()  # not the global one, which a test may seed
+
+
 def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A loopback port nobody listens on right now, outside the ephemeral range."""
+    for _ in range(200):
+        port = _PICKER.choice(SERVE_PORTS)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free loopback port in {SERVE_PORTS}")
 
 
 def start_huey_consumer(env: dict[str, str]) -> subprocess.Popen[bytes]:
