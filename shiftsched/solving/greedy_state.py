@@ -126,6 +126,32 @@ class State(Tally):
             days = self.week_days[self.week_of[d]]
             if sum(1 for o in days if (e, o) in self.shift_on) >= employee.days_per_week[1]:
                 cost += weights.DAYS_PER_WEEK
+        return cost + self._share_cost(e, d)
+
+    def _share_cost(self, e: int, d: int) -> int:
+        """A horizon's share (or a benchmark's total): a day past the most worked days, or
+        a new weekend past the weekend cap, costs its weight; a day while still below the
+        least worked days saves it, a guess the forward pass makes so that those with
+        most to reach are picked first (it cannot see whether later days will reach it).
+        Without these, a period planned inside a horizon started from a roster blind to
+        its shares, and a short solve kept most of what that start spent."""
+        employee = self.problem.employees[e]
+        cost = 0
+        days = employee.total_days
+        if days is not None:
+            worked = employee.seam.days_worked + self.days_worked[e]
+            if worked >= days.high:
+                cost += days.weight
+            elif worked < days.low:
+                cost -= days.weight
+        cap = employee.weekend_cap
+        if (
+            cap is not None
+            and self.problem.horizon.weekdays[d] >= SATURDAY
+            and self.week_of[d] not in self.weekends[e]
+            and employee.seam.weekends_worked + len(self.weekends[e]) >= cap.high
+        ):
+            cost += cap.weight
         return cost
 
     def _support_cost(self, e: int, d: int, s: int, duty: int | None) -> int:

@@ -7,6 +7,7 @@ structural rules would waste the search's first seconds, so the auditor checks i
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from shiftsched.solving.greedy import _greedy as greedy_pass
 from shiftsched.solving.greedy import greedy_roster, roster_assignments
 from shiftsched.solving.greedy_state import State
 from shiftsched.solving.problem import from_request
+from shiftsched.solving.specs import SoftRange
 from tests.factories import demand, employee_dict, minimal_request_dict
 from tests.strategies import requests
 
@@ -204,3 +206,36 @@ def test_a_count_minimum_free_days_cannot_meet_is_met_by_trading_worked_days() -
     assert not report.hard_violations
     assert sorted(s for (e, _, s) in roster if e == 0) == [0, 1, 1]  # a day, two nights
     assert sum(s.missing for s in report.shortages) == 6  # 4 days e1 never had, 2 traded
+
+
+def test_a_horizon_s_shares_price_a_day_past_the_most_and_a_weekend_past_the_cap() -> None:
+    state = _state()
+    problem = state.problem
+    employees = list(problem.employees)
+    capped, fresh, counted = 0, 1, 2
+    employees[capped] = replace(
+        employees[capped],
+        seam=replace(employees[capped].seam, weekends_worked=1),
+        weekend_cap=SoftRange(0, 1, 30),
+    )
+    employees[fresh] = replace(employees[fresh], weekend_cap=SoftRange(0, 1, 30))
+    employees[counted] = replace(
+        employees[counted],
+        seam=replace(employees[counted].seam, days_worked=1),
+        total_days=SoftRange(2, 3, 20),
+    )
+    state = State(replace(problem, employees=tuple(employees)), priced=True)
+    saturday, sunday, monday = 5, 6, 0  # the week of 2026-03-02
+    assert state.soft_cost(capped, saturday, 0) == 30  # a second weekend, one allowed
+    assert state.soft_cost(capped, monday, 0) == 0
+    assert state.soft_cost(fresh, saturday, 0) == 0
+    state.place(fresh, saturday, 0, None)
+    assert state.soft_cost(fresh, sunday, 0) == 0  # the same weekend, already counted
+    # One day before the period, at least 2 and at most 3: a day still below the least
+    # saves its weight, one that reaches the most is free, one past it costs it.
+    assert state.soft_cost(counted, monday, 0) == -20
+    state.place(counted, monday, 0, None)
+    assert state.soft_cost(counted, 1, 0) == 0
+    state.place(counted, 1, 0, None)
+    assert state.soft_cost(counted, 2, 0) == 20
+    assert State(state.problem).soft_cost(counted, 2, 0) == 0  # the plain pass prices nothing
