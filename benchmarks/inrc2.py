@@ -53,6 +53,7 @@ from shiftsched.formats.inrc2_eval import SOFT, evaluate
 from shiftsched.formats.inrc2_plan import (
     Instance,
     PlannedWeek,
+    WeekByWeek,
     load_instance,
     plan_static,
     plan_weeks,
@@ -139,16 +140,32 @@ def clocked(
 
 
 def run_static(
-    name: str, seconds: float, workers: int, clock: str = "work", backstop: float = BACKSTOP[0]
+    name: str,
+    seconds: float,
+    workers: int,
+    clock: str = "work",
+    backstop: float = BACKSTOP[0],
+    week_scale: float | None = None,
 ) -> dict[str, Any]:
-    """Plan one instance's whole horizon as one problem; its row of the results."""
+    """Plan one instance's whole horizon as one problem; its row of the results.
+    ``week_scale``: first plan it week by week at that share of the competition's time
+    (one worker up to 40 nurses, as ``run_instance``), and start the whole horizon from
+    that plan; its total and CPU seconds are in the row, the static ``seconds`` besides."""
     instance = instance_of(name)
     started = time.perf_counter()
-    plan = plan_static(instance, clocked(seconds, workers, clock, 0, backstop))
+    weeks = None
+    if week_scale is not None:
+        nurses = len(instance.scenario.nurses)
+        budget = stage_seconds(nurses, week_scale)
+        weeks = week_by_week(instance, budget, auto_workers(nurses), clock, backstop=backstop)
+    plan = plan_static(instance, clocked(seconds, workers, clock, 0, backstop), start=weeks)
     return {
         "instance": instance.name,
         "nurses": len(instance.scenario.nurses),
         "seconds": seconds,
+        "week_scale": week_scale,
+        "weeks_total": None if weeks is None else weeks.evaluation.total,
+        "weeks_seconds": None if weeks is None else budget * len(instance.weeks),
         "workers": workers,
         "clock": clock if workers == 1 else "wall",
         "status": plan.status,
@@ -163,7 +180,7 @@ def run_static(
 
 
 def static_table(rows: list[dict[str, Any]]) -> str:
-    header = ["instance", "CPU s", "workers", "status", "model", "bound", "total"]
+    header = ["instance", "start", "CPU s", "workers", "status", "model", "bound", "total"]
     header += [*COLUMNS, "hard", "static optimum", "above"]
     body = []
     for r in rows:
@@ -172,6 +189,7 @@ def static_table(rows: list[dict[str, Any]]) -> str:
         body.append(
             [
                 r["instance"],
+                _start(r),
                 f"{r['seconds']:g}",
                 f"{r['workers']} ({r['clock']})",
                 r["status"],
@@ -185,6 +203,13 @@ def static_table(rows: list[dict[str, Any]]) -> str:
             ]
         )
     return markdown_table(header, body)
+
+
+def _start(row: dict[str, Any]) -> str:
+    """The static row's start: greedy, or the week-by-week plan's total and CPU s."""
+    if row.get("weeks_total") is None:
+        return "greedy"
+    return f"weeks {row['weeks_total']:,} ({row['weeks_seconds']:g} s)"
 
 
 def run_instance(
@@ -201,22 +226,9 @@ def run_instance(
     instance = instance_of(name)
     nurses = len(instance.scenario.nurses)
     budget = seconds if seconds is not None else stage_seconds(nurses, scale)
-
     count = workers or auto_workers(nurses)
-
-    def limits(stage: int, problem: Problem) -> SolveLimits:
-        return clocked(budget, count, clock, stage, backstop)
-
-    def progress(week: PlannedWeek) -> None:
-        print(
-            f"  {instance.name} week {week.stage}: {week.status} {week.objective:.0f}"
-            f" in {week.runtime_seconds:.1f} s",
-            file=sys.stderr,
-            flush=True,
-        )
-
     started = time.perf_counter()
-    plan = plan_weeks(instance, limits, progress, lookahead, anticipation)
+    plan = week_by_week(instance, budget, count, clock, lookahead, anticipation, backstop)
     evaluation = plan.evaluation
     return {
         "instance": instance.name,
@@ -232,9 +244,38 @@ def run_instance(
         "hard": sum(evaluation.hard.values()),
         "reference": reference_total(instance),
         "static_lower_bound": STATIC_LOWER_BOUND.get(instance.name),
-        "weeks": [{k: v for k, v in asdict(w).items() if k != "solution"} for w in plan.weeks],
+        "weeks": [
+            {k: v for k, v in asdict(w).items() if k not in ("solution", "assignments")}
+            for w in plan.weeks
+        ],
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def week_by_week(
+    instance: Instance,
+    budget: float,
+    count: int,
+    clock: str = "work",
+    lookahead: int = 0,
+    anticipation: str = "prorate",
+    backstop: float = BACKSTOP[0],
+) -> WeekByWeek:
+    """``instance`` planned week by week, ``budget`` CPU seconds a week on ``count``
+    workers, each week's outcome printed to stderr as it ends."""
+
+    def limits(stage: int, problem: Problem) -> SolveLimits:
+        return clocked(budget, count, clock, stage, backstop)
+
+    def progress(week: PlannedWeek) -> None:
+        print(
+            f"  {instance.name} week {week.stage}: {week.status} {week.objective:.0f}"
+            f" in {week.runtime_seconds:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return plan_weeks(instance, limits, progress, lookahead, anticipation)
 
 
 COLUMNS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -293,6 +334,13 @@ def _parser() -> argparse.ArgumentParser:
         "--seconds", type=float, default=300.0, metavar="S", help="--static: CPU s (300)"
     )
     parser.add_argument(
+        "--from-weeks",
+        type=float,
+        default=None,
+        metavar="F",
+        help="--static: start from a week-by-week plan at F x the competition's time",
+    )
+    parser.add_argument(
         "--backstop",
         type=float,
         default=BACKSTOP[0],
@@ -323,7 +371,12 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
         if args.static:
             static = run_static(
-                name.strip(), args.seconds, args.workers or 1, args.clock, args.backstop
+                name.strip(),
+                args.seconds,
+                args.workers or 1,
+                args.clock,
+                args.backstop,
+                args.from_weeks,
             )
             rows.append(static)
             print(json.dumps(rows[-1]), flush=True)

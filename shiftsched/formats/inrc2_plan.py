@@ -39,6 +39,7 @@ from shiftsched.formats.inrc2_eval import (
     week_roster,
 )
 from shiftsched.formats.inrc2_problem import to_solution, week_problem, week_start
+from shiftsched.solving.greedy_views import Roster
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
 
@@ -121,6 +122,7 @@ class PlannedWeek:
     costs: dict[str, int]  # the model's terms by competition cost type (inrc2_eval.SOFT)
     shortage: int  # heads short of a minimum (H2), by the model
     solution: Solution
+    assignments: tuple[EngineAssignment, ...] = ()  # the week's roster as the engine's
 
 
 @dataclass(frozen=True)
@@ -191,11 +193,15 @@ def plan_week(
         costs=costs,
         shortage=shortage,
         solution=to_solution(scenario, stage, outcome.assignments),
+        assignments=tuple(outcome.assignments),
     )
 
 
-def _solved(problem: Problem, limits: Limits, stage: int) -> SolveOutcome:
-    outcome = solve_problem(problem, limits(stage, problem) if callable(limits) else limits)
+def _solved(
+    problem: Problem, limits: Limits, stage: int, hint: Roster | None = None
+) -> SolveOutcome:
+    chosen = limits(stage, problem) if callable(limits) else limits
+    outcome = solve_problem(problem, chosen, hint=hint)
     if not outcome.has_solution or outcome.objective_value is None:
         raise PlanningError(f"week {stage}: no roster ({outcome.status}: {outcome.message})")
     return outcome
@@ -240,20 +246,32 @@ class Static:
     evaluation: Evaluation
 
 
-def plan_static(instance: Instance, limits: SolveLimits) -> Static:
+def plan_static(instance: Instance, limits: SolveLimits, start: WeekByWeek | None = None) -> Static:
     """Plan the horizon as one problem: the first week with every later week (their
     coverage and requests) modelled after it, so S6 and S7 are the horizon's own
     bounds; the roster is cut into the weekly solutions and priced by the evaluator.
     This is the problem the published static optima solve, which no week-by-week plan
-    can beat."""
+    can beat.
+
+    ``start``: a week-by-week plan of the same instance to start from instead of the
+    greedy roster. Its joined weeks keep every hard rule of the whole horizon (each week
+    was planned from the history the one before left), so the search begins at that
+    plan's cost and can only improve on it: the greedy start of a whole horizon is
+    several times dearer, and a solve of a few minutes does not make up the difference.
+    """
     scenario, history = instance.scenario, instance.history
     first, *rest = instance.weeks
     problem = week_problem(scenario, history, first, rest)
-    outcome = _solved(problem, limits, history.week)
+    hint = (
+        None
+        if start is None
+        else roster_of(problem, [a for w in start.weeks for a in w.assignments])
+    )
+    outcome = _solved(problem, limits, history.week, hint)
     by_week: dict[int, list[EngineAssignment]] = {}
-    start = week_start(history.week)
+    monday = week_start(history.week)
     for a in outcome.assignments:
-        by_week.setdefault((a.date - start).days // DAYS_PER_WEEK, []).append(a)
+        by_week.setdefault((a.date - monday).days // DAYS_PER_WEEK, []).append(a)
     solutions = tuple(
         to_solution(scenario, history.week + w, by_week.get(w, ()))
         for w in range(len(instance.weeks))
@@ -268,3 +286,19 @@ def plan_static(instance: Instance, limits: SolveLimits) -> Static:
         solutions,
         evaluation,
     )
+
+
+def roster_of(problem: Problem, assignments: Sequence[EngineAssignment]) -> Roster:
+    """``assignments`` as a roster of ``problem``'s indices (the inverse of
+    ``shiftsched.solving.greedy.roster_assignments``); dates outside it are left out."""
+    employee = {e.id: i for i, e in enumerate(problem.employees)}
+    day = {d: i for i, d in enumerate(problem.horizon.dates)}
+    shift = {s.id: i for i, s in enumerate(problem.shifts)}
+    duty = {k.id: i for i, k in enumerate(problem.duties)}
+    return {
+        (employee[a.employee_id], day[a.date], shift[a.shift_id]): (
+            None if a.duty_id is None else duty[a.duty_id]
+        )
+        for a in assignments
+        if a.date in day
+    }

@@ -55,6 +55,7 @@ from shiftsched.solving import suite_guard
 from shiftsched.solving.cores import available_cores
 from shiftsched.solving.diagnose import DEFAULT_BUDGET_SECONDS, DiagnosisLimits, diagnose
 from shiftsched.solving.greedy import greedy_roster
+from shiftsched.solving.greedy_views import Roster
 from shiftsched.solving.hint import Completion, add_roster_hint, complete_hint
 from shiftsched.solving.model.build import CompiledModel, build
 from shiftsched.solving.outcome import SolveOutcome, cancelled, solved
@@ -174,7 +175,10 @@ def to_response(outcome: SolveOutcome, job_id: str) -> SolveResponse:
 
 
 def solve_problem(
-    problem: Problem, limits: SolveLimits, started: float | None = None
+    problem: Problem,
+    limits: SolveLimits,
+    started: float | None = None,
+    hint: Roster | None = None,
 ) -> SolveOutcome:
     """Build, solve and extract; the engine-level entry point for any problem source.
 
@@ -182,6 +186,8 @@ def solve_problem(
     ``started`` (a ``time.perf_counter()`` reading; by default this call's start), so a
     caller that did work of its own before, such as reading the request, counts that too:
     the figures are what the person who asked waited, the model build included.
+    ``hint``: the roster to start from instead of the greedy one (a caller that already
+    has a good roster, such as a horizon planned period by period, solved whole after).
     """
     started = time.perf_counter() if started is None else started
     compiled = build(problem)
@@ -189,7 +195,7 @@ def solve_problem(
         compiled.model.add_bool_and([group.literal])
     start = None
     if limits.warm_start and not requested(limits.stop):
-        add_roster_hint(compiled, greedy_roster(problem))
+        add_roster_hint(compiled, greedy_roster(problem) if hint is None else hint)
         start = complete_hint(compiled, completion_seconds(limits, started), limits.stop)
     return run(compiled, limits, started, start=start)
 

@@ -11,10 +11,19 @@ from fractions import Fraction
 
 import pytest
 
-from shiftsched.formats.inrc2 import NurseHistory
-from shiftsched.formats.inrc2_plan import load_instance, plan_static, week_limits
+from shiftsched.formats.inrc2 import NurseHistory, WeekData
+from shiftsched.formats.inrc2_plan import (
+    Instance,
+    load_instance,
+    plan_static,
+    plan_weeks,
+    roster_of,
+    week_limits,
+)
 from shiftsched.formats.inrc2_problem import week_problem
 from shiftsched.formats.inrc2_shares import ANTICIPATIONS, _part, anticipated
+from shiftsched.solving.hint import add_roster_hint, complete_hint
+from shiftsched.solving.model.build import build
 from tests.audited import BACKSTOP_SECONDS
 
 N005 = "n005w4_0_1-2-3-3"
@@ -92,3 +101,28 @@ def test_the_anticipations_differ_as_their_docstrings_say() -> None:
     assert _part(0, 3, Fraction(1, 2)) == 2 and _part(0, 3, Fraction(1, 2), down=True) == 1
     with pytest.raises(ValueError, match="unknown anticipation"):
         anticipated(scenario, history, week, 4, 1, "guess")
+
+
+def test_the_static_plan_started_from_the_weeks_plan_is_never_dearer_than_it() -> None:
+    instance = load_instance(N005)
+    weeks = plan_weeks(instance, week_limits(BACKSTOP_SECONDS, work=0.2))
+    started = plan_static(instance, week_limits(BACKSTOP_SECONDS, work=0.2), start=weeks)
+    assert started.evaluation.feasible
+    # The joined weeks keep every hard rule of the horizon, so the search begins at
+    # their cost; whatever it finds after is priced by the evaluator like they are.
+    assert started.evaluation.total <= weeks.evaluation.total
+    assert started.objective == started.evaluation.total
+    problem = week_problem(instance.scenario, instance.history, *_split(instance))
+    joined = [a for w in weeks.weeks for a in w.assignments]
+    roster = roster_of(problem, joined)
+    assert len(roster) == len(joined) == sum(len(s.assignments) for s in weeks.solutions)
+    compiled = build(problem)
+    for group in compiled.hard_groups:
+        compiled.model.add_bool_and([group.literal])
+    add_roster_hint(compiled, roster)
+    assert complete_hint(compiled, BACKSTOP_SECONDS) is not None  # a roster of the horizon
+
+
+def _split(instance: Instance) -> tuple[WeekData, list[WeekData]]:
+    first, *rest = instance.weeks
+    return first, rest
