@@ -70,6 +70,7 @@ class HorizonCount(_ContractModel):
     employee_id: Id
     days_worked: LedgerCount = 0
     weekends_worked: LedgerCount = 0
+    minutes_worked: LedgerMinutes = 0  # of the shifts' working hours (hour targets)
 
 
 class HorizonLedger(_ContractModel):

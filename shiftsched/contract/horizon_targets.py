@@ -29,7 +29,7 @@ from pydantic import Field
 
 from shiftsched.contract.faults import ErrorCode, Path
 from shiftsched.contract.hints import unknown_id
-from shiftsched.contract.history import History, LedgerCount
+from shiftsched.contract.history import History, HorizonLedger, LedgerCount
 from shiftsched.contract.v1 import Date, Id, SolveRequest
 from shiftsched.contract.v1 import _Model as _ContractModel
 from shiftsched.errors import FieldError
@@ -39,9 +39,14 @@ from shiftsched.errors import FieldError
 DEFAULT_DAY_WEIGHT: Final = 30
 #: Price of one working weekend above a period's share of the horizon's weekend limit.
 DEFAULT_WEEKEND_WEIGHT: Final = 30
+#: Price of one hour (started) outside a period's share of a horizon's hour limits:
+#: an eighth of a day's 30, rounded, so an eight-hour day off the share costs 32.
+DEFAULT_HOUR_WEIGHT: Final = 4
+MINUTES_PER_DAY: Final = 24 * 60
 SATURDAY: Final = 5  # date.weekday(): Saturday and Sunday (6) make the weekend
 MAX_HORIZON_DAYS: Final = 3 * 366  # three years: any quota a roster plans against
 Weight = Annotated[int, Field(ge=0, le=10_000, strict=True)]
+Hours = Annotated[int, Field(ge=0, le=MAX_HORIZON_DAYS * 24, strict=True)]
 
 
 class HorizonTarget(_ContractModel):
@@ -51,6 +56,8 @@ class HorizonTarget(_ContractModel):
     min_days: LedgerCount | None = None
     max_days: LedgerCount | None = None
     max_weekends: LedgerCount | None = None
+    min_hours: Hours | None = None  # of the shifts' working hours
+    max_hours: Hours | None = None
 
 
 class PlanHorizon(_ContractModel):
@@ -61,11 +68,13 @@ class PlanHorizon(_ContractModel):
     targets: Annotated[list[HorizonTarget], Field(min_length=1)]
     day_weight: Weight = DEFAULT_DAY_WEIGHT
     weekend_weight: Weight = DEFAULT_WEEKEND_WEIGHT
+    hour_weight: Weight = DEFAULT_HOUR_WEIGHT
 
 
 @dataclass(frozen=True)
 class Share:
-    """One employee's targets for this period: counts including those before it."""
+    """One employee's targets for this period: counts including those before it (hours
+    in minutes, so that the shares of a shift's length stay exact)."""
 
     employee_id: str
     days_before: int
@@ -73,6 +82,9 @@ class Share:
     min_days: int | None
     max_days: int | None
     max_weekends: int | None
+    minutes_before: int = 0
+    min_minutes: int | None = None
+    max_minutes: int | None = None
 
 
 # ------------------------------------------------------------------------ the shares
@@ -100,16 +112,29 @@ def weekends(start: dt.date, end: dt.date) -> int:
     return len(seen)
 
 
-def shares(request: SolveRequest, horizon: PlanHorizon, history: History | None) -> list[Share]:
-    """Each target's share for the period of ``request``, from the counts so far."""
+def shares(
+    request: SolveRequest,
+    horizon: PlanHorizon,
+    history: History | None,
+    minutes: Mapping[str, int] | None = None,
+) -> list[Share]:
+    """Each target's share for the period of ``request``, from the counts so far.
+    ``minutes``: each shift's length, by id, for hour targets over history cells (the
+    model and the audit each pass their own reading of the working hours)."""
     period = request.schedule_period
     start, end = period.start_date, period.end_date
     days_here, days_left = (end - start).days + 1, (horizon.end - start).days + 1
     weekends_here, weekends_left = weekends(start, end), weekends(start, horizon.end)
     before = counts_before(request, horizon, history)
+    worked = minutes_before(request, horizon, history, minutes or {})
     found = []
     for t in horizon.targets:
         days, weekend_count = before.get(t.employee_id, (0, 0))
+        spent = worked.get(t.employee_id, 0)
+        low, high = (
+            None if hours is None else share(spent, 60 * hours, days_here, days_left)
+            for hours in (t.min_hours, t.max_hours)
+        )
         found.append(
             Share(
                 t.employee_id,
@@ -120,9 +145,50 @@ def shares(request: SolveRequest, horizon: PlanHorizon, history: History | None)
                 None
                 if t.max_weekends is None
                 else share(weekend_count, t.max_weekends, weekends_here, weekends_left),
+                spent,
+                low,
+                high,
             )
         )
     return found
+
+
+def minutes_before(
+    request: SolveRequest,
+    horizon: PlanHorizon,
+    history: History | None,
+    minutes: Mapping[str, int],
+) -> Mapping[str, int]:
+    """Worked minutes per employee from the horizon's start to the day before the period,
+    as :func:`counts_before` counts days: the ledger's horizon block when it runs to that
+    day, else the history's cells (a shift of unknown length counts 0)."""
+    if history is None:
+        return {}
+    kept = _kept(request, horizon, history)
+    if kept is not None:
+        return {c.employee_id: c.minutes_worked for c in kept.employees}
+    start = request.schedule_period.start_date
+    total: dict[str, int] = {}
+    for a in history.assignments:
+        if horizon.start <= a.date < start:
+            total[a.employee_id] = total.get(a.employee_id, 0) + minutes.get(a.shift_id, 0)
+    return total
+
+
+def _kept(request: SolveRequest, horizon: PlanHorizon, history: History) -> HorizonLedger | None:
+    """The history ledger's horizon block, when it is this horizon's and runs to the day
+    before the period."""
+    ledger = history.ledger
+    kept = None if ledger is None else ledger.horizon
+    start = request.schedule_period.start_date
+    if (
+        ledger is not None
+        and kept is not None
+        and (kept.start, kept.end) == (horizon.start, horizon.end)
+        and ledger.through == start - dt.timedelta(days=1)
+    ):
+        return kept
+    return None
 
 
 def counts_before(
@@ -134,14 +200,8 @@ def counts_before(
     start = request.schedule_period.start_date
     if history is None:
         return {}
-    ledger = history.ledger
-    kept = None if ledger is None else ledger.horizon
-    if (
-        ledger is not None
-        and kept is not None
-        and (kept.start, kept.end) == (horizon.start, horizon.end)
-        and ledger.through == start - dt.timedelta(days=1)
-    ):
+    kept = _kept(request, horizon, history)
+    if kept is not None:
         return {c.employee_id: (c.days_worked, c.weekends_worked) for c in kept.employees}
     worked: dict[str, set[dt.date]] = {}
     for a in history.assignments:
@@ -209,6 +269,12 @@ def _target_faults(request: SolveRequest, horizon: PlanHorizon, at: Path) -> Ite
                 f"min_days {t.min_days} is above max_days {t.max_days}",
                 ErrorCode.MIN_GREATER_THAN_MAX,
             )
+        if t.min_hours is not None and t.max_hours is not None and t.min_hours > t.max_hours:
+            yield FieldError(
+                (*path, "min_hours"),
+                f"min_hours {t.min_hours} is above max_hours {t.max_hours}",
+                ErrorCode.MIN_GREATER_THAN_MAX,
+            )
 
 
 # ------------------------------------------------------------------------ the answer
@@ -229,18 +295,27 @@ class TargetProgress(_ContractModel):
     days_to_minimum: int = 0  # worked days still owed to reach min_days
     days_left_to_maximum: int | None = None  # worked days max_days still allows
     weekends_left: int | None = None  # working weekends max_weekends still allows
+    minutes_worked: int = 0  # of the shifts' working hours, as days_worked
+    min_hours: int | None = None
+    max_hours: int | None = None
+    period_min_minutes: int | None = None  # this period's shares of the hour limits
+    period_max_minutes: int | None = None
+    minutes_to_minimum: int = 0  # worked minutes still owed to reach min_hours
+    minutes_left_to_maximum: int | None = None  # worked minutes max_hours still allows
 
 
 def progress(
-    horizon: PlanHorizon, found: list[Share], after: Mapping[str, tuple[int, int]]
+    horizon: PlanHorizon, found: list[Share], after: Mapping[str, tuple[int, int, int]]
 ) -> list[TargetProgress]:
-    """Each target's standing once the period's counts ``after`` (from the horizon's
-    start, this period included) are in."""
+    """Each target's standing once the period's counts ``after`` (worked days, working
+    weekends and worked minutes from the horizon's start, this period included) are in."""
     asked = {t.employee_id: t for t in horizon.targets}
     rows = []
     for s in found:
         t = asked[s.employee_id]
-        days, weekend_count = after.get(s.employee_id, (s.days_before, s.weekends_before))
+        days, weekend_count, minutes = after.get(
+            s.employee_id, (s.days_before, s.weekends_before, s.minutes_before)
+        )
         rows.append(
             TargetProgress(
                 employee_id=s.employee_id,
@@ -255,6 +330,13 @@ def progress(
                 days_to_minimum=0 if t.min_days is None else max(0, t.min_days - days),
                 days_left_to_maximum=None if t.max_days is None else t.max_days - days,
                 weekends_left=None if t.max_weekends is None else t.max_weekends - weekend_count,
+                minutes_worked=minutes,
+                min_hours=t.min_hours,
+                max_hours=t.max_hours,
+                period_min_minutes=s.min_minutes,
+                period_max_minutes=s.max_minutes,
+                minutes_to_minimum=0 if t.min_hours is None else max(0, 60 * t.min_hours - minutes),
+                minutes_left_to_maximum=None if t.max_hours is None else 60 * t.max_hours - minutes,
             )
         )
     return rows

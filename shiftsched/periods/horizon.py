@@ -2,9 +2,10 @@
 
 The shares (``shiftsched.contract.horizon_targets``) become the soft-range families that
 count across periods (``shiftsched.solving.model.counts``): ``total_days`` for the day
-limits, ``weekend_cap`` for the weekend limit, each reading the counts so far from the
-employee's seam. So the period's model prices exactly what the audit prices
-(``shiftsched.checking.audit.horizon``), and the last period prices the horizon itself.
+limits, ``weekend_cap`` for the weekend limit, ``total_hours`` for the hour limits, each
+reading the counts so far from the employee's seam. So the period's model prices exactly
+what the audit prices (``shiftsched.checking.audit.horizon``), and the last period prices
+the horizon itself.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from shiftsched.contract.history import History, HorizonCount, HorizonLedger
+from shiftsched.contract.history import MAX_LEDGER_MINUTES, History, HorizonCount, HorizonLedger
 from shiftsched.contract.horizon import SATURDAY
 from shiftsched.contract.horizon_targets import (
+    MINUTES_PER_DAY,
     PlanHorizon,
     Share,
     TargetProgress,
@@ -23,6 +25,7 @@ from shiftsched.contract.horizon_targets import (
     shares,
 )
 from shiftsched.contract.v1 import Assignment, SolveRequest
+from shiftsched.periods.seam import shift_lengths
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.specs import EmployeeSpec, SoftRange
 
@@ -30,8 +33,9 @@ from shiftsched.solving.specs import EmployeeSpec, SoftRange
 def with_horizon(
     problem: Problem, request: SolveRequest, history: History | None, horizon: PlanHorizon
 ) -> Problem:
-    """``problem`` with each target's share as soft ranges on worked days and weekends."""
-    by_id = {s.employee_id: s for s in shares(request, horizon, history)}
+    """``problem`` with each target's share as soft ranges on worked days, weekends and
+    minutes."""
+    by_id = {s.employee_id: s for s in shares(request, horizon, history, shift_lengths(request))}
     employees = tuple(
         _targeted(e, by_id[e.id], horizon, problem.num_days) if e.id in by_id else e
         for e in problem.employees
@@ -48,24 +52,45 @@ def _targeted(employee: EmployeeSpec, s: Share, horizon: PlanHorizon, days: int)
     weekend_cap = None
     if s.max_weekends is not None:
         weekend_cap = SoftRange(0, s.max_weekends, horizon.weekend_weight)
-    seam = replace(employee.seam, days_worked=s.days_before, weekends_worked=s.weekends_before)
-    return replace(employee, seam=seam, total_days=total_days, weekend_cap=weekend_cap)
+    total_hours = None
+    if s.min_minutes is not None or s.max_minutes is not None:
+        most = s.minutes_before + days * MINUTES_PER_DAY  # never reached: no maximum
+        high = most if s.max_minutes is None else s.max_minutes
+        total_hours = SoftRange(s.min_minutes or 0, high, horizon.hour_weight)
+    seam = replace(
+        employee.seam,
+        days_worked=s.days_before,
+        weekends_worked=s.weekends_before,
+        minutes_worked=s.minutes_before,
+    )
+    return replace(
+        employee,
+        seam=seam,
+        total_days=total_days,
+        weekend_cap=weekend_cap,
+        total_hours=total_hours,
+    )
 
 
 def period_counts(
     request: SolveRequest, roster: Sequence[Assignment]
-) -> Mapping[str, tuple[int, int]]:
-    """(worked days, working weekends) of each employee in the period's roster: a
-    weekend is an ISO week's Saturday and Sunday, or the part of them in the period."""
+) -> Mapping[str, tuple[int, int, int]]:
+    """(worked days, working weekends, worked minutes) of each employee in the period's
+    roster: a weekend is an ISO week's Saturday and Sunday, or the part of them in the
+    period."""
     period = request.schedule_period
+    lengths = shift_lengths(request)
     worked: dict[str, set[dt.date]] = {}
+    minutes: dict[str, int] = {}
     for a in roster:
         if period.start_date <= a.date <= period.end_date:
             worked.setdefault(a.employee_id, set()).add(a.date)
+            minutes[a.employee_id] = minutes.get(a.employee_id, 0) + lengths.get(a.shift_id, 0)
     return {
         employee: (
             len(dates),
             len({d.isocalendar()[:2] for d in dates if d.weekday() >= SATURDAY}),
+            minutes[employee],
         )
         for employee, dates in worked.items()
     }
@@ -78,18 +103,22 @@ def horizon_after(
     horizon: PlanHorizon,
 ) -> tuple[HorizonLedger, list[TargetProgress]]:
     """The ledger's horizon block through the period's end, and each target's standing."""
-    found = shares(request, horizon, history)
+    found = shares(request, horizon, history, shift_lengths(request))
     here = period_counts(request, roster)
     after = {}
     for s in found:
-        days, weekend_count = here.get(s.employee_id, (0, 0))
-        after[s.employee_id] = (s.days_before + days, s.weekends_before + weekend_count)
+        days, weekend_count, minutes = here.get(s.employee_id, (0, 0, 0))
+        after[s.employee_id] = (
+            s.days_before + days,
+            s.weekends_before + weekend_count,
+            min(s.minutes_before + minutes, MAX_LEDGER_MINUTES),
+        )
     kept = HorizonLedger(
         start=horizon.start,
         end=horizon.end,
         employees=[
-            HorizonCount(employee_id=e, days_worked=d, weekends_worked=w)
-            for e, (d, w) in sorted(after.items())
+            HorizonCount(employee_id=e, days_worked=d, weekends_worked=w, minutes_worked=m)
+            for e, (d, w, m) in sorted(after.items())
         ],
     )
     return kept, progress(horizon, found, after)

@@ -47,7 +47,7 @@ def with_history(problem: Problem, request: SolveRequest, history: History | Non
     covered = history.read_from(start)
     days_before = 0 if covered is None else (start - covered).days
     shift_index = {s.id: i for i, s in enumerate(request.shifts)}
-    minutes = _minutes(request)
+    minutes = shift_lengths(request)
     cells = {(a.employee_id, a.date): a.shift_id for a in history.assignments}
     past = past_counts(history)
     week_start = start - dt.timedelta(days=start.weekday())
@@ -104,7 +104,7 @@ def history_ledger(request: SolveRequest, history: History) -> Ledger | None:
     start = request.schedule_period.start_date
     if start == dt.date.min:
         return None
-    minutes = _minutes(request)
+    minutes = shift_lengths(request)
     entries = []
     for employee_id, counts in sorted(past_counts(history).items()):
         worked = [a for a in history.assignments if a.employee_id == employee_id]
@@ -126,7 +126,7 @@ def ledger_after(
 ) -> Ledger:
     """The ledger to hand to the next period: the past counts plus this roster's, each
     stopping at its bound so that the next period accepts it as it stands."""
-    minutes = _minutes(request)
+    minutes = shift_lengths(request)
     past = None if history is None else history_ledger(request, history)
     entries = {} if past is None else {e.employee_id: e for e in past.employees}
     shifts_on = {(a.employee_id, a.date): a.shift_id for a in roster}
@@ -161,7 +161,7 @@ def _capped(count: int, bound: int = MAX_LEDGER_COUNT) -> int:
     return min(count, bound)
 
 
-def _minutes(request: SolveRequest) -> dict[str, int]:
+def shift_lengths(request: SolveRequest) -> dict[str, int]:
     """The minutes of each shift (0 for one without working hours)."""
     return {
         s.id: shift_minutes(s.working_hours.start_time, s.working_hours.end_time)

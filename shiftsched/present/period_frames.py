@@ -166,6 +166,12 @@ HORIZON_COLUMNS = {
     "weekends at most": pl.Int64,
     "weekend share": pl.Int64,
     "weekends still allowed": pl.Int64,
+    "hours worked": pl.Float64,  # of the shifts' working hours
+    "hours at least": pl.Int64,
+    "hours at most": pl.Int64,
+    "hours share at least": pl.Float64,
+    "hours share at most": pl.Float64,
+    "hours still allowed": pl.Float64,
     "this period": pl.String,
 }
 
@@ -188,6 +194,12 @@ def horizon_progress_frame(progress: Sequence[TargetProgress]) -> pl.DataFrame:
             "weekends at most": p.max_weekends,
             "weekend share": p.period_max_weekends,
             "weekends still allowed": p.weekends_left,
+            "hours worked": p.minutes_worked / 60,
+            "hours at least": p.min_hours,
+            "hours at most": p.max_hours,
+            "hours share at least": _hours(p.period_min_minutes),
+            "hours share at most": _hours(p.period_max_minutes),
+            "hours still allowed": _hours(p.minutes_left_to_maximum),
             "this period": standing_words(p),
         }
         for p in progress
@@ -206,4 +218,17 @@ def standing_words(p: TargetProgress) -> str:
     if p.period_max_weekends is not None and p.weekends_worked > p.period_max_weekends:
         over = p.weekends_worked - p.period_max_weekends
         off.append(f"{many(over, 'weekend')} over its share")
+    if p.period_min_minutes is not None and p.minutes_worked < p.period_min_minutes:
+        off.append(f"{_hours_words(p.period_min_minutes - p.minutes_worked)} short of its share")
+    if p.period_max_minutes is not None and p.minutes_worked > p.period_max_minutes:
+        off.append(f"{_hours_words(p.minutes_worked - p.period_max_minutes)} over its share")
     return "; ".join(off) or "within its share"
+
+
+def _hours(minutes: int | None) -> float | None:
+    return None if minutes is None else minutes / 60
+
+
+def _hours_words(minutes: int) -> str:
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest:02d}" if rest else f"{hours} h"

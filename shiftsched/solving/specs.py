@@ -95,6 +95,7 @@ class Seam:
     off_run: int = 0  # days off in a row, ending the day before the start
     days_worked: int = 0  # worked days before the period that count towards a total
     weekends_worked: int = 0  # worked weekends before the period that count towards a cap
+    minutes_worked: int = 0  # worked minutes before the period that count towards a total
 
 
 NO_SEAM = Seam()
@@ -155,6 +156,8 @@ class EmployeeSpec:
     complete_weekends: int = 0  # weight per weekend worked on one of its two days only
     total_days: SoftRange | None = None  # seam.days_worked + worked days of the period
     weekend_cap: SoftRange | None = None  # seam.weekends_worked + worked weekends (high)
+    # seam.minutes_worked + worked minutes, in minutes; the weight is per hour started
+    total_hours: SoftRange | None = None
     # Diagnostic problems only: options that eligibility rules would forbid, and which.
     day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
     duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)

@@ -151,6 +151,43 @@ def test_a_minimum_is_shared_over_the_weeks_and_met_at_the_last() -> None:
     assert last.days_to_minimum == 0 and terms(two, "total_days:") == {}
 
 
+def test_hours_past_a_share_cost_the_hour_weight_per_hour_begun() -> None:
+    data = minimal_request_dict()  # every shift eight hours: 112 hours to work
+    _, bare = planned({"request": data})
+    horizon = {"start": START_DATE, "end": "2026-03-15"}  # two weeks: half of 75 h is 37.5
+    targets = [{"employee_id": e, "max_hours": 75} for e in ("e1", "e2", "e3")]
+    _, response = planned({"request": data, "horizon": {**horizon, "targets": targets}})
+    # 37.5 h each: four shifts (32 h) leave 16 h to two people, 40 h each, 2.5 h over
+    # their share, which costs three hours begun, twice
+    assert sum(terms(response, "total_hours:").values()) == 4 * 6
+    assert objective(response) == objective(bare) + 24
+    assert response.horizon_progress is not None
+    worked = sorted(p.minutes_worked for p in response.horizon_progress)
+    assert worked == [32 * 60, 40 * 60, 40 * 60]
+    assert {p.period_max_minutes for p in response.horizon_progress} == {2250}
+
+
+def test_hours_so_far_come_from_the_ledger_and_the_last_week_prices_the_limit() -> None:
+    first = minimal_request_dict()
+    horizon = {"start": START_DATE, "end": week_after(first)["schedule_period"]["end_date"]}
+    horizon |= {"targets": [{"employee_id": "e1", "min_hours": 80}], "hour_weight": 7}
+    _, one = planned({"request": first, "horizon": horizon})
+    assert one.ledger is not None and one.ledger.horizon is not None
+    (kept,) = [c for c in one.ledger.horizon.employees if c.employee_id == "e1"]
+    assert one.horizon_progress is not None
+    (standing,) = one.horizon_progress
+    assert standing.period_min_minutes == 40 * 60  # half of 80 h
+    assert kept.minutes_worked == standing.minutes_worked >= 40 * 60
+    body = {"request": week_after(first), "history": one.model_dump(mode="json")}
+    _, two = planned({**body, "horizon": horizon})
+    assert two.horizon_progress is not None and two.solution is not None
+    (last,) = two.horizon_progress
+    assert last.period_min_minutes == 80 * 60  # the limit itself
+    mine = sum(1 for a in two.solution.assignments if a.employee_id == "e1")
+    assert last.minutes_worked == kept.minutes_worked + 8 * 60 * mine
+    assert last.minutes_to_minimum == 0 and terms(two, "total_hours:") == {}
+
+
 # ------------------------------------------------------------------------ the faults
 
 
@@ -178,6 +215,7 @@ def test_targets_naming_no_employee_or_twice_or_upside_down_are_refused_by_path(
         {"employee_id": "e9"},
         {"employee_id": "e1", "min_days": 5, "max_days": 4},
         {"employee_id": "e1"},
+        {"employee_id": "e2", "min_hours": 41, "max_hours": 40},
     ]
     body = {"request": minimal_request_dict(), "horizon": {**HORIZON_WEEK, "targets": targets}}
     with pytest.raises(InvalidRequest) as raised:
@@ -187,6 +225,7 @@ def test_targets_naming_no_employee_or_twice_or_upside_down_are_refused_by_path(
         (["horizon", "targets", 0, "employee_id"], "unknown_employee_id"),
         (["horizon", "targets", 1, "min_days"], "min_greater_than_max"),
         (["horizon", "targets", 2, "employee_id"], "duplicate_reference"),
+        (["horizon", "targets", 3, "min_hours"], "min_greater_than_max"),
     ]
 
 
@@ -203,18 +242,29 @@ limit = st.one_of(st.none(), st.integers(0, 7))
     ),
     st.integers(0, 60),
     st.integers(0, 60),
+    st.lists(st.one_of(st.none(), st.integers(0, 130)), min_size=3, max_size=3),
 )
 def test_the_model_and_the_audit_price_any_targets_alike(
-    limits: list[tuple[int | None, int | None, int | None]], day_weight: int, weekend_weight: int
+    limits: list[tuple[int | None, int | None, int | None]],
+    day_weight: int,
+    weekend_weight: int,
+    hours: list[int | None],
 ) -> None:
     targets = []
-    for employee, (low, high, most) in zip(("e1", "e2", "e3"), limits, strict=True):
+    for employee, (low, high, most), most_hours in zip(
+        ("e1", "e2", "e3"), limits, hours, strict=True
+    ):
         if low is not None and high is not None and low > high:
             low, high = high, low
         targets.append(
             {"employee_id": employee, "min_days": low, "max_days": high, "max_weekends": most}
+            | (
+                {}
+                if most_hours is None
+                else {"max_hours": most_hours, "min_hours": most_hours // 2}
+            )
         )
     horizon = {"start": START_DATE, "end": "2026-03-22", "targets": targets}
-    horizon |= {"day_weight": day_weight, "weekend_weight": weekend_weight}
+    horizon |= {"day_weight": day_weight, "weekend_weight": weekend_weight, "hour_weight": 3}
     PlanHorizon.model_validate(horizon)
     planned({"request": minimal_request_dict(), "horizon": horizon})  # asserts the agreement

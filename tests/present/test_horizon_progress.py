@@ -35,11 +35,12 @@ from tests.factories import minimal_request_dict
 
 START = dt.date(2026, 3, 2)  # the week's Monday
 TWO_WEEKS = dt.date(2026, 3, 15)
+WITHIN = "within its share"
 TARGETS: list[dict[str, Any]] = [
     {"employee_id": "e1", "min_days": 6, "max_days": 8, "max_weekends": 0},
     {"employee_id": "e2", "min_days": None, "max_days": 8, "max_weekends": 2},
-    {"employee_id": "e3", "min_days": 12, "max_days": 12, "max_weekends": None},
-]
+    {"employee_id": "e3", "min_days": 12, "max_days": 12, "max_hours": 96, "min_hours": 96},
+]  # e3: 12 days of eight hours
 
 
 def week() -> SolveRequest:
@@ -64,10 +65,11 @@ def test_the_progress_frame_holds_the_counts_the_limits_the_shares_and_what_is_l
     table = frames.horizon_progress_frame(response.horizon_progress or [])
     assert table.columns == ["employee", *HORIZON_COLUMNS]
     assert table.rows() == [
-        # worked, least, most, share least/most, owed, allowed, weekends, most, share, left
-        ("e1", 4, 6, 8, 3, 4, 2, 4, 0, 0, 0, 0, "within its share"),
-        ("e2", 4, None, 8, None, 4, None, 4, 1, 2, 1, 1, "within its share"),
-        ("e3", 6, 12, 12, 6, 6, 6, 6, 1, None, None, None, "within its share"),
+        # days worked, least, most, share least/most, owed, allowed; weekends worked,
+        # most, share, left; hours worked, least, most, share least/most, allowed
+        ("e1", 4, 6, 8, 3, 4, 2, 4, 0, 0, 0, 0, *(32.0, None, None, None, None, None), WITHIN),
+        ("e2", 4, None, 8, None, 4, None, 4, 1, 2, 1, 1, *(32.0, *[None] * 5), WITHIN),
+        ("e3", 6, 12, 12, 6, 6, 6, 6, 1, None, None, None, 48.0, 96, 96, 48.0, 48.0, 48.0, WITHIN),
     ]
 
 
@@ -99,6 +101,14 @@ def test_the_standing_names_each_count_outside_its_share() -> None:
     assert standing_words(off) == "1 day short of its share; 2 weekends over its share"
     over = TargetProgress(employee_id="e1", days_worked=9, weekends_worked=0, period_max_days=7)
     assert standing_words(over) == "2 days over its share"
+    hours = TargetProgress(
+        employee_id="e1",
+        days_worked=5,
+        weekends_worked=0,
+        minutes_worked=40 * 60,
+        period_min_minutes=41 * 60 + 30,
+    )
+    assert standing_words(hours) == "1 h 30 short of its share"
 
 
 def test_the_default_targets_hold_the_history_pace_over_the_horizon() -> None:
@@ -114,9 +124,9 @@ def test_the_default_targets_hold_the_history_pace_over_the_horizon() -> None:
     table = default_targets(request, history, START, dt.date(2026, 3, 8), end)
     # 7 worked days of 3 x 7: 28 / 3 = 9.33 days over the horizon, 8.4 .. 10.27 either way;
     # one working weekend of 3: 4 / 3 = 1.33 weekends
-    assert table.rows() == [(e, 8, 11, 2) for e in ("e1", "e2", "e3")]
+    assert table.rows() == [(e, 8, 11, 2, None, None) for e in ("e1", "e2", "e3")]
     loose = default_targets(request, History(assignments=[]), START, START, end)
-    assert loose.rows() == [(e, 0, 28, 4) for e in ("e1", "e2", "e3")]
+    assert loose.rows() == [(e, 0, 28, 4, None, None) for e in ("e1", "e2", "e3")]
 
 
 def test_the_edited_targets_become_the_horizon_or_say_what_is_wrong() -> None:
@@ -128,7 +138,14 @@ def test_the_edited_targets_become_the_horizon_or_say_what_is_wrong() -> None:
     horizon, faults = horizon_asked(rows, START, TWO_WEEKS, request)
     assert faults == [] and horizon is not None
     assert [t.model_dump() for t in horizon.targets] == [
-        {"employee_id": "e1", "min_days": 3, "max_days": 5, "max_weekends": None}
+        {
+            "employee_id": "e1",
+            "min_days": 3,
+            "max_days": 5,
+            "max_weekends": None,
+            "min_hours": None,
+            "max_hours": None,
+        }
     ]  # e2 has no limit, so no target
     assert horizon_asked([rows[1]], START, TWO_WEEKS, request) == (
         None,

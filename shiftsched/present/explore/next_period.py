@@ -227,15 +227,16 @@ def uploaded_history(contents: bytes) -> tuple[History | None, list[str]]:
 
 # ------------------------------------------------------------------- inside a horizon
 
-LIMITS = ("min_days", "max_days", "max_weekends")  # a target's limits, as the editor holds them
+# A target's limits, as the editor holds them; the hours start empty (no limit).
+LIMITS = ("min_days", "max_days", "max_weekends", "min_hours", "max_hours")
 HORIZON_MARGIN = Fraction(1, 10)  # the default days: the history's pace, 10 % either way
 HORIZON_INTRO = (
     "**Inside a horizon.** The next period gets its share of limits that span longer "
     "(a quarter, a year): per employee, at least and at most so many worked days and at "
     "most so many working weekends over the whole horizon. The horizon starts with the "
     "current period, so the history counts. By default everyone gets the pace of the "
-    "history held over the horizon (days within 10 % of it, weekends at most as many); "
-    "edit any cell, and empty one for no limit."
+    "history held over the horizon (days within 10 % of it, weekends at most as many), "
+    "and no limit on hours worked; edit any cell, and empty one for no limit."
 )
 
 
@@ -266,7 +267,7 @@ def default_targets(
     else:
         low, high, most = 0, horizon_days, horizon_weekends
     ids = [e.id for e in request.employees]
-    limits = zip(LIMITS, (low, high, most), strict=True)
+    limits = zip(LIMITS, (low, high, most, None, None), strict=True)
     return pl.DataFrame(
         {"employee_id": ids, **{name: [v] * len(ids) for name, v in limits}},
         schema={"employee_id": pl.String, **dict.fromkeys(LIMITS, pl.Int64)},

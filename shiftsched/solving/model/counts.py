@@ -10,7 +10,10 @@ seam:
 - ``weekend_cap`` (``EmployeeSpec.weekend_cap``): likewise for worked weekends,
   ``seam.weekends_worked`` plus the period's weekends with a worked Saturday or Sunday
   (``weekend_cap:<employee>``, in weekends). A weekend is the Saturday and Sunday of one
-  ISO week, or the part of it inside the period.
+  ISO week, or the part of it inside the period;
+- ``total_hours`` (``EmployeeSpec.total_hours``, in minutes): ``seam.minutes_worked``
+  plus the minutes of the period's worked shifts, ``weight`` per hour started below
+  ``low`` or above ``high`` (``total_hours:<employee>``, in hours).
 
 The caller chooses the range, so a period can be given its share of a range that
 holds over a longer horizon (docs/inrc2.md says how INRC-II prorates it).
@@ -80,6 +83,35 @@ def add_weekend_cap(ctx: ModelContext) -> None:
         ctx.penalize(name, "weekend_cap", bounds.weight, magnitude, "weekend")
 
 
+def add_total_hours(ctx: ModelContext) -> None:
+    problem = ctx.problem
+    lengths = [shift.minutes or 0 for shift in problem.shifts]
+    for e, employee in enumerate(problem.employees):
+        bounds = employee.total_hours
+        if bounds is None:
+            continue
+        xs, weights = [], []
+        for d in range(problem.num_days):
+            for s in ctx.shift_options(e, d):
+                x = ctx.x.get((e, d, s))
+                if x is not None and lengths[s]:
+                    xs.append(x)
+                    weights.append(lengths[s])
+        before = employee.seam.minutes_worked
+        count = cp_model.LinearExpr.weighted_sum(xs, weights) + before
+        most = before + sum(weights)
+        name = f"total_hours:{employee.id}"
+        parts: list[Expr] = []
+        if bounds.low > 0:  # hours started below: 60 x under >= low - count
+            hours = -(-bounds.low // 60)
+            parts.append(ctx.at_least(bounds.low - count, 0, hours, f"under[{name}]", 60))
+        if most > bounds.high:
+            hours = -(-(most - bounds.high) // 60)
+            parts.append(ctx.at_least(count - bounds.high, 0, hours, f"over[{name}]", 60))
+        if parts:
+            ctx.penalize(name, "total_hours", bounds.weight, cp_model.LinearExpr.sum(parts), "hour")
+
+
 TOTAL_DAYS = RuleFamily(
     "total_days",
     "a soft range on worked days, the days before the period included (benchmarks, horizons)",
@@ -93,4 +125,11 @@ WEEKEND_CAP = RuleFamily(
     add_weekend_cap,
     hard=False,
     soft_terms=("weekend_cap:",),
+)
+TOTAL_HOURS = RuleFamily(
+    "total_hours",
+    "a soft range on worked minutes, those before the period included (horizons)",
+    add_total_hours,
+    hard=False,
+    soft_terms=("total_hours:",),
 )

@@ -43,6 +43,7 @@ FAMILIES: tuple[RuleFamily, ...] = (
     runs.SHIFT_RUNS,
     counts.TOTAL_DAYS,
     counts.WEEKEND_CAP,
+    counts.TOTAL_HOURS,
     sequences.MAX_CONSECUTIVE_WORKING_DAYS,
     sequences.SHIFT_TRANSITIONS,
     workload.WORKING_DAYS_PER_MONTH,
