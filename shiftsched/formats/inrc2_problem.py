@@ -129,6 +129,10 @@ def week_problem(
         transitions=transitions,
         cover=tuple(cover),
         duty_required=True,
+        # Its weeks are solved (nearly) to optimality, and a start guided by the week's
+        # shares of S6 and S7 led the later weeks dearer: 2,125 -> 2,220 on n030w4,
+        # 1,945 -> 2,000 on n035w4 and 2,020 -> 2,195 on n040w4 (benchmarks/docs/inrc-ii.md).
+        start_prices_shares=False,
     )
 
 

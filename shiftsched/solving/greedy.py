@@ -81,8 +81,10 @@ def _prices_soft_terms(problem: Problem) -> bool:
         or any(
             employee.days_per_week is not None
             or (employee.weekly_hours is not None and not employee.weekly_hours[1])
-            or employee.total_days is not None
-            or employee.weekend_cap is not None
+            or (
+                problem.start_prices_shares
+                and (employee.total_days is not None or employee.weekend_cap is not None)
+            )
             for employee in problem.employees
         )
     )

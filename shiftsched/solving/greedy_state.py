@@ -135,6 +135,8 @@ class State(Tally):
         most to reach are picked first (it cannot see whether later days will reach it).
         Without these, a period planned inside a horizon started from a roster blind to
         its shares, and a short solve kept most of what that start spent."""
+        if not self.problem.start_prices_shares:
+            return 0
         employee = self.problem.employees[e]
         cost = 0
         days = employee.total_days

@@ -50,6 +50,9 @@ class Problem:
     timezone: str = "UTC"
     cover: tuple[CoverSpec, ...] = ()  # weighted targets (benchmarks); v1 uses Demand
     duty_required: bool = False  # every assignment holds a duty (benchmarks); v1: optional
+    # The greedy start prices the employees' total_days and weekend_cap ranges
+    # (shiftsched.solving.greedy_state); INRC-II turns it off, where it measured dearer.
+    start_prices_shares: bool = True
 
     @property
     def num_days(self) -> int:

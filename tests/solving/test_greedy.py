@@ -239,3 +239,5 @@ def test_a_horizon_s_shares_price_a_day_past_the_most_and_a_weekend_past_the_cap
     state.place(counted, 1, 0, None)
     assert state.soft_cost(counted, 2, 0) == 20
     assert State(state.problem).soft_cost(counted, 2, 0) == 0  # the plain pass prices nothing
+    unguided = State(replace(state.problem, start_prices_shares=False), priced=True)
+    assert unguided.soft_cost(capped, saturday, 0) == 0  # as INRC-II's weeks ask
