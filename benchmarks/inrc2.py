@@ -59,6 +59,7 @@ from shiftsched.formats.inrc2_plan import (
     plan_weeks,
     week_limits,
 )
+from shiftsched.formats.inrc2_sampling import Sampling
 from shiftsched.formats.inrc2_shares import ANTICIPATIONS
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import SolveLimits
@@ -221,6 +222,7 @@ def run_instance(
     lookahead: int = 0,
     anticipation: str = "prorate",
     backstop: float = BACKSTOP[0],
+    sampling: Sampling | None = None,
 ) -> dict[str, Any]:
     """Plan one instance; its row of the results."""
     instance = instance_of(name)
@@ -228,11 +230,11 @@ def run_instance(
     budget = seconds if seconds is not None else stage_seconds(nurses, scale)
     count = workers or auto_workers(nurses)
     started = time.perf_counter()
-    plan = week_by_week(instance, budget, count, clock, lookahead, anticipation, backstop)
+    plan = week_by_week(instance, budget, count, clock, lookahead, anticipation, backstop, sampling)
     evaluation = plan.evaluation
     return {
         "instance": instance.name,
-        "anticipation": anticipation,
+        "anticipation": anticipation if sampling is None else sampled_label(sampling),
         "nurses": nurses,
         "seconds_per_week": round(budget, 1),
         "workers": count,
@@ -260,6 +262,7 @@ def week_by_week(
     lookahead: int = 0,
     anticipation: str = "prorate",
     backstop: float = BACKSTOP[0],
+    sampling: Sampling | None = None,
 ) -> WeekByWeek:
     """``instance`` planned week by week, ``budget`` CPU seconds a week on ``count``
     workers, each week's outcome printed to stderr as it ends."""
@@ -275,7 +278,13 @@ def week_by_week(
             flush=True,
         )
 
-    return plan_weeks(instance, limits, progress, lookahead, anticipation)
+    return plan_weeks(instance, limits, progress, lookahead, anticipation, sampling)
+
+
+def sampled_label(sampling: Sampling) -> str:
+    """The results' name of a sampled plan: its candidates' rules and its guesses."""
+    lead = "" if sampling.lead is None else f" lead {sampling.lead:g}"
+    return f"sampled {'+'.join(sampling.rules)} x{sampling.samples}{lead}"
 
 
 COLUMNS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -328,6 +337,27 @@ def _parser() -> argparse.ArgumentParser:
         help=f"shares of S6 and S7 to compare ({', '.join(ANTICIPATIONS)}; prorate)",
     )
     parser.add_argument(
+        "--sampling",
+        type=int,
+        default=0,
+        metavar="N",
+        help="plan each week against N sampled next weeks (inrc2_sampling; 0: off)",
+    )
+    parser.add_argument(
+        "--sampling-rules",
+        default=",".join(Sampling().rules),
+        metavar="A[,B...]",
+        help="--sampling: the shares the candidates are planned with",
+    )
+    parser.add_argument(
+        "--sampling-lead",
+        type=float,
+        default=Sampling().lead,
+        metavar="F",
+        help="--sampling: the first candidate's part of the candidates' time, the others "
+        "starting from its roster (0: equal parts, each from the greedy start)",
+    )
+    parser.add_argument(
         "--static", action="store_true", help="plan each whole horizon as one problem"
     )
     parser.add_argument(
@@ -351,6 +381,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _sampling(args: argparse.Namespace) -> Sampling | None:
+    if args.sampling <= 0:
+        return None
+    rules = tuple(r.strip() for r in args.sampling_rules.split(","))
+    lead = args.sampling_lead if args.sampling_lead and args.sampling_lead > 0 else None
+    return Sampling(samples=args.sampling, rules=rules, lead=lead)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     revision = git_revision()  # the code that runs, not what is checked out at the end
@@ -366,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.lookahead,
                 how.strip(),
                 args.backstop,
+                _sampling(args),
             )
             print(json.dumps({k: v for k, v in row.items() if k != "weeks"}), flush=True)
             rows.append(row)

@@ -15,6 +15,7 @@ files 6, 2, 9 and 1 in that order (:func:`load_instance`).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +39,8 @@ from shiftsched.formats.inrc2_eval import (
     next_history,
     week_roster,
 )
-from shiftsched.formats.inrc2_problem import to_solution, week_problem, week_start
+from shiftsched.formats.inrc2_problem import roster_of, to_solution, week_problem, week_start
+from shiftsched.formats.inrc2_sampling import Sampling, Stage, chosen
 from shiftsched.solving.greedy_views import Roster
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.solve import SolveLimits, SolveOutcome, solve_problem
@@ -170,6 +172,8 @@ def plan_week(
     limits: Limits,
     lookahead: int = 0,
     anticipation: str = "prorate",
+    sampling: Sampling | None = None,
+    seen: Sequence[WeekData] = (),
 ) -> PlannedWeek:
     """Plan the week starting where ``history`` ends (its stage is ``history.week``).
 
@@ -177,12 +181,26 @@ def plan_week(
     weekends and the totals it leaves are priced against a guess of what follows; its
     roster alone is kept. With look-ahead, the week's model terms (``costs``) include
     the forecast weeks'. ``anticipation``: how the week's share of S6 and S7 is drawn
-    (shiftsched.formats.inrc2_shares).
+    (shiftsched.formats.inrc2_shares). ``sampling``: plan the week against sampled
+    futures instead (shiftsched.formats.inrc2_sampling), guessed from the weeks
+    ``seen`` so far (this one included); the last week is planned alone.
     """
     ahead = forecast(scenario, history, week, lookahead)
     problem = week_problem(scenario, history, week, ahead, anticipation)
     stage = history.week
-    outcome = _solved(problem, limits, stage)
+    if sampling is not None and stage < scenario.weeks - 1:
+        chosen_limits = limits(stage, problem) if callable(limits) else limits
+        started = time.perf_counter()
+        outcome = chosen(
+            Stage(scenario, history, week, seen or (week,)),
+            chosen_limits,
+            sampling,
+            lambda p, each, hint: _solved(p, each, stage, hint),
+        ).outcome
+        # the week's time is every candidate's and every guess's, not the kept solve's
+        outcome = replace(outcome, runtime_seconds=time.perf_counter() - started)
+    else:
+        outcome = _solved(problem, limits, stage)
     costs, shortage = model_costs(outcome)
     return PlannedWeek(
         stage=stage,
@@ -213,15 +231,17 @@ def plan_weeks(
     on_week: Callable[[PlannedWeek], None] | None = None,
     lookahead: int = 0,
     anticipation: str = "prorate",
+    sampling: Sampling | None = None,
 ) -> WeekByWeek:
     """Plan every week in order from the instance's initial history, then price the
     joined weeks with the competition's cost function. ``limits`` may depend on the
     stage and the week's problem; ``on_week`` sees each week once it is planned;
-    ``lookahead`` and ``anticipation`` are :func:`plan_week`'s."""
+    ``lookahead``, ``anticipation`` and ``sampling`` are :func:`plan_week`'s."""
     scenario, history = instance.scenario, instance.history
     planned: list[PlannedWeek] = []
-    for week in instance.weeks:
-        done = plan_week(scenario, history, week, limits, lookahead, anticipation)
+    for index, week in enumerate(instance.weeks):
+        seen = instance.weeks[: index + 1]
+        done = plan_week(scenario, history, week, limits, lookahead, anticipation, sampling, seen)
         planned.append(done)
         if on_week is not None:
             on_week(done)
@@ -286,19 +306,3 @@ def plan_static(instance: Instance, limits: SolveLimits, start: WeekByWeek | Non
         solutions,
         evaluation,
     )
-
-
-def roster_of(problem: Problem, assignments: Sequence[EngineAssignment]) -> Roster:
-    """``assignments`` as a roster of ``problem``'s indices (the inverse of
-    ``shiftsched.solving.greedy.roster_assignments``); dates outside it are left out."""
-    employee = {e.id: i for i, e in enumerate(problem.employees)}
-    day = {d: i for i, d in enumerate(problem.horizon.dates)}
-    shift = {s.id: i for i, s in enumerate(problem.shifts)}
-    duty = {k.id: i for i, k in enumerate(problem.duties)}
-    return {
-        (employee[a.employee_id], day[a.date], shift[a.shift_id]): (
-            None if a.duty_id is None else duty[a.duty_id]
-        )
-        for a in assignments
-        if a.date in day
-    }

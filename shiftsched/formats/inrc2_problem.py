@@ -41,6 +41,7 @@ from shiftsched.formats.inrc2_eval import (
     WEIGHT_PREFERENCE,
 )
 from shiftsched.formats.inrc2_shares import anticipated
+from shiftsched.solving.greedy_views import Roster
 from shiftsched.solving.problem import Problem
 from shiftsched.solving.specs import (
     CoverSpec,
@@ -265,3 +266,19 @@ def to_solution(
         found.append(Assignment(a.employee_id, day, a.shift_id, a.duty_id))
     found.sort(key=lambda a: (a.day, a.nurse))
     return Solution(stage, scenario.name, tuple(found), f"<planned week {stage}>")
+
+
+def roster_of(problem: Problem, assignments: Sequence[EngineAssignment]) -> Roster:
+    """``assignments`` as a roster of ``problem``'s indices (the inverse of
+    ``shiftsched.solving.greedy.roster_assignments``); dates outside it are left out."""
+    employee = {e.id: i for i, e in enumerate(problem.employees)}
+    day = {d: i for i, d in enumerate(problem.horizon.dates)}
+    shift = {s.id: i for i, s in enumerate(problem.shifts)}
+    duty = {k.id: i for i, k in enumerate(problem.duties)}
+    return {
+        (employee[a.employee_id], day[a.date], shift[a.shift_id]): (
+            None if a.duty_id is None else duty[a.duty_id]
+        )
+        for a in assignments
+        if a.date in day
+    }
