@@ -3,19 +3,22 @@ what it leaves for a sampled next week, and the cheapest on average kept.
 
 A week planned alone sees only its share of S6 and S7 (shiftsched.formats.inrc2_shares),
 and nothing of the runs, weekends and totals its last days leave to the week after. Here
-the week is first planned once per way of drawing the share (:attr:`Sampling.rules`);
-each distinct roster is then carried into ``samples`` guesses of the next week, each
-planned alone from the history the candidate leaves, and the candidate whose two weeks
-cost least on average is kept (:func:`two_week_cost`). A guess is a week already seen
-(this one included) drawn at random, each day's minimum and optimum moved by one at
-random, without shift-off requests: the demand of the weeks to come is unknown, but it
-resembles what came before. This is the scheme of the second-placed finalist of the
-competition (Legrain, Omer and Rosat), cut down to a week's candidates and one week of
-look-ahead; its figures are in benchmarks/docs/inrc-ii.md.
+the week is first planned once per rule of :attr:`Sampling.rules`: a way of drawing the
+share, or :data:`AHEAD`, the week modelled with a guessed week after it. Each distinct
+roster is then carried into ``samples`` guesses of the next week, each planned alone
+from the history the candidate leaves, and the candidate whose two weeks cost least on
+average is kept (:func:`two_week_cost`). A guess is a week already seen (this one
+included) drawn at random, each day's minimum and optimum moved by one at random,
+without shift-off requests (:func:`guess`): the demand of the weeks to come is unknown,
+but it resembles what came before. This is the scheme of the second-placed finalist of
+the competition (Legrain, Omer and Rosat), cut down to a week's candidates and one week
+of look-ahead. It is off by default, since it has not paid at the competition's time
+(benchmarks/docs/inrc-ii.md, "Choices by measurement").
 
 The week's budget is shared: :attr:`Sampling.candidates_part` of it among the
-candidates, the rest among the evaluations. The last week has no future and is planned
-as :func:`shiftsched.formats.inrc2_plan.plan_week` plans it.
+candidates (the first rule's :attr:`Sampling.lead` of that, the others starting from its
+roster), the rest among the evaluations. The last week has no future and is planned as
+:func:`shiftsched.formats.inrc2_plan.plan_week` plans it.
 """
 
 from __future__ import annotations
