@@ -71,6 +71,10 @@ class HorizonCount(_ContractModel):
     days_worked: LedgerCount = 0
     weekends_worked: LedgerCount = 0
     minutes_worked: LedgerMinutes = 0  # of the shifts' working hours (hour targets)
+    # Worked shifts by id, for the targets' shift counts (only shifts a target names).
+    shift_counts: Annotated[dict[Id, LedgerCount], BeforeValidator(_distinct_nfc_keys)] = Field(
+        default_factory=dict
+    )
 
 
 class HorizonLedger(_ContractModel):

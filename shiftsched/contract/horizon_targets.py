@@ -2,12 +2,14 @@
 
 A plan may carry an optional ``horizon`` beside the v1 request (never inside it): the
 horizon's dates and, per employee, limits that hold over the whole of it (at least and at
-most so many worked days, at most so many working weekends). One period cannot see the
+most so many worked days, hours or shifts of a kind, at most so many working weekends).
+One period cannot see the
 periods after it, so each limit is turned into a *share* for this period
 (docs/semantics.md, "Horizon targets"):
 
 - what is left of the limit after the counts so far (the history's ledger, or its cells)
-  is divided over the days (for days) or weekends (for weekends) left in the horizon,
+  is divided over the days (for days, hours and shifts) or weekends (for weekends) left
+  in the horizon,
   this period included, and this period's part of it, rounded half up, is its target;
 - a period that reaches the horizon's end gets the limit itself, so the last period
   prices the horizon exactly;
@@ -39,6 +41,9 @@ from shiftsched.errors import FieldError
 DEFAULT_DAY_WEIGHT: Final = 30
 #: Price of one working weekend above a period's share of the horizon's weekend limit.
 DEFAULT_WEEKEND_WEIGHT: Final = 30
+#: Price of one shift of a kind outside a period's share of a horizon's shift counts:
+#: that of a worked day off its share.
+DEFAULT_SHIFT_WEIGHT: Final = 30
 #: Price of one hour (started) outside a period's share of a horizon's hour limits:
 #: an eighth of a day's 30, rounded, so an eight-hour day off the share costs 32.
 DEFAULT_HOUR_WEIGHT: Final = 4
@@ -47,6 +52,15 @@ SATURDAY: Final = 5  # date.weekday(): Saturday and Sunday (6) make the weekend
 MAX_HORIZON_DAYS: Final = 3 * 366  # three years: any quota a roster plans against
 Weight = Annotated[int, Field(ge=0, le=10_000, strict=True)]
 Hours = Annotated[int, Field(ge=0, le=MAX_HORIZON_DAYS * 24, strict=True)]
+
+
+class HorizonShiftCount(_ContractModel):
+    """At least and at most so many of one shift over the whole horizon (a yearly quota
+    of nights, say): what a v1 ``shift_count_limits`` item is over one period."""
+
+    shift_id: Id
+    min: LedgerCount | None = None
+    max: LedgerCount | None = None
 
 
 class HorizonTarget(_ContractModel):
@@ -58,6 +72,7 @@ class HorizonTarget(_ContractModel):
     max_weekends: LedgerCount | None = None
     min_hours: Hours | None = None  # of the shifts' working hours
     max_hours: Hours | None = None
+    shift_counts: list[HorizonShiftCount] = Field(default_factory=list)
 
 
 class PlanHorizon(_ContractModel):
@@ -69,6 +84,17 @@ class PlanHorizon(_ContractModel):
     day_weight: Weight = DEFAULT_DAY_WEIGHT
     weekend_weight: Weight = DEFAULT_WEEKEND_WEIGHT
     hour_weight: Weight = DEFAULT_HOUR_WEIGHT
+    shift_weight: Weight = DEFAULT_SHIFT_WEIGHT
+
+
+@dataclass(frozen=True)
+class ShiftShare:
+    """One employee's share of a shift count: the count so far and this period's range."""
+
+    shift_id: str
+    before: int
+    low: int | None
+    high: int | None
 
 
 @dataclass(frozen=True)
@@ -85,6 +111,7 @@ class Share:
     minutes_before: int = 0
     min_minutes: int | None = None
     max_minutes: int | None = None
+    shifts: tuple[ShiftShare, ...] = ()
 
 
 # ------------------------------------------------------------------------ the shares
@@ -123,16 +150,17 @@ def shares(
     model and the audit each pass their own reading of the working hours)."""
     period = request.schedule_period
     start, end = period.start_date, period.end_date
-    days_here, days_left = (end - start).days + 1, (horizon.end - start).days + 1
+    here, left = (end - start).days + 1, (horizon.end - start).days + 1
     weekends_here, weekends_left = weekends(start, end), weekends(start, horizon.end)
     before = counts_before(request, horizon, history)
     worked = minutes_before(request, horizon, history, minutes or {})
+    counted = shifts_before(request, horizon, history)
     found = []
     for t in horizon.targets:
         days, weekend_count = before.get(t.employee_id, (0, 0))
         spent = worked.get(t.employee_id, 0)
         low, high = (
-            None if hours is None else share(spent, 60 * hours, days_here, days_left)
+            None if hours is None else share(spent, 60 * hours, here, left)
             for hours in (t.min_hours, t.max_hours)
         )
         found.append(
@@ -140,17 +168,49 @@ def shares(
                 t.employee_id,
                 days,
                 weekend_count,
-                None if t.min_days is None else share(days, t.min_days, days_here, days_left),
-                None if t.max_days is None else share(days, t.max_days, days_here, days_left),
+                None if t.min_days is None else share(days, t.min_days, here, left),
+                None if t.max_days is None else share(days, t.max_days, here, left),
                 None
                 if t.max_weekends is None
                 else share(weekend_count, t.max_weekends, weekends_here, weekends_left),
                 spent,
                 low,
                 high,
+                tuple(
+                    _shift_share(c, counted.get(t.employee_id, {}).get(c.shift_id, 0), here, left)
+                    for c in t.shift_counts
+                ),
             )
         )
     return found
+
+
+def _shift_share(count: HorizonShiftCount, before: int, here: int, left: int) -> ShiftShare:
+    low, high = (
+        None if limit is None else share(before, limit, here, left)
+        for limit in (count.min, count.max)
+    )
+    return ShiftShare(count.shift_id, before, low, high)
+
+
+def shifts_before(
+    request: SolveRequest, horizon: PlanHorizon, history: History | None
+) -> Mapping[str, Mapping[str, int]]:
+    """Worked shifts per employee and shift id from the horizon's start to the day before
+    the period, as :func:`counts_before` counts days: the ledger's horizon block when it
+    runs to that day, else the history's cells."""
+    if history is None:
+        return {}
+    kept = _kept(request, horizon, history)
+    if kept is not None:
+        return {c.employee_id: c.shift_counts for c in kept.employees}
+    start = request.schedule_period.start_date
+    total: dict[str, dict[str, int]] = {}
+    for a in history.assignments:
+        if horizon.start <= a.date < start:
+            mine = total.setdefault(a.employee_id, {})
+            mine[a.shift_id] = mine.get(a.shift_id, 0) + 1
+    return total
 
 
 def minutes_before(
@@ -253,31 +313,75 @@ def _target_faults(request: SolveRequest, horizon: PlanHorizon, at: Path) -> Ite
     first: dict[str, int] = {}
     for i, t in enumerate(horizon.targets):
         path: Path = (*at, "targets", i)
-        if t.employee_id not in ids:
-            message = unknown_id("employee", t.employee_id, ids)
-            yield FieldError((*path, "employee_id"), message, ErrorCode.UNKNOWN_EMPLOYEE_ID)
-        seen = first.setdefault(t.employee_id, i)
-        if seen != i:
-            yield FieldError(
-                (*path, "employee_id"),
-                f"{t.employee_id} already has targets[{seen}]",
-                ErrorCode.DUPLICATE_REFERENCE,
-            )
-        if t.min_days is not None and t.max_days is not None and t.min_days > t.max_days:
-            yield FieldError(
-                (*path, "min_days"),
-                f"min_days {t.min_days} is above max_days {t.max_days}",
-                ErrorCode.MIN_GREATER_THAN_MAX,
-            )
-        if t.min_hours is not None and t.max_hours is not None and t.min_hours > t.max_hours:
-            yield FieldError(
-                (*path, "min_hours"),
-                f"min_hours {t.min_hours} is above max_hours {t.max_hours}",
-                ErrorCode.MIN_GREATER_THAN_MAX,
-            )
+        yield from _reference_faults(
+            ("employee", t.employee_id, ids, ErrorCode.UNKNOWN_EMPLOYEE_ID),
+            (first, i, "targets"),
+            (*path, "employee_id"),
+        )
+        yield from _upside_down(path, ("min_days", t.min_days), ("max_days", t.max_days))
+        yield from _upside_down(path, ("min_hours", t.min_hours), ("max_hours", t.max_hours))
+        yield from _shift_count_faults(request, t, path)
+
+
+def _shift_count_faults(
+    request: SolveRequest, target: HorizonTarget, path: Path
+) -> Iterator[FieldError]:
+    ids = [s.id for s in request.shifts]
+    first: dict[str, int] = {}
+    for j, count in enumerate(target.shift_counts):
+        item: Path = (*path, "shift_counts", j)
+        yield from _reference_faults(
+            ("shift", count.shift_id, ids, ErrorCode.UNKNOWN_SHIFT_ID),
+            (first, j, "shift_counts"),
+            (*item, "shift_id"),
+        )
+        yield from _upside_down(item, ("min", count.min), ("max", count.max))
+
+
+def _reference_faults(
+    named: tuple[str, str, list[str], ErrorCode],
+    seen: tuple[dict[str, int], int, str],
+    at: Path,
+) -> Iterator[FieldError]:
+    """An id that names nothing of its ``kind`` in ``ids``, or one named before in the
+    same list (``first`` maps each id to the index it first came at)."""
+    kind, value, ids, code = named
+    first, index, listing = seen
+    if value not in ids:
+        yield FieldError(at, unknown_id(kind, value, ids), code)
+    earlier = first.setdefault(value, index)
+    if earlier != index:
+        yield FieldError(
+            at, f"{value} already has {listing}[{earlier}]", ErrorCode.DUPLICATE_REFERENCE
+        )
+
+
+def _upside_down(
+    at: Path, low: tuple[str, int | None], high: tuple[str, int | None]
+) -> Iterator[FieldError]:
+    (low_name, least), (high_name, most) = low, high
+    if least is not None and most is not None and least > most:
+        yield FieldError(
+            (*at, low_name),
+            f"{low_name} {least} is above {high_name} {most}",
+            ErrorCode.MIN_GREATER_THAN_MAX,
+        )
 
 
 # ------------------------------------------------------------------------ the answer
+
+
+class ShiftProgress(_ContractModel):
+    """Where one employee stands against one shift count of their targets."""
+
+    shift_id: str
+    worked: int  # from the horizon's start through the period's end
+    min: int | None = None  # the horizon's limits, as asked
+    max: int | None = None
+    period_min: int | None = None  # this period's shares (counts so far included)
+    period_max: int | None = None
+    to_minimum: int = 0  # shifts still owed to reach min
+    left_to_maximum: int | None = None  # shifts max still allows
 
 
 class TargetProgress(_ContractModel):
@@ -302,14 +406,20 @@ class TargetProgress(_ContractModel):
     period_max_minutes: int | None = None
     minutes_to_minimum: int = 0  # worked minutes still owed to reach min_hours
     minutes_left_to_maximum: int | None = None  # worked minutes max_hours still allows
+    shift_counts: list[ShiftProgress] = Field(default_factory=list)
 
 
 def progress(
-    horizon: PlanHorizon, found: list[Share], after: Mapping[str, tuple[int, int, int]]
+    horizon: PlanHorizon,
+    found: list[Share],
+    after: Mapping[str, tuple[int, int, int]],
+    shifts_after: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[TargetProgress]:
     """Each target's standing once the period's counts ``after`` (worked days, working
-    weekends and worked minutes from the horizon's start, this period included) are in."""
+    weekends and worked minutes from the horizon's start, this period included) and
+    ``shifts_after`` (worked shifts by id, likewise) are in."""
     asked = {t.employee_id: t for t in horizon.targets}
+    shifts_after = shifts_after or {}
     rows = []
     for s in found:
         t = asked[s.employee_id]
@@ -337,6 +447,30 @@ def progress(
                 period_max_minutes=s.max_minutes,
                 minutes_to_minimum=0 if t.min_hours is None else max(0, 60 * t.min_hours - minutes),
                 minutes_left_to_maximum=None if t.max_hours is None else 60 * t.max_hours - minutes,
+                shift_counts=_shift_progress(t, s, shifts_after.get(s.employee_id, {})),
+            )
+        )
+    return rows
+
+
+def _shift_progress(
+    target: HorizonTarget, found: Share, after: Mapping[str, int]
+) -> list[ShiftProgress]:
+    shares_of = {c.shift_id: c for c in found.shifts}
+    rows = []
+    for count in target.shift_counts:
+        mine = shares_of[count.shift_id]
+        worked = after.get(count.shift_id, mine.before)
+        rows.append(
+            ShiftProgress(
+                shift_id=count.shift_id,
+                worked=worked,
+                min=count.min,
+                max=count.max,
+                period_min=mine.low,
+                period_max=mine.high,
+                to_minimum=0 if count.min is None else max(0, count.min - worked),
+                left_to_maximum=None if count.max is None else count.max - worked,
             )
         )
     return rows

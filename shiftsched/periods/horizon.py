@@ -3,7 +3,8 @@
 The shares (``shiftsched.contract.horizon_targets``) become the soft-range families that
 count across periods (``shiftsched.solving.model.counts``): ``total_days`` for the day
 limits, ``weekend_cap`` for the weekend limit, ``total_hours`` for the hour limits, each
-reading the counts so far from the employee's seam. So the period's model prices exactly
+reading the counts so far from the employee's seam, and ``total_shifts`` for the shift
+counts, each carrying its count so far. So the period's model prices exactly
 what the audit prices (``shiftsched.checking.audit.horizon``), and the last period prices
 the horizon itself.
 """
@@ -11,10 +12,17 @@ the horizon itself.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from shiftsched.contract.history import MAX_LEDGER_MINUTES, History, HorizonCount, HorizonLedger
+from shiftsched.contract.history import (
+    MAX_LEDGER_COUNT,
+    MAX_LEDGER_MINUTES,
+    History,
+    HorizonCount,
+    HorizonLedger,
+)
 from shiftsched.contract.horizon import SATURDAY
 from shiftsched.contract.horizon_targets import (
     MINUTES_PER_DAY,
@@ -27,7 +35,7 @@ from shiftsched.contract.horizon_targets import (
 from shiftsched.contract.v1 import Assignment, SolveRequest
 from shiftsched.periods.seam import shift_lengths
 from shiftsched.solving.problem import Problem
-from shiftsched.solving.specs import EmployeeSpec, SoftRange
+from shiftsched.solving.specs import EmployeeSpec, ShiftTotal, SoftRange
 
 
 def with_horizon(
@@ -36,14 +44,17 @@ def with_horizon(
     """``problem`` with each target's share as soft ranges on worked days, weekends and
     minutes."""
     by_id = {s.employee_id: s for s in shares(request, horizon, history, shift_lengths(request))}
+    index = {shift.id: i for i, shift in enumerate(problem.shifts)}
     employees = tuple(
-        _targeted(e, by_id[e.id], horizon, problem.num_days) if e.id in by_id else e
+        _targeted(e, by_id[e.id], horizon, problem.num_days, index) if e.id in by_id else e
         for e in problem.employees
     )
     return replace(problem, employees=employees)
 
 
-def _targeted(employee: EmployeeSpec, s: Share, horizon: PlanHorizon, days: int) -> EmployeeSpec:
+def _targeted(
+    employee: EmployeeSpec, s: Share, horizon: PlanHorizon, days: int, index: Mapping[str, int]
+) -> EmployeeSpec:
     total_days = None
     if s.min_days is not None or s.max_days is not None:
         most = s.days_before + days  # a maximum never reached is no maximum
@@ -69,6 +80,16 @@ def _targeted(employee: EmployeeSpec, s: Share, horizon: PlanHorizon, days: int)
         total_days=total_days,
         weekend_cap=weekend_cap,
         total_hours=total_hours,
+        shift_totals=tuple(
+            ShiftTotal(
+                index[c.shift_id],
+                c.before,
+                SoftRange(
+                    c.low or 0, c.before + days if c.high is None else c.high, horizon.shift_weight
+                ),
+            )
+            for c in s.shifts
+        ),
     )
 
 
@@ -105,7 +126,13 @@ def horizon_after(
     """The ledger's horizon block through the period's end, and each target's standing."""
     found = shares(request, horizon, history, shift_lengths(request))
     here = period_counts(request, roster)
-    after = {}
+    period = request.schedule_period
+    worked = Counter(
+        (a.employee_id, a.shift_id)
+        for a in roster
+        if period.start_date <= a.date <= period.end_date
+    )
+    after, shifts_after = {}, {}
     for s in found:
         days, weekend_count, minutes = here.get(s.employee_id, (0, 0, 0))
         after[s.employee_id] = (
@@ -113,12 +140,22 @@ def horizon_after(
             s.weekends_before + weekend_count,
             min(s.minutes_before + minutes, MAX_LEDGER_MINUTES),
         )
+        shifts_after[s.employee_id] = {
+            c.shift_id: min(c.before + worked[s.employee_id, c.shift_id], MAX_LEDGER_COUNT)
+            for c in s.shifts
+        }
     kept = HorizonLedger(
         start=horizon.start,
         end=horizon.end,
         employees=[
-            HorizonCount(employee_id=e, days_worked=d, weekends_worked=w, minutes_worked=m)
+            HorizonCount(
+                employee_id=e,
+                days_worked=d,
+                weekends_worked=w,
+                minutes_worked=m,
+                shift_counts=shifts_after[e],
+            )
             for e, (d, w, m) in sorted(after.items())
         ],
     )
-    return kept, progress(horizon, found, after)
+    return kept, progress(horizon, found, after, shifts_after)

@@ -10,11 +10,13 @@ A part is the request restricted to its dates: every per-day list (staffing, man
 duty demand) is sliced, and every dated item (holidays, preferences, fixed assignments,
 cross-shift demands) goes to the part its date falls in. What is counted over the whole
 period has no share that is right for a part, so a request with shift-count limits is
-refused (ValueError). Monthly and weekly ranges hold per calendar month and ISO week, so
-a part applies them to its share of a month or week as the engine treats any partial one:
-a minimum prorated, a maximum whole (docs/semantics.md, "Calendar"). That is exactly what
-breaks at the seam without a history: each part may use the whole maximum of a week the
-cut splits.
+refused (ValueError): :func:`limits_as_horizon` first lifts them out into a horizon,
+whose targets each part then plans its share of (docs/semantics.md, "Horizon targets").
+Monthly and weekly ranges hold per calendar month and ISO week, so a part applies them
+to its share of a month or week as the engine treats any partial one: a minimum
+prorated, a maximum whole (docs/semantics.md, "Calendar"). That is exactly what breaks
+at the seam without a history: each part may use the whole maximum of a week the cut
+splits.
 
 The *next* period is the request carried forward (:func:`next_period`): the same staff
 and rules on the dates after it, each day's demand that of the latest day of the same
@@ -29,6 +31,12 @@ import datetime as dt
 import math
 from collections.abc import Callable, Sequence
 
+from shiftsched.contract.horizon_targets import (
+    DEFAULT_SHIFT_WEIGHT,
+    HorizonShiftCount,
+    HorizonTarget,
+    PlanHorizon,
+)
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.v1 import (
     MAX_COUNT,
@@ -48,11 +56,43 @@ def split(request: SolveRequest, first_days: int) -> tuple[SolveRequest, SolveRe
     if not 0 < first_days < days:
         raise ValueError(f"a cut after {first_days} day(s) leaves a period empty ({days} days)")
     if any(e.shift_count_limits for e in request.employees):
-        raise ValueError("shift-count limits hold over the whole period: no part can keep them")
+        raise ValueError(
+            "shift-count limits hold over the whole period: no part can keep them "
+            "(limits_as_horizon lifts them into a horizon the parts share)"
+        )
     cut = period.start_date + dt.timedelta(days=first_days)
     before = _part(request, period.start_date, cut - dt.timedelta(days=1), 0, first_days)
     after = _part(request, cut, period.end_date, first_days, days)
     return _checked(before), _checked(after)
+
+
+def limits_as_horizon(
+    request: SolveRequest, weight: int = DEFAULT_SHIFT_WEIGHT
+) -> tuple[SolveRequest, PlanHorizon | None]:
+    """``request`` without its shift-count limits, and a horizon over its period that
+    holds them as shift-count targets (None when it has none), each shift outside its
+    share costing ``weight``. The v1 limits are hard; as targets they are soft, so a
+    part may miss its share, and the last part is priced against the limits
+    themselves."""
+    targets = [
+        HorizonTarget(
+            employee_id=e.id,
+            shift_counts=[
+                HorizonShiftCount(shift_id=c.shift_id, min=c.min, max=c.max)
+                for c in e.shift_count_limits
+            ],
+        )
+        for e in request.employees
+        if e.shift_count_limits
+    ]
+    if not targets:
+        return request, None
+    period = request.schedule_period
+    horizon = PlanHorizon(
+        start=period.start_date, end=period.end_date, targets=targets, shift_weight=weight
+    )
+    employees = [e.model_copy(update={"shift_count_limits": []}) for e in request.employees]
+    return _checked(request.model_copy(update={"employees": employees})), horizon
 
 
 def join(*rosters: Sequence[Assignment]) -> list[Assignment]:

@@ -11,7 +11,7 @@ import polars as pl
 
 from shiftsched.checking.audit import AuditReport, HardViolation
 from shiftsched.contract.history import Ledger
-from shiftsched.contract.horizon_targets import TargetProgress
+from shiftsched.contract.horizon_targets import ShiftProgress, TargetProgress
 from shiftsched.contract.v1 import SolveRequest
 from shiftsched.present.words import many
 
@@ -172,6 +172,7 @@ HORIZON_COLUMNS = {
     "hours share at least": pl.Float64,
     "hours share at most": pl.Float64,
     "hours still allowed": pl.Float64,
+    "shift counts": pl.String,  # per shift a target counts: worked, share, horizon's limits
     "this period": pl.String,
 }
 
@@ -200,6 +201,7 @@ def horizon_progress_frame(progress: Sequence[TargetProgress]) -> pl.DataFrame:
             "hours share at least": _hours(p.period_min_minutes),
             "hours share at most": _hours(p.period_max_minutes),
             "hours still allowed": _hours(p.minutes_left_to_maximum),
+            "shift counts": "; ".join(_shift_words(c) for c in p.shift_counts) or None,
             "this period": standing_words(p),
         }
         for p in progress
@@ -222,7 +224,26 @@ def standing_words(p: TargetProgress) -> str:
         off.append(f"{_hours_words(p.period_min_minutes - p.minutes_worked)} short of its share")
     if p.period_max_minutes is not None and p.minutes_worked > p.period_max_minutes:
         off.append(f"{_hours_words(p.minutes_worked - p.period_max_minutes)} over its share")
+    for c in p.shift_counts:
+        kind = f"{c.shift_id} shift"
+        if c.period_min is not None and c.worked < c.period_min:
+            off.append(f"{many(c.period_min - c.worked, kind)} short of its share")
+        if c.period_max is not None and c.worked > c.period_max:
+            off.append(f"{many(c.worked - c.period_max, kind)} over its share")
     return "; ".join(off) or "within its share"
+
+
+def _shift_words(c: ShiftProgress) -> str:
+    """``night 12 (share 10-14; horizon 30-40)``: a shift count against its limits."""
+
+    def span(low: int | None, high: int | None) -> str:
+        if low is None:
+            return "any" if high is None else f"at most {high}"
+        return f"at least {low}" if high is None else f"{low}-{high}"
+
+    return f"{c.shift_id} {c.worked} (share {span(c.period_min, c.period_max)}; " + (
+        f"horizon {span(c.min, c.max)})"
+    )
 
 
 def _hours(minutes: int | None) -> float | None:

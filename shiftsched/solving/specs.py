@@ -125,6 +125,15 @@ class SoftRange:
 
 
 @dataclass(frozen=True, slots=True)
+class ShiftTotal:
+    """A soft range on how often one shift is worked, ``before`` the period included."""
+
+    shift: int  # shift index
+    before: int
+    bounds: SoftRange
+
+
+@dataclass(frozen=True, slots=True)
 class EmployeeSpec:
     id: str
     is_manager: bool
@@ -158,6 +167,7 @@ class EmployeeSpec:
     weekend_cap: SoftRange | None = None  # seam.weekends_worked + worked weekends (high)
     # seam.minutes_worked + worked minutes, in minutes; the weight is per hour started
     total_hours: SoftRange | None = None
+    shift_totals: tuple[ShiftTotal, ...] = ()  # horizon shift counts (model.counts)
     # Diagnostic problems only: options that eligibility rules would forbid, and which.
     day_gates: Mapping[tuple[int, int], tuple[Gate, ...]] = dataclass_field(default_factory=dict)
     duty_gates: Mapping[tuple[int, int], Gate] = dataclass_field(default_factory=dict)

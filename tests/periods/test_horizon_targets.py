@@ -188,6 +188,78 @@ def test_hours_so_far_come_from_the_ledger_and_the_last_week_prices_the_limit() 
     assert last.minutes_to_minimum == 0 and terms(two, "total_hours:") == {}
 
 
+def test_shifts_past_a_count_cost_the_shift_weight_each() -> None:
+    data = minimal_request_dict()  # seven nights to staff, one head each
+    _, bare = planned({"request": data})
+    counts = [{"shift_id": "night", "max": 1}]
+    targets = [{"employee_id": e, "shift_counts": counts} for e in ("e1", "e2", "e3")]
+    horizon = {**HORIZON_WEEK, "targets": targets, "shift_weight": 35}
+    _, response = planned({"request": data, "horizon": horizon})
+    # three nights allowed of seven: four over, whoever works them
+    assert sum(terms(response, "total_shifts:").values()) == 4 * 35
+    assert set(terms(response, "total_shifts:")) <= {
+        f"total_shifts:{e}:night" for e in ("e1", "e2", "e3")
+    }
+    assert objective(response) == objective(bare) + 140
+    assert response.horizon_progress is not None and response.ledger is not None
+    nights = {p.employee_id: p.shift_counts[0].worked for p in response.horizon_progress}
+    assert sum(nights.values()) == 7
+    assert response.ledger.horizon is not None
+    kept = {c.employee_id: c.shift_counts for c in response.ledger.horizon.employees}
+    assert kept == {e: {"night": n} for e, n in nights.items()}
+    for p in response.horizon_progress:
+        (count,) = p.shift_counts
+        assert (count.period_max, count.max) == (1, 1)
+        assert count.left_to_maximum == 1 - count.worked
+
+
+def test_a_shift_minimum_is_shared_over_the_weeks_and_chained_by_the_ledger() -> None:
+    first = minimal_request_dict()
+    horizon = {"start": START_DATE, "end": week_after(first)["schedule_period"]["end_date"]}
+    horizon |= {
+        "targets": [{"employee_id": "e1", "shift_counts": [{"shift_id": "night", "min": 8}]}]
+    }
+    _, one = planned({"request": first, "horizon": horizon})
+    assert one.horizon_progress is not None and one.ledger is not None
+    (standing,) = one.horizon_progress
+    (night,) = standing.shift_counts
+    assert night.period_min == 4  # half of 8: one week of two
+    assert night.worked >= 4 and terms(one, "total_shifts:") == {}
+    body = {"request": week_after(first), "history": one.model_dump(mode="json")}
+    _, two = planned({**body, "horizon": horizon})
+    assert two.horizon_progress is not None and two.solution is not None
+    (last,) = two.horizon_progress[0].shift_counts
+    assert last.period_min == 8  # the last week prices the limit itself
+    mine = sum(
+        1 for a in two.solution.assignments if (a.employee_id, a.shift_id) == ("e1", "night")
+    )
+    assert last.worked == night.worked + mine >= 8
+    assert last.to_minimum == 0 and terms(two, "total_shifts:") == {}
+
+
+def test_shift_counts_so_far_come_from_history_cells_without_a_ledger() -> None:
+    first = minimal_request_dict()
+    horizon = {"start": START_DATE, "end": week_after(first)["schedule_period"]["end_date"]}
+    horizon |= {
+        "targets": [{"employee_id": "e1", "shift_counts": [{"shift_id": "night", "max": 3}]}]
+    }
+    nights = [
+        {"employee_id": "e1", "date": f"2026-03-0{d}", "shift_id": "night"} for d in (2, 3, 4, 5)
+    ]
+    history = {"start_date": START_DATE, "assignments": nights}
+    _, response = planned({"request": week_after(first), "history": history, "horizon": horizon})
+    assert response.horizon_progress is not None
+    (count,) = response.horizon_progress[0].shift_counts
+    assert count.period_max == 3  # the limit, already passed: any night costs
+    assert count.worked == 4 + sum(
+        1
+        for a in response.solution.assignments  # type: ignore[union-attr]
+        if (a.employee_id, a.shift_id) == ("e1", "night")
+    )
+    over = terms(response, "total_shifts:").get("total_shifts:e1:night", 0)
+    assert over == 30 * (count.worked - 3)
+
+
 # ------------------------------------------------------------------------ the faults
 
 
@@ -216,6 +288,14 @@ def test_targets_naming_no_employee_or_twice_or_upside_down_are_refused_by_path(
         {"employee_id": "e1", "min_days": 5, "max_days": 4},
         {"employee_id": "e1"},
         {"employee_id": "e2", "min_hours": 41, "max_hours": 40},
+        {
+            "employee_id": "e3",
+            "shift_counts": [
+                {"shift_id": "late", "max": 3},
+                {"shift_id": "night", "min": 4, "max": 3},
+                {"shift_id": "night"},
+            ],
+        },
     ]
     body = {"request": minimal_request_dict(), "horizon": {**HORIZON_WEEK, "targets": targets}}
     with pytest.raises(InvalidRequest) as raised:
@@ -226,6 +306,9 @@ def test_targets_naming_no_employee_or_twice_or_upside_down_are_refused_by_path(
         (["horizon", "targets", 1, "min_days"], "min_greater_than_max"),
         (["horizon", "targets", 2, "employee_id"], "duplicate_reference"),
         (["horizon", "targets", 3, "min_hours"], "min_greater_than_max"),
+        (["horizon", "targets", 4, "shift_counts", 0, "shift_id"], "unknown_shift_id"),
+        (["horizon", "targets", 4, "shift_counts", 1, "min"], "min_greater_than_max"),
+        (["horizon", "targets", 4, "shift_counts", 2, "shift_id"], "duplicate_reference"),
     ]
 
 
@@ -243,12 +326,14 @@ limit = st.one_of(st.none(), st.integers(0, 7))
     st.integers(0, 60),
     st.integers(0, 60),
     st.lists(st.one_of(st.none(), st.integers(0, 130)), min_size=3, max_size=3),
+    st.lists(st.tuples(st.sampled_from(["day", "night"]), limit, limit), max_size=3),
 )
 def test_the_model_and_the_audit_price_any_targets_alike(
     limits: list[tuple[int | None, int | None, int | None]],
     day_weight: int,
     weekend_weight: int,
     hours: list[int | None],
+    shift_counts: list[tuple[str, int | None, int | None]],
 ) -> None:
     targets = []
     for employee, (low, high, most), most_hours in zip(
@@ -264,7 +349,14 @@ def test_the_model_and_the_audit_price_any_targets_alike(
                 else {"max_hours": most_hours, "min_hours": most_hours // 2}
             )
         )
+    for i, (shift, low, high) in enumerate(shift_counts):
+        if low is not None and high is not None and low > high:
+            low, high = high, low
+        bounds = {"min": low, "max": high}
+        given_bounds = {k: v for k, v in bounds.items() if v is not None}
+        targets[i]["shift_counts"] = [{"shift_id": shift} | given_bounds]
     horizon = {"start": START_DATE, "end": "2026-03-22", "targets": targets}
     horizon |= {"day_weight": day_weight, "weekend_weight": weekend_weight, "hour_weight": 3}
+    horizon |= {"shift_weight": 17}
     PlanHorizon.model_validate(horizon)
     planned({"request": minimal_request_dict(), "horizon": horizon})  # asserts the agreement

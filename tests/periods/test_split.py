@@ -22,7 +22,7 @@ from shiftsched.contract.v1 import SolveRequest
 from shiftsched.data.synthetic import synthetic_request
 from shiftsched.periods.plan import plan
 from shiftsched.periods.seam import ledger_after
-from shiftsched.periods.split import join, next_period, split
+from shiftsched.periods.split import join, limits_as_horizon, next_period, split
 from tests.audited import EXACT, solved_and_audited, work_limited
 
 
@@ -278,3 +278,65 @@ def _both_periods(first: SolveRequest, second: SolveRequest) -> SolveRequest:
         ),
     ]
     return parse_request(data)
+
+
+def test_limits_lifted_into_a_horizon_let_the_parts_share_them() -> None:
+    request = parse_request(synthetic_request(8, 2, 1, 14, seed=3, mix="workload"))
+    limits = {
+        (e.id, c.shift_id): (c.min, c.max) for e in request.employees for c in e.shift_count_limits
+    }
+    assert limits
+    with pytest.raises(ValueError, match="limits_as_horizon"):
+        split(request, 7)
+    lifted, horizon = limits_as_horizon(request, weight=45)
+    assert horizon is not None and horizon.shift_weight == 45
+    assert not any(e.shift_count_limits for e in lifted.employees)
+    assert (horizon.start, horizon.end) == (
+        request.schedule_period.start_date,
+        request.schedule_period.end_date,
+    )
+    asked = {
+        (t.employee_id, c.shift_id): (c.min, c.max) for t in horizon.targets for c in t.shift_counts
+    }
+    assert asked == limits
+    first, second = split(lifted, 7)
+    one = plan(PlanRequest(request=first, horizon=horizon), EXACT)
+    assert one.solution is not None
+    two = plan(
+        PlanRequest(
+            request=second,
+            history=History.model_validate(one.model_dump(mode="json")),
+            horizon=horizon,
+        ),
+        EXACT,
+    )
+    assert two.solution is not None and two.horizon_progress is not None
+    history = History.model_validate(one.model_dump(mode="json"))
+    report = audit(second, two.solution.assignments, history=history, horizon=horizon)
+    assert compare_with_metrics(report, two.solution.metrics, two.solution.shortages) == []
+    roster = join(one.solution.assignments, two.solution.assignments)
+    # The last part prices the limits themselves, over the joined roster.
+    missed = 0
+    for (employee, shift), (low, high) in limits.items():
+        count = sum(1 for a in roster if (a.employee_id, a.shift_id) == (employee, shift))
+        missed += max(0, (low or 0) - count) + max(0, count - (high if high is not None else count))
+        (standing,) = [
+            c
+            for p in two.horizon_progress
+            if p.employee_id == employee
+            for c in p.shift_counts
+            if c.shift_id == shift
+        ]
+        assert standing.worked == count
+        assert (standing.period_min, standing.period_max) == (low, high)
+    priced = sum(
+        v.violated_by or 0
+        for v in two.solution.metrics.soft_constraint_violations
+        if v.name.startswith("total_shifts:")
+    )
+    assert priced == missed
+
+
+def test_a_request_without_count_limits_lifts_nothing() -> None:
+    request = _request(days=7)
+    assert limits_as_horizon(request) == (request, None)

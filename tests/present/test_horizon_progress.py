@@ -17,7 +17,7 @@ import pytest
 
 from shiftsched.checking.audit import audit, compare_with_metrics
 from shiftsched.contract.history import History
-from shiftsched.contract.horizon_targets import TargetProgress
+from shiftsched.contract.horizon_targets import PlanHorizon, ShiftProgress, TargetProgress
 from shiftsched.contract.parse import parse_request
 from shiftsched.contract.planning import PlanRequest, PlanResponse
 from shiftsched.contract.v1 import Assignment, SolveRequest
@@ -66,10 +66,10 @@ def test_the_progress_frame_holds_the_counts_the_limits_the_shares_and_what_is_l
     assert table.columns == ["employee", *HORIZON_COLUMNS]
     assert table.rows() == [
         # days worked, least, most, share least/most, owed, allowed; weekends worked,
-        # most, share, left; hours worked, least, most, share least/most, allowed
-        ("e1", 4, 6, 8, 3, 4, 2, 4, 0, 0, 0, 0, *(32.0, None, None, None, None, None), WITHIN),
-        ("e2", 4, None, 8, None, 4, None, 4, 1, 2, 1, 1, *(32.0, *[None] * 5), WITHIN),
-        ("e3", 6, 12, 12, 6, 6, 6, 6, 1, None, None, None, 48.0, 96, 96, 48.0, 48.0, 48.0, WITHIN),
+        # most, share, left; hours worked, least, most, share least/most, allowed; shifts
+        ("e1", 4, 6, 8, 3, 4, 2, 4, 0, 0, 0, 0, *(32.0, *[None] * 5), None, WITHIN),
+        ("e2", 4, None, 8, None, 4, None, 4, 1, 2, 1, 1, *(32.0, *[None] * 5), None, WITHIN),
+        ("e3", 6, 12, 12, 6, 6, 6, 6, 1, *[None] * 3, *(48.0, 96, 96), *[48.0] * 3, None, WITHIN),
     ]
 
 
@@ -109,6 +109,34 @@ def test_the_standing_names_each_count_outside_its_share() -> None:
         period_min_minutes=41 * 60 + 30,
     )
     assert standing_words(hours) == "1 h 30 short of its share"
+    nights = TargetProgress(
+        employee_id="e1",
+        days_worked=5,
+        weekends_worked=0,
+        shift_counts=[
+            ShiftProgress(shift_id="night", worked=5, max=12, period_max=3),
+            ShiftProgress(shift_id="day", worked=0, min=2, period_min=1),
+        ],
+    )
+    assert standing_words(nights) == (
+        "2 night shifts over its share; 1 day shift short of its share"
+    )
+
+
+def test_the_progress_frame_counts_each_shift_against_its_share_and_limits() -> None:
+    targets = [{"employee_id": "e1", "shift_counts": [{"shift_id": "night", "max": 2}]}]
+    request = week()
+    horizon = PlanHorizon.model_validate({"start": START, "end": TWO_WEEKS, "targets": targets})
+    response = plan(PlanRequest(request=request, horizon=horizon), EXACT)
+    assert response.solution is not None and response.horizon_progress is not None
+    nights = sum(
+        1 for a in response.solution.assignments if (a.employee_id, a.shift_id) == ("e1", "night")
+    )
+    assert nights <= 1  # the share of two nights in two weeks, held at no cost
+    table = frames.horizon_progress_frame(response.horizon_progress)
+    assert table["shift counts"].to_list() == [
+        f"night {nights} (share at most 1; horizon at most 2)"
+    ]
 
 
 def test_the_default_targets_hold_the_history_pace_over_the_horizon() -> None:
@@ -145,6 +173,7 @@ def test_the_edited_targets_become_the_horizon_or_say_what_is_wrong() -> None:
             "max_weekends": None,
             "min_hours": None,
             "max_hours": None,
+            "shift_counts": [],
         }
     ]  # e2 has no limit, so no target
     assert horizon_asked([rows[1]], START, TWO_WEEKS, request) == (

@@ -13,7 +13,10 @@ seam:
   ISO week, or the part of it inside the period;
 - ``total_hours`` (``EmployeeSpec.total_hours``, in minutes): ``seam.minutes_worked``
   plus the minutes of the period's worked shifts, ``weight`` per hour started below
-  ``low`` or above ``high`` (``total_hours:<employee>``, in hours).
+  ``low`` or above ``high`` (``total_hours:<employee>``, in hours);
+- ``total_shifts`` (``EmployeeSpec.shift_totals``, one per shift): the shift's count
+  before the period (``ShiftTotal.before``) plus the period's, ``weight`` per shift below
+  ``low`` or above ``high`` (``total_shifts:<employee>:<shift>``, in shifts).
 
 The caller chooses the range, so a period can be given its share of a range that
 holds over a longer horizon (docs/inrc2.md says how INRC-II prorates it).
@@ -112,6 +115,21 @@ def add_total_hours(ctx: ModelContext) -> None:
             ctx.penalize(name, "total_hours", bounds.weight, cp_model.LinearExpr.sum(parts), "hour")
 
 
+def add_total_shifts(ctx: ModelContext) -> None:
+    problem = ctx.problem
+    for e, employee in enumerate(problem.employees):
+        for total in employee.shift_totals:
+            xs = [
+                x
+                for d in range(problem.num_days)
+                if (x := ctx.x.get((e, d, total.shift))) is not None
+            ]
+            count = cp_model.LinearExpr.sum(xs) + total.before
+            name = f"total_shifts:{employee.id}:{problem.shifts[total.shift].id}"
+            magnitude = _outside(ctx, count, total.before + len(xs), total.bounds, name)
+            ctx.penalize(name, "total_shifts", total.bounds.weight, magnitude, "shift")
+
+
 TOTAL_DAYS = RuleFamily(
     "total_days",
     "a soft range on worked days, the days before the period included (benchmarks, horizons)",
@@ -132,4 +150,11 @@ TOTAL_HOURS = RuleFamily(
     add_total_hours,
     hard=False,
     soft_terms=("total_hours:",),
+)
+TOTAL_SHIFTS = RuleFamily(
+    "total_shifts",
+    "a soft range on one shift's count, those before the period included (horizons)",
+    add_total_shifts,
+    hard=False,
+    soft_terms=("total_shifts:",),
 )

@@ -44,6 +44,7 @@ FAMILIES: tuple[RuleFamily, ...] = (
     counts.TOTAL_DAYS,
     counts.WEEKEND_CAP,
     counts.TOTAL_HOURS,
+    counts.TOTAL_SHIFTS,
     sequences.MAX_CONSECUTIVE_WORKING_DAYS,
     sequences.SHIFT_TRANSITIONS,
     workload.WORKING_DAYS_PER_MONTH,
